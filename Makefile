@@ -1,0 +1,167 @@
+# mvgal: top-level build.
+#
+#   make            mvgal.ko (for KDIR), libmvgal, mvgal-info, the tests
+#   make check      everything the CI runs (installs what it needs)
+#   make demo       boot the test guest and show mvgal-info there
+#   make lint       sparse + checkpatch --strict over kernel/ and include/
+#   make bench      benchmarks (ratios measured in the guest)
+#   make install    libmvgal, headers, mvgal-info, config, DKMS source
+#
+# KDIR selects the kernel headers; default: the running kernel's if they
+# are installed, else Debian's 6.12 headers.
+
+VERSION   := 0.1.0
+SOVERSION := 0
+TOP       := $(CURDIR)
+B         := $(TOP)/build
+CACHE     := $(B)/cache
+
+# The guest kernel: the 6.12 version tools/deps.sh fetched (same as the
+# installed 6.12 headers).
+GUEST_KVER := $(shell cat $(CACHE)/kver 2>/dev/null || \
+	ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+KVER_61    := $(shell ls -d /usr/src/linux-headers-6.1.0-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
+KDIR_61    := /lib/modules/$(KVER_61)/build
+RUN_KDIR   := /lib/modules/$(shell uname -r)/build
+KDIR       ?= $(if $(wildcard $(RUN_KDIR)/Makefile),$(RUN_KDIR),$(GUEST_KDIR))
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WFLAGS   := -Wall -Wextra -Werror -Wno-unused-parameter
+# kselftest_harness.h is written for -Wall only.
+WFLAGS_T := -Wall -Werror
+DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
+DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+CPPFLAGS_U := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/include/uapi -I$(TOP)/kernel $(DRM_CFLAGS)
+HARNESS    := $(CACHE)/src/tools/testing/selftests
+
+LIB_SRCS := lib/mvgal.c lib/config.c kernel/core/mvgal_conf.c
+LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
+LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
+LIB_A    := $(B)/lib/libmvgal.a
+PC       := $(B)/lib/mvgal.pc
+INFO     := $(B)/bin/mvgal-info
+UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
+HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
+
+KMOD_DIR  = $(B)/kmod/$(subst /,_,$(patsubst /%,%,$(1)))
+MODULE    := $(call KMOD_DIR,$(KDIR))/mvgal.ko
+GUEST_KO  := $(call KMOD_DIR,$(GUEST_KDIR))/mvgal.ko
+INITRAMFS := $(B)/vm/initramfs.cpio
+
+prefix     ?= /usr
+libdir     ?= $(prefix)/lib/$(shell $(CC) -print-multiarch 2>/dev/null)
+includedir ?= $(prefix)/include
+bindir     ?= $(prefix)/bin
+DESTDIR    ?=
+
+.PHONY: all module userspace tests deps check demo lint bench vm install \
+	install-dkms dkms-check clean FORCE
+.SECONDARY:
+
+all: module userspace tests
+
+deps:
+	@tools/deps.sh
+
+module: FORCE
+	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
+	@echo "  KO      $(MODULE)"
+
+userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO)
+
+tests: $(UNIT) $(SELF)
+
+$(B)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(LIB_SO): $(LIB_OBJS) lib/libmvgal.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libmvgal.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libmvgal.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) $(DRM_LIBS)
+	ln -sf libmvgal.so.$(VERSION) $(B)/lib/libmvgal.so.$(SOVERSION)
+	ln -sf libmvgal.so.$(SOVERSION) $(B)/lib/libmvgal.so
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PC): lib/mvgal.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' \
+	    -e 's|@includedir@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+$(INFO): tools/mvgal-info/mvgal-info.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
+$(HARNESS)/kselftest_harness.h:
+	@tools/deps.sh
+
+# Unit tests link the static library, so they reach the core directly.
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< $(LIB_A) $(DRM_LIBS)
+
+# Guest selftests link the shared library, as applications do.
+$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(HARNESS)/kselftest_harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
+guest-module: FORCE
+	@tools/build-module.sh $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))
+
+GUEST_FILES = \
+	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
+	/usr/bin/mvgal-info=$(INFO) \
+	$(foreach t,$(SELF),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
+	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t))
+
+vm: guest-module userspace tests
+	@mkdir -p $(B)/vm
+	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO) $(GUEST_FILES)
+
+lint: FORCE
+	@tools/lint.sh
+
+dkms-check: FORCE
+	@tools/dkms-check.sh $(VERSION) $(GUEST_KVER)
+
+check: deps
+	@$(MAKE) --no-print-directory all vm
+	@tests/run-check.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory -s userspace vm
+	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info"; mvgal-info; echo; echo "# mvgal-info --json"; mvgal-info --json'
+
+bench: deps
+	@$(MAKE) --no-print-directory all vm
+	@echo "no benchmarks yet: they arrive with the first data path (see README)"
+
+install: userspace
+	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \
+		$(DESTDIR)$(bindir) $(DESTDIR)/etc/mvgal
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(libdir)/
+	ln -sf libmvgal.so.$(VERSION) $(DESTDIR)$(libdir)/libmvgal.so.$(SOVERSION)
+	ln -sf libmvgal.so.$(SOVERSION) $(DESTDIR)$(libdir)/libmvgal.so
+	install -m 0644 $(LIB_A) $(DESTDIR)$(libdir)/
+	install -m 0644 $(PC) $(DESTDIR)$(libdir)/pkgconfig/
+	install -m 0644 include/mvgal/mvgal.h $(DESTDIR)$(includedir)/mvgal/
+	install -m 0644 include/uapi/drm/mvgal_drm.h $(DESTDIR)$(includedir)/mvgal/drm/
+	install -m 0755 $(INFO) $(DESTDIR)$(bindir)/
+	[ -e $(DESTDIR)/etc/mvgal/mvgal.conf ] || install -m 0644 etc/mvgal.conf $(DESTDIR)/etc/mvgal/
+
+install-dkms:
+	install -d $(DESTDIR)/usr/src/mvgal-$(VERSION)
+	cp -R Kbuild dkms.conf kernel include $(DESTDIR)/usr/src/mvgal-$(VERSION)/
+
+clean:
+	rm -rf $(B)/obj $(B)/lib $(B)/bin $(B)/tests $(B)/kmod $(B)/vm $(B)/lint
+
+FORCE:

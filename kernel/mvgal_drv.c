@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mvgal: a virtual DRM render driver that owns buffers shared by several
+ * GPUs and the CPU. Like vgem, it sits on a platform device of its own:
+ * there is no hardware behind it, the GPUs it serves are attached later.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/mvgal_drm.h>
+
+#include "mvgal_drv.h"
+
+static struct mvgal_device *mvgal_dev;
+
+static const struct drm_ioctl_desc mvgal_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_INFO, mvgal_ioctl_get_info,
+			  DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(mvgal_fops);
+
+static const struct drm_driver mvgal_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,
+	.ioctls = mvgal_ioctls,
+	.num_ioctls = ARRAY_SIZE(mvgal_ioctls),
+	.fops = &mvgal_fops,
+	.name = MVGAL_DRIVER_NAME,
+	.desc = MVGAL_DRIVER_DESC,
+	.date = MVGAL_DRIVER_DATE,
+	.major = MVGAL_DRIVER_MAJOR,
+	.minor = MVGAL_DRIVER_MINOR,
+};
+
+static int __init mvgal_init(void)
+{
+	struct platform_device *pdev;
+	int ret;
+
+	ret = mvgal_params_check();
+	if (ret)
+		return ret;
+
+	pdev = platform_device_register_simple(MVGAL_DRIVER_NAME, -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+
+	/* Everything devm_ below is released with this group at exit. */
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out_unregister;
+	}
+
+	/* Buffers are CPU pages that any GPU may DMA from: no mask limit. */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto out_devres;
+
+	mvgal_dev = devm_drm_dev_alloc(&pdev->dev, &mvgal_driver,
+				       struct mvgal_device, drm);
+	if (IS_ERR(mvgal_dev)) {
+		ret = PTR_ERR(mvgal_dev);
+		goto out_devres;
+	}
+	mvgal_dev->pdev = pdev;
+
+	ret = drm_dev_register(&mvgal_dev->drm, 0);
+	if (ret)
+		goto out_devres;
+
+	return 0;
+
+out_devres:
+	devres_release_group(&pdev->dev, NULL);
+out_unregister:
+	platform_device_unregister(pdev);
+	return ret;
+}
+
+static void __exit mvgal_exit(void)
+{
+	struct platform_device *pdev = mvgal_dev->pdev;
+
+	drm_dev_unregister(&mvgal_dev->drm);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+module_init(mvgal_init);
+module_exit(mvgal_exit);
+
+MODULE_AUTHOR("The mvgal developers");
+MODULE_DESCRIPTION("mvgal: multi-GPU unified memory (virtual DRM render driver)");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("0.1.0");

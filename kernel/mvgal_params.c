@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters: the [core] settings of mvgal.conf, with the same
+ * ranges the config parser enforces (core/mvgal_conf.c), plus the chunk
+ * size, which is fixed for the life of the module.
+ */
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+
+#include "core/mvgal_conf.h"
+#include "mvgal_drv.h"
+
+bool mvgal_enable_memory_migration = true;
+module_param_named(enable_memory_migration, mvgal_enable_memory_migration,
+		   bool, 0644);
+MODULE_PARM_DESC(enable_memory_migration,
+		 "Allow data to migrate between GPUs and host (default: true)");
+
+bool mvgal_enable_dmabuf = true;
+module_param_named(enable_dmabuf, mvgal_enable_dmabuf, bool, 0644);
+MODULE_PARM_DESC(enable_dmabuf,
+		 "Allow buffers to be shared as DMA-BUF (default: true)");
+
+unsigned int mvgal_stats_interval = 1;
+
+static int mvgal_param_set_stats_interval(const char *val,
+					  const struct kernel_param *kp)
+{
+	const struct mvgal_conf_key *k =
+		&mvgal_conf_keys[MVGAL_CONF_STATS_INTERVAL];
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v < k->min || v > k->max)
+		return -ERANGE;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops mvgal_stats_interval_ops = {
+	.set = mvgal_param_set_stats_interval,
+	.get = param_get_uint,
+};
+
+module_param_cb(stats_interval, &mvgal_stats_interval_ops,
+		&mvgal_stats_interval, 0644);
+MODULE_PARM_DESC(stats_interval,
+		 "Statistics sampling interval in seconds, 1..3600 (default: 1)");
+
+/* Read-only once loaded: chunk bitmaps of live buffers depend on it. */
+unsigned int mvgal_chunk_size = 64 * 1024;
+module_param_named(chunk_size, mvgal_chunk_size, uint, 0444);
+MODULE_PARM_DESC(chunk_size,
+		 "Coherence chunk size in bytes, a power of two from PAGE_SIZE to 16 MiB (default: 65536)");
+
+/**
+ * mvgal_params_check() - validate the load-time parameters
+ *
+ * Return: 0, or -EINVAL naming the parameter in the kernel log.
+ */
+int mvgal_params_check(void)
+{
+	if (!mvgal_chunk_size_valid(mvgal_chunk_size, PAGE_SIZE)) {
+		pr_err("mvgal: chunk_size=%u is not a power of two in [%lu, 16 MiB]\n",
+		       mvgal_chunk_size, PAGE_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}

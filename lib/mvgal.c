@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmvgal: device discovery and the ioctl wrappers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+struct mvgal {
+	int fd;
+	char path[64];
+};
+
+/* ioctl that retries EINTR/EAGAIN and returns 0 or -errno. */
+static int mvgal_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, req, arg);
+	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+	return ret == -1 ? -errno : 0;
+}
+
+/* 1 if @fd is an mvgal node, 0 if another driver's, -errno on error. */
+static int mvgal_is_mvgal(int fd)
+{
+	drmVersionPtr v = drmGetVersion(fd);
+	int ret;
+
+	if (!v)
+		return -errno ? -errno : -EINVAL;
+	ret = v->name && !strcmp(v->name, "mvgal");
+	drmFreeVersion(v);
+	return ret;
+}
+
+int mvgal_open_path(const char *path, struct mvgal **out)
+{
+	struct mvgal *dev;
+	int fd, ret;
+
+	if (!path || !out || strlen(path) >= sizeof(dev->path))
+		return -EINVAL;
+	do {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -errno;
+	ret = mvgal_is_mvgal(fd);
+	if (ret <= 0) {
+		close(fd);
+		return ret ? ret : -ENODEV;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dev->fd = fd;
+	strcpy(dev->path, path);
+	*out = dev;
+	return 0;
+}
+
+int mvgal_open(struct mvgal **out)
+{
+	drmDevicePtr devs[64];
+	int n, i, ret = -ENODEV;
+
+	if (!out)
+		return -EINVAL;
+	n = drmGetDevices2(0, devs, 64);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		drmDevicePtr d = devs[i];
+		int r;
+
+		if (!(d->available_nodes & (1 << DRM_NODE_RENDER)))
+			continue;
+		r = mvgal_open_path(d->nodes[DRM_NODE_RENDER], out);
+		if (!r) {
+			ret = 0;
+			break;
+		}
+		/* Another driver's node is no reason to fail; a refused
+		 * open of a node we could not identify is reported if
+		 * nothing else is found.
+		 */
+		if (r != -ENODEV && ret == -ENODEV)
+			ret = r;
+	}
+	drmFreeDevices(devs, n);
+	return ret;
+}
+
+void mvgal_close(struct mvgal *dev)
+{
+	if (!dev)
+		return;
+	close(dev->fd);
+	free(dev);
+}
+
+int mvgal_fd(const struct mvgal *dev)
+{
+	return dev ? dev->fd : -EINVAL;
+}
+
+const char *mvgal_node_path(const struct mvgal *dev)
+{
+	return dev ? dev->path : NULL;
+}
+
+int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info)
+{
+	struct drm_mvgal_get_info args = { 0 };
+	drmVersionPtr v;
+	int ret;
+
+	if (!dev || !info)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &args);
+	if (ret)
+		return ret;
+	v = drmGetVersion(dev->fd);
+	if (!v)
+		return -errno ? -errno : -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->abi_version = args.abi_version;
+	info->chunk_size = args.chunk_size;
+	info->gpu_count = args.gpu_count;
+	info->max_gpus = args.max_gpus;
+	info->core_flags = args.core_flags;
+	info->stats_interval = args.stats_interval;
+	info->caps = args.caps;
+	snprintf(info->driver_version, sizeof(info->driver_version), "%d.%d.%d",
+		 v->version_major, v->version_minor, v->version_patchlevel);
+	snprintf(info->driver_date, sizeof(info->driver_date), "%s",
+		 v->date ? v->date : "");
+	drmFreeVersion(v);
+	return 0;
+}
+
+const char *mvgal_cap_name(uint64_t cap)
+{
+	switch (cap) {
+	case MVGAL_CAP_SYNCOBJ:
+		return "syncobj";
+	default:
+		return NULL;
+	}
+}

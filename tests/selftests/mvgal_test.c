@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mvgal guest selftests: the module, its first ioctl and its parameters.
+ * Run as root inside the test guest (tools/vm/run), with mvgal loaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+
+#define PARAM_DIR "/sys/module/mvgal/parameters/"
+
+static int read_param(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* Returns 0 or -errno of the write(2). */
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	ssize_t n;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool module_loaded(void)
+{
+	return access("/sys/module/mvgal", F_OK) == 0;
+}
+
+FIXTURE(dev) {
+	struct mvgal *m;
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	ASSERT_GE(self->fd, 0);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	mvgal_close(self->m);
+}
+
+/* The node libdrm found is a render node of a driver named mvgal. */
+TEST_F(dev, node_is_mvgal_render_node)
+{
+	drmVersionPtr v = drmGetVersion(self->fd);
+	struct stat st;
+
+	ASSERT_NE(NULL, v);
+	EXPECT_STREQ("mvgal", v->name);
+	drmFreeVersion(v);
+	EXPECT_EQ(DRM_NODE_RENDER, drmGetNodeTypeFromFd(self->fd));
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	EXPECT_EQ(226, major(st.st_rdev));
+	EXPECT_EQ(0, strncmp(mvgal_node_path(self->m), "/dev/dri/renderD", 16));
+	/* O_CLOEXEC, as the library promises. */
+	EXPECT_TRUE(fcntl(self->fd, F_GETFD) & FD_CLOEXEC);
+}
+
+TEST_F(dev, get_info_reports_module_state)
+{
+	struct drm_mvgal_get_info a = { 0 };
+	char buf[32];
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(MVGAL_ABI_VERSION, a.abi_version);
+	EXPECT_EQ(MVGAL_MAX_GPUS, a.max_gpus);
+	EXPECT_EQ(0, a.gpu_count);
+	EXPECT_EQ(MVGAL_CAP_SYNCOBJ, a.caps);
+	/* Every figure agrees with the module parameters behind it. */
+	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
+	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);
+	EXPECT_EQ(65536, a.chunk_size);
+	ASSERT_EQ(0, read_param("stats_interval", buf, sizeof(buf)));
+	EXPECT_EQ(strtoul(buf, NULL, 10), a.stats_interval);
+	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
+	EXPECT_EQ(0, a.flags);
+	EXPECT_EQ(0, a.pad);
+}
+
+TEST_F(dev, get_info_library_matches_ioctl)
+{
+	struct drm_mvgal_get_info a = { 0 };
+	struct mvgal_info info;
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	ASSERT_EQ(0, mvgal_get_info(self->m, &info));
+	EXPECT_EQ(a.abi_version, info.abi_version);
+	EXPECT_EQ(a.caps, info.caps);
+	EXPECT_EQ(a.chunk_size, info.chunk_size);
+	EXPECT_EQ(a.gpu_count, info.gpu_count);
+	EXPECT_EQ(a.max_gpus, info.max_gpus);
+	EXPECT_EQ(a.core_flags, info.core_flags);
+	EXPECT_EQ(a.stats_interval, info.stats_interval);
+	EXPECT_STREQ("0.1.0", info.driver_version);
+	EXPECT_EQ(-EINVAL, mvgal_get_info(self->m, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_get_info(NULL, &info));
+}
+
+/* A rejected call fails with EINVAL and leaves every output untouched. */
+static void expect_get_info_rejected(struct __test_metadata *_metadata,
+				     int fd, __u32 flags, __u32 pad)
+{
+	struct drm_mvgal_get_info a, before;
+
+	memset(&a, 0xa5, sizeof(a));
+	a.flags = flags;
+	a.pad = pad;
+	before = a;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, memcmp(&a, &before, sizeof(a)));
+}
+
+TEST_F(dev, get_info_rejects_unknown_flag_low)
+{
+	expect_get_info_rejected(_metadata, self->fd, 1, 0);
+}
+
+TEST_F(dev, get_info_rejects_unknown_flag_high)
+{
+	expect_get_info_rejected(_metadata, self->fd, 0x80000000u, 0);
+}
+
+TEST_F(dev, get_info_rejects_nonzero_pad)
+{
+	expect_get_info_rejected(_metadata, self->fd, 0, 1);
+}
+
+TEST_F(dev, get_info_rejects_nonzero_pad_high)
+{
+	expect_get_info_rejected(_metadata, self->fd, 0, 0x80000000u);
+}
+
+/* An ioctl number mvgal does not define is refused by the DRM core. */
+TEST_F(dev, unknown_driver_ioctl_rejected)
+{
+	struct drm_mvgal_get_info a = { 0 };
+	unsigned long req = DRM_IOWR(DRM_COMMAND_BASE + 0x3f,
+				     struct drm_mvgal_get_info);
+
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, req, &a));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* DRIVER_SYNCOBJ: the standard syncobj ioctls work on the node. */
+TEST_F(dev, syncobj_create_signal_wait)
+{
+	uint32_t h;
+
+	ASSERT_EQ(0, drmSyncobjCreate(self->fd, 0, &h));
+	ASSERT_EQ(0, drmSyncobjSignal(self->fd, &h, 1));
+	EXPECT_EQ(0, drmSyncobjWait(self->fd, &h, 1, 0, 0, NULL));
+	EXPECT_EQ(0, drmSyncobjDestroy(self->fd, h));
+}
+
+TEST_F(dev, stats_interval_param_validated)
+{
+	struct drm_mvgal_get_info a = { 0 };
+	char buf[32];
+
+	EXPECT_EQ(-ERANGE, write_param("stats_interval", "0"));
+	EXPECT_EQ(-ERANGE, write_param("stats_interval", "3601"));
+	EXPECT_EQ(-EINVAL, write_param("stats_interval", "abc"));
+	ASSERT_EQ(0, read_param("stats_interval", buf, sizeof(buf)));
+	EXPECT_STREQ("1", buf);
+
+	ASSERT_EQ(0, write_param("stats_interval", "7"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(7, a.stats_interval);
+	ASSERT_EQ(0, write_param("stats_interval", "1"));
+}
+
+TEST_F(dev, core_bool_params_reach_get_info)
+{
+	struct drm_mvgal_get_info a = { 0 };
+
+	ASSERT_EQ(0, write_param("enable_dmabuf", "0"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION, a.core_flags);
+	ASSERT_EQ(0, write_param("enable_memory_migration", "N"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(0, a.core_flags);
+	ASSERT_EQ(0, write_param("enable_dmabuf", "1"));
+	ASSERT_EQ(0, write_param("enable_memory_migration", "1"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
+}
+
+TEST_F(dev, chunk_size_is_read_only)
+{
+	EXPECT_EQ(-EACCES, write_param("chunk_size", "4096"));
+}
+
+/*
+ * Unload and reload; a load with an invalid chunk size or stats interval
+ * fails and leaves no module behind; a valid one takes effect. The test
+ * ends with the module loaded with its defaults.
+ */
+TEST(module_unload_reload)
+{
+	struct mvgal *m;
+	struct mvgal_info info;
+
+	ASSERT_TRUE(module_loaded());
+	ASSERT_EQ(0, run("rmmod mvgal"));
+	EXPECT_FALSE(module_loaded());
+	EXPECT_EQ(-ENODEV, mvgal_open(&m));
+
+	EXPECT_NE(0, run("modprobe mvgal chunk_size=12345 2>/dev/null"));
+	EXPECT_FALSE(module_loaded());
+	EXPECT_NE(0, run("modprobe mvgal chunk_size=2048 2>/dev/null"));
+	EXPECT_FALSE(module_loaded());
+	EXPECT_NE(0, run("modprobe mvgal chunk_size=33554432 2>/dev/null"));
+	EXPECT_FALSE(module_loaded());
+	EXPECT_NE(0, run("modprobe mvgal stats_interval=0 2>/dev/null"));
+	EXPECT_FALSE(module_loaded());
+
+	ASSERT_EQ(0, run("modprobe mvgal chunk_size=4096"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	ASSERT_EQ(0, mvgal_get_info(m, &info));
+	EXPECT_EQ(4096, info.chunk_size);
+	mvgal_close(m);
+
+	ASSERT_EQ(0, run("rmmod mvgal"));
+	ASSERT_EQ(0, run("modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	ASSERT_EQ(0, mvgal_get_info(m, &info));
+	EXPECT_EQ(65536, info.chunk_size);
+	mvgal_close(m);
+}
+
+/* An open file holds the module: unload is refused, nothing breaks. */
+TEST(module_busy_while_open)
+{
+	struct mvgal *m;
+	struct mvgal_info info;
+
+	ASSERT_EQ(0, mvgal_open(&m));
+	EXPECT_NE(0, run("rmmod mvgal 2>/dev/null"));
+	EXPECT_TRUE(module_loaded());
+	EXPECT_EQ(0, mvgal_get_info(m, &info));
+	mvgal_close(m);
+}
+
+TEST(open_path_rejects_other_drivers)
+{
+	struct mvgal *m = NULL;
+	drmDevicePtr devs[16];
+	int n, i, others = 0;
+
+	n = drmGetDevices2(0, devs, 16);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < n; i++) {
+		drmVersionPtr v;
+		int fd;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+			continue;
+		fd = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR);
+		ASSERT_GE(fd, 0);
+		v = drmGetVersion(fd);
+		close(fd);
+		ASSERT_NE(NULL, v);
+		if (strcmp(v->name, "mvgal")) {
+			EXPECT_EQ(-ENODEV,
+				  mvgal_open_path(devs[i]->nodes[DRM_NODE_RENDER], &m));
+			others++;
+		}
+		drmFreeVersion(v);
+	}
+	drmFreeDevices(devs, n);
+	/* The guest has two virtio-gpu and one vgem besides mvgal. */
+	EXPECT_EQ(3, others);
+	EXPECT_EQ(-ENOENT, mvgal_open_path("/dev/dri/nonexistent", &m));
+	EXPECT_EQ(-EINVAL, mvgal_open_path(NULL, &m));
+}
+
+TEST_HARNESS_MAIN
