@@ -106,7 +106,7 @@ $(HARNESS)/kselftest_harness.h:
 # Unit tests link the static library, so they reach the core directly.
 $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< $(LIB_A) $(DRM_LIBS)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
 
 # Guest selftests link the shared library, as applications do.
 $(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(HARNESS)/kselftest_harness.h

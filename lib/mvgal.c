@@ -145,8 +145,6 @@ int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info)
 	info->caps = args.caps;
 	snprintf(info->driver_version, sizeof(info->driver_version), "%d.%d.%d",
 		 v->version_major, v->version_minor, v->version_patchlevel);
-	snprintf(info->driver_date, sizeof(info->driver_date), "%s",
-		 v->date ? v->date : "");
 	drmFreeVersion(v);
 	return 0;
 }

@@ -9,7 +9,7 @@ CACHE=${MVGAL_CACHE:-$(cd "$(dirname "$0")/.." && pwd)/build/cache}
 KVER_SERIES=6.12
 
 PKGS="build-essential make gcc sparse pkg-config perl python3 kmod cpio xz-utils
-zstd busybox-static qemu-system-x86 libdrm-dev liburing-dev dkms
+zstd openssl busybox-static qemu-system-x86 libdrm-dev liburing-dev dkms
 linux-headers-${KVER_SERIES}-amd64 linux-headers-amd64"
 
 missing=""

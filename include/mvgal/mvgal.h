@@ -36,7 +36,6 @@ struct mvgal_info {
 	uint32_t stats_interval; /* seconds */
 	uint64_t caps;		/* MVGAL_CAP_* */
 	char driver_version[32]; /* "major.minor.patch" of the DRM driver */
-	char driver_date[16];
 };
 
 /**

@@ -153,7 +153,7 @@ int mvgal_conf_parse_bool(const char *s, size_t len, bool *out)
 	static const char *const no[] = { "false", "no", "off", "0" };
 	size_t i;
 
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
 		if (mvgal_conf_ieq(s, len, yes[i])) {
 			*out = true;
 			return 0;

@@ -35,7 +35,7 @@ enum mvgal_conf_id {
 #define MVGAL_CONF_STRING_MAX	255
 
 /* memory_limit_mb: 0 means "as large as the driver grants". */
-#define MVGAL_CONF_MEMORY_LIMIT_MB_MAX	(1ULL << 20)
+#define MVGAL_CONF_MEMORY_LIMIT_MB_MAX	1048576ULL
 
 struct mvgal_conf_key {
 	enum mvgal_conf_section section;

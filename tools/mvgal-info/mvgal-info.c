@@ -70,8 +70,7 @@ static void print_text(const struct report *r)
 	unsigned int g;
 	int bit;
 
-	printf("mvgal driver %s (%s) on %s\n", i->driver_version,
-	       i->driver_date, r->node);
+	printf("mvgal driver %s on %s\n", i->driver_version, r->node);
 	printf("  ABI version:    %u (library built for %u)\n", i->abi_version,
 	       MVGAL_ABI_VERSION);
 	printf("  capabilities:  ");
@@ -103,7 +102,7 @@ static void print_text(const struct report *r)
 		if (c->memory_limit_mb[g])
 			printf("  [gpu_%u] memory_limit_mb = %llu\n", g,
 			       (unsigned long long)c->memory_limit_mb[g]);
-	printf("  [gpu_N] memory_limit_mb = 0 for every other GPU (largest the driver grants)\n");
+	printf("  [gpu_N] memory_limit_mb = 0 for every GPU not listed (largest the driver grants)\n");
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
 }
@@ -118,8 +117,6 @@ static void print_json(const struct report *r)
 
 	printf("{\"driver\":{\"name\":\"mvgal\",\"version\":");
 	json_str(i->driver_version);
-	printf(",\"date\":");
-	json_str(i->driver_date);
 	printf(",\"node\":");
 	json_str(r->node);
 	printf("},\"abi_version\":%u,\"library_abi_version\":%u,\"caps\":[",

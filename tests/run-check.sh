@@ -1,0 +1,104 @@
+#!/bin/bash
+# make check: every lane, one TAP line per result, then the summary
+# "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
+# Expects `make all vm` to have run (the Makefile's check target does).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+B=$top/build
+kver=$(cat "$B/cache/kver")
+k61=$(ls -d /usr/src/linux-headers-6.1.0-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+log=$B/check
+mkdir -p "$log"
+pass=0 fail=0 skip=0
+export MVGAL_VM_NOBUILD=1
+
+# count FILE: add the TAP results in FILE to the totals and echo them
+count() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*) fail=$((fail + 1)); echo "$line" ;;
+		"ok "*"# SKIP"*) skip=$((skip + 1)); echo "$line" ;;
+		"ok "*) pass=$((pass + 1)); echo "$line" ;;
+		"#"*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		esac
+	done <"$1"
+}
+
+# lane NAME COMMAND...: one result from a command's exit status;
+# its output is shown only on failure.
+lane() {
+	local name=$1 out
+	shift
+	out=$log/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log
+	if "$@" >"$out" 2>&1; then
+		pass=$((pass + 1)); echo "ok - $name"
+	else
+		fail=$((fail + 1)); echo "not ok - $name"
+		tail -n 40 "$out" | sed 's/^/#   /'
+	fi
+}
+
+echo "# build"
+lane "mvgal.ko builds without warnings against $kver" \
+	tools/build-module.sh "/lib/modules/$kver/build" "$B/kmod/check-$kver"
+if [ -n "$k61" ]; then
+	lane "mvgal.ko builds without warnings against $k61" \
+		tools/build-module.sh "/lib/modules/$k61/build" "$B/kmod/check-$k61"
+else
+	fail=$((fail + 1)); echo "not ok - no 6.1 headers installed (tools/deps.sh)"
+fi
+lane "libmvgal.so exports only the public API" bash -c \
+	"nm -D --defined-only $B/lib/libmvgal.so | awk '\$2 == \"T\" { print \$3 }' | sed 's/@.*//' | sort | diff - <(sed -n 's/^\t\t\(mvgal_[a-z_]*\);/\1/p' lib/libmvgal.map | sort)"
+lane "mvgal.pc is usable by pkg-config" sh -c \
+	"PKG_CONFIG_PATH=$B/lib pkg-config --modversion mvgal | grep -qx 0.1.0 && PKG_CONFIG_PATH=$B/lib pkg-config --libs mvgal | grep -q -- -lmvgal"
+
+echo "# unit tests (host)"
+for t in "$B"/tests/unit/test_*; do
+	"$t" >"$log/$(basename "$t").tap" 2>&1
+	count "$log/$(basename "$t").tap"
+done
+
+echo "# lint"
+tools/lint.sh >"$log/lint.tap" 2>&1
+count "$log/lint.tap"
+grep '^#' "$log/lint.tap" | head -n 40
+
+echo "# packaging"
+lane "dkms add/build for $kver" tools/dkms-check.sh "$(sed -n 's/^VERSION *:= *//p' Makefile)" "$kver"
+
+echo "# guest (QEMU TCG, Debian $kver)"
+lane "vm/run -- /bin/true exits 0" tools/vm/run -- /bin/true
+lane "vm/run -- /bin/false exits non-zero" sh -c '! tools/vm/run -- /bin/false'
+lane "vm/run returns the command's exit status and output" sh -c \
+	'out=$(tools/vm/run -- sh -c "echo hello-from-guest; exit 7"); test $? = 7 && test "$out" = hello-from-guest'
+lane "vm/run carries files into the guest" sh -c \
+	'out=$(tools/vm/run --file etc/mvgal.conf --file etc/mvgal.conf:/tmp/x.conf -- sh -c "cmp /root/mvgal.conf /tmp/x.conf && md5sum < /tmp/x.conf"); test "$out" = "$(md5sum < etc/mvgal.conf)"'
+lane "vm/run kills a hung guest at its timeout (exit 124)" sh -c \
+	'out=$(tools/vm/run --timeout 40 -- sleep 100000 2>&1); test $? = 124 && echo "$out" | grep -q "timed out after 40s"'
+lane "vm/run fails a run whose kernel log has a WARN (exit 123)" sh -c \
+	'out=$(tools/vm/run -- sh -c "echo \"<4>WARNING: CPU: 0 PID: 1 at injected-by-make-check\" > /dev/kmsg" 2>&1); test $? = 123 && echo "$out" | grep -q "kernel log reports a problem"'
+
+tools/vm/run -- sh /usr/libexec/mvgal/run-selftests.sh >"$log/guest.tap" 2>"$log/guest.err"
+grc=$?
+count "$log/guest.tap"
+if [ $grc != 0 ]; then
+	fail=$((fail + 1)); echo "not ok - guest selftest run (vm/run exit $grc)"
+	sed 's/^/#   /' "$log/guest.err" | tail -n 60
+fi
+
+tools/vm/run --file tests/host/info-json.conf:/etc/mvgal/mvgal.conf -- mvgal-info --json \
+	>"$log/info.json" 2>"$log/info-json.err"
+jrc=$?
+tests/host/check_info_json.py <"$log/info.json" >"$log/info-json.tap"
+count "$log/info-json.tap"
+[ $jrc = 0 ] || { fail=$((fail + 1)); echo "not ok - mvgal-info --json in the guest (exit $jrc)"; sed 's/^/#   /' "$log/info-json.err"; }
+
+lane "make demo shows mvgal-info from the guest" sh -c \
+	'make -s demo > '"$log"'/demo.out 2>&1 && grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" '"$log"'/demo.out'
+
+summary="$pass passed, $fail failed"
+[ $skip = 0 ] || summary="$summary, $skip skipped"
+echo "$summary"
+[ $fail = 0 ]

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs every mvgal selftest in the guest and prints their TAP lines.
+# A program that crashes, or ends before running all the tests it
+# announced, adds a "not ok" of its own, so nothing is lost silently.
+dir=$(dirname "$0")
+for t in "$dir"/*_test "$dir"/*_test.sh; do
+	[ -x "$t" ] || [ -f "$t" ] || continue
+	name=$(basename "$t")
+	echo "# ==== $name"
+	out=/tmp/$name.out
+	case "$t" in
+	*.sh) sh "$t" >"$out" 2>&1 ;;
+	*) "$t" >"$out" 2>&1 ;;
+	esac
+	rc=$?
+	cat "$out"
+	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$out" | head -n 1)
+	ran=$(grep -cE '^(not )?ok ' "$out")
+	failed=$(grep -c '^not ok ' "$out")
+	if [ -n "$plan" ] && [ "$ran" -lt "$plan" ]; then
+		echo "not ok - $name ran $ran of $plan tests (exit status $rc)"
+	elif [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+		echo "not ok - $name exited with status $rc"
+	fi
+done

@@ -1,0 +1,80 @@
+#!/bin/bash
+# make lint: sparse (through kbuild, C=2: every file) and checkpatch.pl
+# --strict over kernel/ and include/. Prints one TAP line per tool and
+# fails on any finding that lint/allowlist does not list with a reason.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=$top/build/cache
+kver=$(cat "$cache/kver" 2>/dev/null) || { echo "lint: run tools/deps.sh first" >&2; exit 1; }
+kdir=/lib/modules/$kver/build
+out=$top/build/lint
+allow=$top/lint/allowlist
+rc=0
+
+# The allowlist itself: every entry carries a reason.
+patterns=()
+while IFS= read -r line; do
+	case "$line" in '#'*|'') continue ;; esac
+	pat=${line%%$'\t'*} reason=${line#*$'\t'}
+	if [ "$pat" = "$line" ] || [ -z "${reason// /}" ]; then
+		echo "lint: allowlist entry without a reason: $line" >&2
+		exit 1
+	fi
+	patterns+=("$pat")
+done <"$allow"
+
+# filter FILE: print the findings no allowlist entry covers
+filter() {
+	local f
+	while IFS= read -r f; do
+		local ok=0 p
+		for p in "${patterns[@]+"${patterns[@]}"}"; do
+			if [[ $f =~ $p ]]; then ok=1; break; fi
+		done
+		[ $ok = 1 ] || echo "$f"
+	done <"$1"
+}
+
+report() { # name findings-file
+	local left
+	left=$(filter "$2")
+	if [ -n "$left" ]; then
+		echo "not ok - lint: $1"
+		printf '%s\n' "$left" | sed 's/^/#   /'
+		rc=1
+	else
+		echo "ok - lint: $1"
+	fi
+}
+
+if ! command -v sparse >/dev/null; then
+	echo "not ok - lint: sparse is not installed (tools/deps.sh)"
+	rc=1
+else
+	rm -rf "$out" && mkdir -p "$out/src"
+	(cd "$top" && cp -R Kbuild kernel include "$out/src/")
+	make -C "$kdir" M="$out/src" C=2 modules >"$out/sparse.log" 2>&1
+	mrc=$?
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$out/sparse.log" |
+		sed "s|^$out/src/||; s|^|sparse: |" >"$out/sparse.findings"
+	if [ $mrc != 0 ]; then
+		echo "not ok - lint: sparse (the build failed)"
+		sed 's/^/#   /' "$out/sparse.log" | tail -n 30
+		rc=1
+	else
+		report "sparse C=2 over kernel/ ($(grep -c ' CHECK ' "$out/sparse.log") files)" "$out/sparse.findings"
+	fi
+fi
+
+cp=$cache/src/scripts/checkpatch.pl
+if [ ! -f "$cp" ]; then
+	echo "not ok - lint: checkpatch.pl missing (tools/deps.sh unpacks it)"
+	rc=1
+else
+	mkdir -p "$out"
+	(cd "$top" && find kernel include -name '*.[ch]' | sort |
+		xargs perl "$cp" --strict --no-tree --terse --show-types -f) 2>&1 |
+		grep -v '^total:' | sed 's|^|checkpatch: |' >"$out/checkpatch.findings"
+	report "checkpatch --strict over kernel/ and include/" "$out/checkpatch.findings"
+fi
+exit $rc
