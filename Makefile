@@ -36,7 +36,7 @@ DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
 CPPFLAGS_U := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/include/uapi -I$(TOP)/kernel $(DRM_CFLAGS)
 HARNESS    := $(CACHE)/src/tools/testing/selftests
 
-LIB_SRCS := lib/mvgal.c lib/config.c kernel/core/mvgal_conf.c
+LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c
 LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
 LIB_A    := $(B)/lib/libmvgal.a
@@ -138,7 +138,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info"; mvgal-info; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm
@@ -156,6 +156,9 @@ install: userspace
 	install -m 0644 include/uapi/drm/mvgal_drm.h $(DESTDIR)$(includedir)/mvgal/drm/
 	install -m 0755 $(INFO) $(DESTDIR)$(bindir)/
 	[ -e $(DESTDIR)/etc/mvgal/mvgal.conf ] || install -m 0644 etc/mvgal.conf $(DESTDIR)/etc/mvgal/
+	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/modules-load.d
+	install -m 0644 etc/systemd/mvgal-attach.service $(DESTDIR)/lib/systemd/system/
+	install -m 0644 etc/modules-load.d/mvgal.conf $(DESTDIR)/etc/modules-load.d/
 
 install-dkms:
 	install -d $(DESTDIR)/usr/src/mvgal-$(VERSION)

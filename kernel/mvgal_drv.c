@@ -21,6 +21,19 @@ static struct mvgal_device *mvgal_dev;
 static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_GET_INFO, mvgal_ioctl_get_info,
 			  DRM_RENDER_ALLOW),
+	/* Attach and detach check CAP_SYS_ADMIN themselves: DRM_ROOT_ONLY
+	 * would answer -EACCES, and the ABI promises -EPERM.
+	 */
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_ATTACH, mvgal_ioctl_gpu_attach,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_DETACH, mvgal_ioctl_gpu_detach,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_INFO, mvgal_ioctl_gpu_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_LINK, mvgal_ioctl_gpu_link,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_HEAP, mvgal_ioctl_get_heap,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);
@@ -68,12 +81,17 @@ static int __init mvgal_init(void)
 		goto out_devres;
 	}
 	mvgal_dev->pdev = pdev;
+	mutex_init(&mvgal_dev->gpu_lock);
+	mvgal_debugfs_init(mvgal_dev);
 
 	ret = drm_dev_register(&mvgal_dev->drm, 0);
 	if (ret)
-		goto out_devres;
+		goto out_debugfs;
 
 	return 0;
+
+out_debugfs:
+	mvgal_debugfs_fini(mvgal_dev);
 
 out_devres:
 	devres_release_group(&pdev->dev, NULL);
@@ -86,7 +104,13 @@ static void __exit mvgal_exit(void)
 {
 	struct platform_device *pdev = mvgal_dev->pdev;
 
+	/* No ioctl runs after unregister; then the GPUs and the references
+	 * they hold on other drivers go.
+	 */
 	drm_dev_unregister(&mvgal_dev->drm);
+	mvgal_debugfs_fini(mvgal_dev);
+	mvgal_gpu_detach_all(mvgal_dev);
+	mutex_destroy(&mvgal_dev->gpu_lock);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
 }
@@ -97,4 +121,5 @@ module_exit(mvgal_exit);
 MODULE_AUTHOR("The mvgal developers");
 MODULE_DESCRIPTION("mvgal: multi-GPU unified memory (virtual DRM render driver)");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
 MODULE_VERSION("0.1.0");

@@ -2,8 +2,6 @@
 /*
  * mvgal ioctls that describe the module.
  */
-#include <drm/mvgal_drm.h>
-
 #include "mvgal_drv.h"
 
 /**
@@ -27,10 +25,10 @@ int mvgal_ioctl_get_info(struct drm_device *dev, void *data,
 		return -EINVAL;
 
 	args->abi_version = MVGAL_ABI_VERSION;
-	args->caps = MVGAL_CAP_SYNCOBJ;
+	args->caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH;
 	args->chunk_size = mvgal_chunk_size;
 	args->gpu_count = READ_ONCE(mdev->gpu_count);
-	args->max_gpus = MVGAL_MAX_GPUS;
+	args->max_gpus = mvgal_max_gpus;
 	args->core_flags = 0;
 	if (READ_ONCE(mvgal_enable_memory_migration))
 		args->core_flags |= MVGAL_CORE_MEMORY_MIGRATION;

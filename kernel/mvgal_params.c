@@ -56,6 +56,11 @@ module_param_named(chunk_size, mvgal_chunk_size, uint, 0444);
 MODULE_PARM_DESC(chunk_size,
 		 "Coherence chunk size in bytes, a power of two from PAGE_SIZE to 16 MiB (default: 65536)");
 
+unsigned int mvgal_max_gpus = MVGAL_MAX_GPUS;
+module_param_named(max_gpus, mvgal_max_gpus, uint, 0444);
+MODULE_PARM_DESC(max_gpus,
+		 "GPUs that can be attached at once, 1..8 (default: 8)");
+
 /**
  * mvgal_params_check() - validate the load-time parameters
  *
@@ -66,6 +71,11 @@ int mvgal_params_check(void)
 	if (!mvgal_chunk_size_valid(mvgal_chunk_size, PAGE_SIZE)) {
 		pr_err("mvgal: chunk_size=%u is not a power of two in [%lu, 16 MiB]\n",
 		       mvgal_chunk_size, PAGE_SIZE);
+		return -EINVAL;
+	}
+	if (!mvgal_max_gpus || mvgal_max_gpus > MVGAL_MAX_GPUS) {
+		pr_err("mvgal: max_gpus=%u is not in [1, %d]\n", mvgal_max_gpus,
+		       MVGAL_MAX_GPUS);
 		return -EINVAL;
 	}
 	return 0;

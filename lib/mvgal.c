@@ -14,13 +14,10 @@
 
 #include <mvgal/mvgal.h>
 
-struct mvgal {
-	int fd;
-	char path[64];
-};
+#include "internal.h"
 
 /* ioctl that retries EINTR/EAGAIN and returns 0 or -errno. */
-static int mvgal_ioctl(int fd, unsigned long req, void *arg)
+int mvgal_ioctl(int fd, unsigned long req, void *arg)
 {
 	int ret;
 
@@ -154,6 +151,8 @@ const char *mvgal_cap_name(uint64_t cap)
 	switch (cap) {
 	case MVGAL_CAP_SYNCOBJ:
 		return "syncobj";
+	case MVGAL_CAP_GPU_ATTACH:
+		return "gpu-attach";
 	default:
 		return NULL;
 	}

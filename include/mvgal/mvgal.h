@@ -100,6 +100,115 @@ MVGAL_API int mvgal_config_load(const char *path, struct mvgal_config *cfg,
 /** mvgal_config_path() - the path mvgal_config_load(NULL, ...) reads. */
 MVGAL_API const char *mvgal_config_path(void);
 
+/* ---- GPUs, pools, topology, heap ---- */
+
+/*
+ * The GPU calls return the uapi structs of <drm/mvgal_drm.h> as the module
+ * fills them; see there for every field.
+ */
+
+/** Pool size tried first when [gpu_N] memory_limit_mb is 0, in MiB. */
+#define MVGAL_POOL_DEFAULT_MB	256
+/** Smallest pool libmvgal asks a driver for, in MiB. */
+#define MVGAL_POOL_MIN_MB	64
+
+/**
+ * mvgal_gpu_attach() - attach a GPU and the dma-buf pool it lends
+ * @dev: the mvgal device
+ * @drm_fd: an open fd of the GPU's DRM node
+ * @pool_fd: a dma-buf allocated through that GPU's driver
+ * @slot: the slot to use, or MVGAL_GPU_ANY
+ * @index: (out, optional) the slot used
+ *
+ * Needs CAP_SYS_ADMIN. Return: 0 or the module's -errno (see
+ * &struct drm_mvgal_gpu_attach).
+ */
+MVGAL_API int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
+			       uint32_t slot, uint32_t *index);
+
+/**
+ * mvgal_gpu_attach_node() - allocate a GPU's pool and attach the GPU
+ * @dev: the mvgal device
+ * @path: a DRM node of the GPU (card or render)
+ * @pool_mb: pool size in MiB; 0 = the largest the driver grants, tried
+ *	from MVGAL_POOL_DEFAULT_MB down to MVGAL_POOL_MIN_MB, halving
+ * @slot: the slot to use, or MVGAL_GPU_ANY
+ * @index: (out, optional) the slot used
+ *
+ * The pool is a dumb buffer created on the GPU's card node and exported
+ * with PRIME. Return: 0, -EEXIST if the GPU is attached already, -ENOMEM
+ * when not even the smallest pool is granted, or another -errno.
+ */
+MVGAL_API int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
+				    uint64_t pool_mb, uint32_t slot,
+				    uint32_t *index);
+
+/** mvgal_gpu_detach() - detach a GPU (CAP_SYS_ADMIN); -EBUSY while in use. */
+MVGAL_API int mvgal_gpu_detach(struct mvgal *dev, uint32_t gpu);
+
+/** mvgal_gpu_info() - identity, topology, pool and state of one GPU. */
+MVGAL_API int mvgal_gpu_info(struct mvgal *dev, uint32_t gpu,
+			     struct drm_mvgal_gpu_info *info);
+
+/**
+ * mvgal_gpu_list() - the slots that hold a GPU, in ascending order
+ * @dev: the mvgal device
+ * @gpus: (out) up to @max slot numbers
+ * @max: capacity of @gpus
+ *
+ * Return: the number of attached GPUs (may exceed @max), or -errno.
+ */
+MVGAL_API int mvgal_gpu_list(struct mvgal *dev, uint32_t *gpus,
+			     unsigned int max);
+
+/** mvgal_gpu_link() - how GPU @dst reaches data in GPU @src's pool. */
+MVGAL_API int mvgal_gpu_link(struct mvgal *dev, uint32_t src, uint32_t dst,
+			     struct drm_mvgal_gpu_link *link);
+
+/**
+ * mvgal_get_heap() - the unified heap
+ * @dev: the mvgal device
+ * @regions: (out) region 0 system RAM, then one per attached GPU pool
+ * @nr_regions: (in) capacity of @regions; (out) regions that exist
+ * @nodes: (out, optional) system RAM per online NUMA node
+ * @nr_nodes: (in) capacity of @nodes; (out) online nodes
+ */
+MVGAL_API int mvgal_get_heap(struct mvgal *dev,
+			     struct drm_mvgal_heap_region *regions,
+			     uint32_t *nr_regions,
+			     struct drm_mvgal_heap_region *nodes,
+			     uint32_t *nr_nodes);
+
+/** Called by mvgal_attach_all() for every node it considered. */
+typedef void (*mvgal_attach_cb)(const char *path, int result, uint32_t gpu,
+				void *ctx);
+
+/**
+ * mvgal_attach_all() - attach every GPU the configuration names
+ * @dev: the mvgal device
+ * @cfg: the configuration ([dri] device_pattern, [gpu_N] memory_limit_mb)
+ * @cb: (optional) told the result of each node: 0 attached at @gpu,
+ *	-EEXIST already attached, or the error
+ * @ctx: passed to @cb
+ *
+ * Nodes matching device_pattern are taken in sorted order; mvgal's own
+ * node is skipped, as are nodes of GPUs attached already. Each new GPU
+ * takes the lowest free slot N and a pool of [gpu_N] memory_limit_mb.
+ *
+ * Return: the number of GPUs attached now, or the first -errno (after
+ * trying every node).
+ */
+MVGAL_API int mvgal_attach_all(struct mvgal *dev,
+			       const struct mvgal_config *cfg,
+			       mvgal_attach_cb cb, void *ctx);
+
+/** mvgal_method_name() - "in-place", "p2p", "cpu-copy", "staging", "none". */
+MVGAL_API const char *mvgal_method_name(uint32_t method);
+/** mvgal_reason_text() - why a method is not possible (MVGAL_REASON_*). */
+MVGAL_API const char *mvgal_reason_text(uint32_t reason);
+/** mvgal_why_text() - why a method was chosen (MVGAL_WHY_*). */
+MVGAL_API const char *mvgal_why_text(uint32_t why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,8 +27,8 @@ check("json: driver name and version",
       and d["driver"]["node"].startswith("/dev/dri/renderD"))
 check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 1 and d["library_abi_version"] == 1
-      and d["caps"] == ["syncobj"] and d["chunk_size"] == 65536
-      and d["gpu_count"] == 0 and d["max_gpus"] == 8)
+      and d["caps"] == ["syncobj", "gpu-attach"] and d["chunk_size"] == 65536
+      and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 check("json: module settings",
       d["module"] == {"enable_memory_migration": True, "enable_dmabuf": True,
                       "stats_interval": 1})
@@ -37,10 +37,42 @@ check("json: config file values",
       c["path"] == "/etc/mvgal/mvgal.conf" and c["status"] == "loaded"
       and c["core"] == {"enable_memory_migration": True,
                         "enable_dmabuf": False, "stats_interval": 7}
-      and [g["memory_limit_mb"] for g in c["gpu"]] == [0, 0, 0, 256, 0, 0, 0, 0]
+      and [g["memory_limit_mb"] for g in c["gpu"]] == [64, 64, 64, 128, 0, 0, 0, 0]
       and c["dri"]["enable_prime"] is True)
 check("json: quotes and backslashes survive escaping",
       c["dri"]["device_pattern"] == '/dev/dri/"quoted"\\back*')
+
+gpus = d["gpus"]
+check("json: four GPUs, pools sized by [gpu_N] memory_limit_mb",
+      [g["index"] for g in gpus] == [0, 1, 2, 3]
+      and [g["pool"]["size"] >> 20 for g in gpus] == [64, 64, 64, 128]
+      and all(g["pool"]["used"] == 0 and g["state"] == "idle" for g in gpus))
+virtio = [g for g in gpus if g["driver"] == "virtio_gpu"]
+vgem = [g for g in gpus if g["driver"] == "vgem"]
+check("json: identity and topology",
+      len(virtio) == 3 and len(vgem) == 1
+      and all(g["bus"] == "pci" and g["pci_vendor"] == 0x1af4 for g in virtio)
+      and sorted((g["root"], g["numa_node"] if g["numa_node"] is not None else -1)
+                 for g in virtio)
+      == [("pci0000:00", -1), ("pci0000:20", 0), ("pci0000:40", 1)]
+      and vgem[0]["bus"] == "platform" and vgem[0]["slot"] == "vgem"
+      and vgem[0]["numa_node"] is None)
+h = d["heap"]
+check("json: heap regions and NUMA nodes",
+      [r["kind"] for r in h["regions"]] == ["system", "pool", "pool", "pool", "pool"]
+      and all(r["total"] == r["used"] + r["free"] for r in h["regions"] + h["nodes"])
+      and [r["total"] for r in h["regions"][1:]] == [g["pool"]["size"] for g in gpus]
+      and [n["numa_node"] for n in h["nodes"]] == [0, 1]
+      and sum(n["total"] for n in h["nodes"]) == h["regions"][0]["total"])
+paths = {(p["src"], p["dst"]): p for p in d["paths"]}
+vg = vgem[0]["index"]
+check("json: 12 paths; vgem uses virtio-gpu pools in place, not the reverse",
+      len(paths) == 12
+      and all(paths[(v["index"], vg)]["method"] == "in-place" for v in virtio)
+      and all(paths[(vg, v["index"])]["method"] == "cpu-copy"
+              and not paths[(vg, v["index"])]["methods"]["in-place"]["possible"]
+              and paths[(vg, v["index"])]["import_error"] == 19 for v in virtio)
+      and all(not p["methods"]["p2p"]["possible"] for p in paths.values()))
 
 for name, ok in results:
     print("%s - %s" % ("ok" if ok else "not ok", name))

@@ -15,7 +15,7 @@ has() { grep -qF -- "$1" /tmp/info.out; }
 info() { mvgal-info "$@" >/tmp/info.out 2>/tmp/info.err; echo $? >/tmp/info.rc; }
 rc() { cat /tmp/info.rc; }
 
-echo "1..12"
+echo "1..15"
 rm -f /etc/mvgal/mvgal.conf
 
 info --help
@@ -29,7 +29,7 @@ check "stray argument is a usage error (exit 2)" test "$(rc)" = 2
 info
 check "text output exits 0" test "$(rc)" = 0
 check "text shows the driver and ABI" sh -c 'grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" /tmp/info.out && grep -q "ABI version: *1 " /tmp/info.out'
-check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
+check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj gpu-attach$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
 check "text says the config file is absent and defaults apply" has "config /etc/mvgal/mvgal.conf: defaults (file not found)"
 
 printf '[core]\nstats_interval = 7\n[gpu_2]\nmemory_limit_mb = 96\n' >/tmp/a.conf
@@ -46,6 +46,13 @@ echo 0 >/sys/module/mvgal/parameters/enable_dmabuf
 info
 echo 1 >/sys/module/mvgal/parameters/enable_dmabuf
 check "module settings come from the module" sh -c 'grep -q "^  enable_dmabuf = false" /tmp/info.out && grep -q "\[core\] enable_dmabuf = true" /tmp/info.out'
+
+printf '[gpu_0]\nmemory_limit_mb = 64\n[gpu_1]\nmemory_limit_mb = 64\n[gpu_2]\nmemory_limit_mb = 64\n[gpu_3]\nmemory_limit_mb = 64\n' >/tmp/attach.conf
+MVGAL_CONFIG=/tmp/attach.conf info --attach
+check "--attach attaches every GPU and reports each node" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(grep -c "attached as GPU" /tmp/info.err)" = 4 && grep -q "GPUs (4 attached)" /tmp/info.out'
+check "text shows GPU identity, pools, heap and paths" sh -c 'grep -q "GPU 3: vgem platform device vgem, NUMA node none" /tmp/info.out && grep -q "PCI 0000:41:00.0 under pci0000:40, NUMA node 1" /tmp/info.out && grep -q "pool 64.0 MiB: 0.0 MiB used" /tmp/info.out && grep -q "region 0: system RAM" /tmp/info.out && grep -q "NUMA node 1 RAM" /tmp/info.out && grep -q "GPU 0 -> GPU 3: in-place" /tmp/info.out && grep -q "GPU 3 -> GPU 0: cpu-copy" /tmp/info.out'
+MVGAL_CONFIG=/tmp/attach.conf info --attach
+check "a second --attach finds everything attached" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(grep -c "is attached already" /tmp/info.err)" = 4'
 
 rmmod mvgal
 info

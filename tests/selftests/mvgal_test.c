@@ -115,8 +115,8 @@ TEST_F(dev, get_info_reports_module_state)
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
 	EXPECT_EQ(MVGAL_ABI_VERSION, a.abi_version);
 	EXPECT_EQ(MVGAL_MAX_GPUS, a.max_gpus);
-	EXPECT_EQ(0, a.gpu_count);
-	EXPECT_EQ(MVGAL_CAP_SYNCOBJ, a.caps);
+	EXPECT_EQ(mvgal_gpu_list(self->m, NULL, 0), a.gpu_count);
+	EXPECT_EQ(MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH, a.caps);
 	/* Every figure agrees with the module parameters behind it. */
 	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);
@@ -322,8 +322,8 @@ TEST(open_path_rejects_other_drivers)
 		drmFreeVersion(v);
 	}
 	drmFreeDevices(devs, n);
-	/* The guest has two virtio-gpu and one vgem besides mvgal. */
-	EXPECT_EQ(3, others);
+	/* The guest has three virtio-gpu and one vgem besides mvgal. */
+	EXPECT_EQ(4, others);
 	EXPECT_EQ(-ENOENT, mvgal_open_path("/dev/dri/nonexistent", &m));
 	EXPECT_EQ(-EINVAL, mvgal_open_path(NULL, &m));
 }

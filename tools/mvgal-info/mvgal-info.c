@@ -18,9 +18,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mvgal-info [--json] [--config PATH]\n"
-		"Show the mvgal driver, its ABI, capabilities and the settings in effect.\n"
+		"Usage: mvgal-info [--json] [--config PATH] [--attach]\n"
+		"Show the mvgal driver, its ABI, capabilities, settings, GPUs, the unified\n"
+		"heap and how every GPU reaches every other's pool.\n"
 		"\n"
+		"  -a, --attach       first attach every GPU the config's [dri] device_pattern\n"
+		"                     names that is not attached yet (needs root)\n"
 		"  -j, --json         print one JSON object instead of text\n"
 		"  -c, --config PATH  read PATH instead of $MVGAL_CONFIG or %s\n"
 		"  -h, --help         show this help\n"
@@ -56,12 +59,105 @@ static const char *yesno(bool b)
 }
 
 struct report {
+	struct mvgal *dev;
 	const char *node;
 	struct mvgal_info info;
+	unsigned int nr_gpus;
+	uint32_t gpus[MVGAL_MAX_GPUS];
+	struct drm_mvgal_gpu_info gi[MVGAL_MAX_GPUS];
+	uint32_t nr_regions, nr_nodes;
+	struct drm_mvgal_heap_region regions[MVGAL_MAX_GPUS + 1];
+	struct drm_mvgal_heap_region nodes[64];
 	const char *cfg_path;
 	const char *cfg_status;	/* "loaded" or "defaults (file not found)" */
 	struct mvgal_config cfg;
 };
+
+static const char *state_name(uint32_t s)
+{
+	return s == MVGAL_GPU_ACTIVE ? "active" : "idle";
+}
+
+static void numa_text(char *buf, size_t len, uint32_t node)
+{
+	if (node == MVGAL_NUMA_NONE)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u", node);
+}
+
+static double mib(uint64_t b)
+{
+	return (double)b / (1 << 20);
+}
+
+static void print_text_gpus(const struct report *r)
+{
+	unsigned int i, j;
+
+	printf("GPUs (%u attached)\n", r->nr_gpus);
+	for (i = 0; i < r->nr_gpus; i++) {
+		const struct drm_mvgal_gpu_info *g = &r->gi[i];
+		char node[16];
+
+		numa_text(node, sizeof(node), g->numa_node);
+		printf("  GPU %u: %s", g->gpu, g->driver);
+		if (g->bus == MVGAL_BUS_PCI)
+			printf(" [%04x:%04x subsys %04x:%04x] PCI %s under %s",
+			       g->pci_vendor, g->pci_device, g->pci_subvendor,
+			       g->pci_subdevice, g->slot, g->root);
+		else
+			printf(" platform device %s", g->slot);
+		printf(", NUMA node %s\n", node);
+		printf("         pool %.1f MiB: %.1f MiB used, %.1f MiB free, %llu allocations; %s (%llu state changes)\n",
+		       mib(g->pool_size), mib(g->pool_used),
+		       mib(g->pool_size - g->pool_used),
+		       (unsigned long long)g->pool_allocations, state_name(g->state),
+		       (unsigned long long)g->state_changes);
+	}
+	printf("unified heap\n");
+	for (i = 0; i < r->nr_regions && i < MVGAL_MAX_GPUS + 1; i++) {
+		const struct drm_mvgal_heap_region *h = &r->regions[i];
+
+		if (h->kind == MVGAL_REGION_SYSTEM)
+			printf("  region %u: system RAM   total %10.1f MiB  used %10.1f MiB  free %10.1f MiB\n",
+			       i, mib(h->total), mib(h->used), mib(h->free));
+		else
+			printf("  region %u: GPU %u pool   total %10.1f MiB  used %10.1f MiB  free %10.1f MiB  largest free %.1f MiB\n",
+			       i, h->gpu, mib(h->total), mib(h->used), mib(h->free),
+			       mib(h->largest_free));
+	}
+	for (i = 0; i < r->nr_nodes && i < 64; i++)
+		printf("  NUMA node %u RAM  total %10.1f MiB  used %10.1f MiB  free %10.1f MiB\n",
+		       r->nodes[i].numa_node, mib(r->nodes[i].total),
+		       mib(r->nodes[i].used), mib(r->nodes[i].free));
+	if (r->nr_gpus < 2)
+		return;
+	printf("paths (data in the source's pool, needed by the destination)\n");
+	for (i = 0; i < r->nr_gpus; i++) {
+		for (j = 0; j < r->nr_gpus; j++) {
+			struct drm_mvgal_gpu_link l;
+			unsigned int m;
+
+			if (i == j || mvgal_gpu_link(r->dev, r->gpus[i], r->gpus[j], &l))
+				continue;
+			printf("  GPU %u -> GPU %u: %s, because %s%s%s\n", r->gpus[i],
+			       r->gpus[j], mvgal_method_name(l.chosen),
+			       mvgal_why_text(l.why),
+			       l.link_flags & MVGAL_LINK_SAME_ROOT ? "; same root complex" : "",
+			       l.link_flags & MVGAL_LINK_SAME_NUMA ? "; same NUMA node" : "");
+			for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+				if (l.methods & (1U << m))
+					continue;
+				printf("      no %s: %s", mvgal_method_name(m),
+				       mvgal_reason_text(l.reasons[m]));
+				if (m == MVGAL_METHOD_IN_PLACE && l.import_error)
+					printf(" (%s)", strerror((int)l.import_error));
+				printf("\n");
+			}
+		}
+	}
+}
 
 static void print_text(const struct report *r)
 {
@@ -105,6 +201,89 @@ static void print_text(const struct report *r)
 	printf("  [gpu_N] memory_limit_mb = 0 for every GPU not listed (largest the driver grants)\n");
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
+	print_text_gpus(r);
+}
+
+static void json_region(const struct drm_mvgal_heap_region *h)
+{
+	printf("{\"kind\":\"%s\",", h->kind == MVGAL_REGION_SYSTEM ? "system" :
+	       h->kind == MVGAL_REGION_POOL ? "pool" : "node");
+	if (h->gpu != MVGAL_GPU_ANY)
+		printf("\"gpu\":%u,", h->gpu);
+	if (h->numa_node != MVGAL_NUMA_NONE)
+		printf("\"numa_node\":%u,", h->numa_node);
+	else
+		printf("\"numa_node\":null,");
+	printf("\"total\":%llu,\"used\":%llu,\"free\":%llu",
+	       (unsigned long long)h->total, (unsigned long long)h->used,
+	       (unsigned long long)h->free);
+	if (h->kind == MVGAL_REGION_POOL)
+		printf(",\"largest_free\":%llu", (unsigned long long)h->largest_free);
+	printf("}");
+}
+
+static void print_json_gpus(const struct report *r)
+{
+	unsigned int i, j, m;
+
+	printf(",\"gpus\":[");
+	for (i = 0; i < r->nr_gpus; i++) {
+		const struct drm_mvgal_gpu_info *g = &r->gi[i];
+
+		printf("%s{\"index\":%u,\"driver\":", i ? "," : "", g->gpu);
+		json_str(g->driver);
+		printf(",\"bus\":\"%s\",\"slot\":", g->bus == MVGAL_BUS_PCI ? "pci" : "platform");
+		json_str(g->slot);
+		printf(",\"root\":");
+		json_str(g->root);
+		printf(",\"pci_vendor\":%u,\"pci_device\":%u,\"pci_subvendor\":%u,\"pci_subdevice\":%u,",
+		       g->pci_vendor, g->pci_device, g->pci_subvendor, g->pci_subdevice);
+		if (g->numa_node == MVGAL_NUMA_NONE)
+			printf("\"numa_node\":null,");
+		else
+			printf("\"numa_node\":%u,", g->numa_node);
+		printf("\"pool\":{\"size\":%llu,\"used\":%llu,\"free\":%llu,\"allocations\":%llu},\"state\":\"%s\",\"state_changes\":%llu}",
+		       (unsigned long long)g->pool_size, (unsigned long long)g->pool_used,
+		       (unsigned long long)(g->pool_size - g->pool_used),
+		       (unsigned long long)g->pool_allocations, state_name(g->state),
+		       (unsigned long long)g->state_changes);
+	}
+	printf("],\"heap\":{\"regions\":[");
+	for (i = 0; i < r->nr_regions && i < MVGAL_MAX_GPUS + 1; i++) {
+		printf(i ? "," : "");
+		json_region(&r->regions[i]);
+	}
+	printf("],\"nodes\":[");
+	for (i = 0; i < r->nr_nodes && i < 64; i++) {
+		printf(i ? "," : "");
+		json_region(&r->nodes[i]);
+	}
+	printf("]},\"paths\":[");
+	for (i = 0; i < r->nr_gpus; i++) {
+		for (j = 0; j < r->nr_gpus; j++) {
+			static const char *sep = "";
+			struct drm_mvgal_gpu_link l;
+
+			if (i == j || mvgal_gpu_link(r->dev, r->gpus[i], r->gpus[j], &l))
+				continue;
+			printf("%s{\"src\":%u,\"dst\":%u,\"method\":\"%s\",\"why\":", sep,
+			       r->gpus[i], r->gpus[j], mvgal_method_name(l.chosen));
+			sep = ",";
+			json_str(mvgal_why_text(l.why));
+			printf(",\"same_root\":%s,\"same_numa\":%s,\"dma_engine\":%s,\"import_error\":%u,\"methods\":{",
+			       yesno(l.link_flags & MVGAL_LINK_SAME_ROOT),
+			       yesno(l.link_flags & MVGAL_LINK_SAME_NUMA),
+			       yesno(l.link_flags & MVGAL_LINK_DMA_ENGINE), l.import_error);
+			for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+				printf("%s\"%s\":{\"possible\":%s,\"reason\":", m ? "," : "",
+				       mvgal_method_name(m), yesno(l.methods & (1U << m)));
+				json_str(mvgal_reason_text(l.reasons[m]));
+				printf("}");
+			}
+			printf("}}");
+		}
+	}
+	printf("]");
 }
 
 static void print_json(const struct report *r)
@@ -153,12 +332,47 @@ static void print_json(const struct report *r)
 		       g, (unsigned long long)c->memory_limit_mb[g]);
 	printf("],\"dri\":{\"device_pattern\":");
 	json_str(c->device_pattern);
-	printf(",\"enable_prime\":%s}}}\n", yesno(c->enable_prime));
+	printf(",\"enable_prime\":%s}}", yesno(c->enable_prime));
+	print_json_gpus(r);
+	printf("}\n");
+}
+
+static void attach_report(const char *path, int result, uint32_t gpu, void *ctx)
+{
+	if (!result)
+		fprintf(stderr, "mvgal-info: %s attached as GPU %u\n", path, gpu);
+	else if (result == -EEXIST)
+		fprintf(stderr, "mvgal-info: %s is attached already\n", path);
+	else
+		fprintf(stderr, "mvgal-info: %s not attached: %s\n", path,
+			strerror(-result));
+}
+
+static int gather(struct report *r)
+{
+	unsigned int i;
+	int n;
+
+	n = mvgal_gpu_list(r->dev, r->gpus, MVGAL_MAX_GPUS);
+	if (n < 0)
+		return n;
+	r->nr_gpus = n > MVGAL_MAX_GPUS ? MVGAL_MAX_GPUS : n;
+	for (i = 0; i < r->nr_gpus; i++) {
+		int ret = mvgal_gpu_info(r->dev, r->gpus[i], &r->gi[i]);
+
+		if (ret)
+			return ret;
+	}
+	r->nr_regions = MVGAL_MAX_GPUS + 1;
+	r->nr_nodes = 64;
+	return mvgal_get_heap(r->dev, r->regions, &r->nr_regions, r->nodes,
+			      &r->nr_nodes);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "attach", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,11 +382,14 @@ int main(int argc, char **argv)
 	const char *cfg_path = NULL;
 	struct mvgal *dev;
 	char err[512];
-	bool json = false;
+	bool json = false, attach = false;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ajc:h", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'a':
+			attach = true;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -217,6 +434,16 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		return 1;
 	}
+	r.dev = dev;
+	if (attach) {
+		ret = mvgal_attach_all(dev, &r.cfg, attach_report, NULL);
+		if (ret < 0) {
+			fprintf(stderr, "mvgal-info: attaching GPUs failed: %s\n",
+				strerror(-ret));
+			mvgal_close(dev);
+			return 1;
+		}
+	}
 	ret = mvgal_get_info(dev, &r.info);
 	if (ret) {
 		fprintf(stderr, "mvgal-info: GET_INFO failed: %s\n",
@@ -225,6 +452,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r.node = mvgal_node_path(dev);
+	ret = gather(&r);
+	if (ret) {
+		fprintf(stderr, "mvgal-info: reading GPUs and heap failed: %s\n",
+			strerror(-ret));
+		mvgal_close(dev);
+		return 1;
+	}
 	if (json)
 		print_json(&r);
 	else

@@ -34,8 +34,11 @@ extern "C" {
  *
  * MVGAL_CAP_SYNCOBJ: the standard DRM syncobj ioctls are available on
  * the mvgal node.
+ * MVGAL_CAP_GPU_ATTACH: GPUs and their pools can be attached
+ * (GPU_ATTACH/DETACH/INFO/LINK, GET_HEAP).
  */
 #define MVGAL_CAP_SYNCOBJ		(1ULL << 0)
+#define MVGAL_CAP_GPU_ATTACH		(1ULL << 1)
 
 /**
  * DOC: core settings
@@ -67,7 +70,7 @@ struct drm_mvgal_get_info {
 	__u32 chunk_size;
 	/** @gpu_count: (out) GPUs attached now. */
 	__u32 gpu_count;
-	/** @max_gpus: (out) MVGAL_MAX_GPUS. */
+	/** @max_gpus: (out) slots for GPUs (module parameter max_gpus). */
 	__u32 max_gpus;
 	/** @core_flags: (out) MVGAL_CORE_* bits. */
 	__u32 core_flags;
@@ -75,10 +78,245 @@ struct drm_mvgal_get_info {
 	__u32 stats_interval;
 };
 
+/**
+ * MVGAL_GPU_ANY - in &drm_mvgal_gpu_attach.gpu: the lowest free slot.
+ * In &drm_mvgal_heap_region.gpu: the region is not a GPU pool.
+ */
+#define MVGAL_GPU_ANY		0xffffffffU
+
+/** MVGAL_NUMA_NONE - the device has no NUMA affinity (dev_to_node() < 0). */
+#define MVGAL_NUMA_NONE		0xffffffffU
+
+/* &drm_mvgal_gpu_info.bus */
+#define MVGAL_BUS_PLATFORM	0	/* not on a PCI bus (e.g. vgem) */
+#define MVGAL_BUS_PCI		1
+
+/* &drm_mvgal_gpu_info.state: active while its pool holds allocations */
+#define MVGAL_GPU_IDLE		0
+#define MVGAL_GPU_ACTIVE	1
+
+/* Length of the strings in &drm_mvgal_gpu_info, NUL included. */
+#define MVGAL_NAME_LEN		32
+
+/**
+ * struct drm_mvgal_gpu_attach - DRM_IOCTL_MVGAL_GPU_ATTACH
+ *
+ * Attaches a GPU and the pool of its memory it lends to mvgal. Needs
+ * CAP_SYS_ADMIN: the pool stays readable by whoever allocated it, so only
+ * the system may lend one. Errors: -EPERM without the capability; -EBADF
+ * for a closed fd; -EINVAL for an fd that is not a DRM device (or is
+ * mvgal's own), a pool fd that is not a dma-buf or not memory of that GPU,
+ * a bad slot, non-zero flags; -EEXIST when the GPU is attached already;
+ * -EBUSY when the requested slot is taken; -ENOSPC when every slot is;
+ * -EOPNOTSUPP when the kernel cannot map the pool for CPU copies.
+ */
+struct drm_mvgal_gpu_attach {
+	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
+	__u32 drm_fd;
+	/** @pool_fd: (in) a dma-buf allocated through that GPU's driver. */
+	__u32 pool_fd;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @gpu: (in) slot to use, or MVGAL_GPU_ANY; (out) the slot used. */
+	__u32 gpu;
+};
+
+/**
+ * struct drm_mvgal_gpu_detach - DRM_IOCTL_MVGAL_GPU_DETACH
+ *
+ * Needs CAP_SYS_ADMIN. Errors: -EPERM, -EINVAL (slot out of range,
+ * non-zero flags), -ENODEV (nothing attached there), -EBUSY (its pool
+ * still holds allocations).
+ */
+struct drm_mvgal_gpu_detach {
+	/** @gpu: (in) the slot. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_mvgal_gpu_info - DRM_IOCTL_MVGAL_GPU_INFO
+ *
+ * Identity and state of one attached GPU, as the kernel knows them.
+ * Errors: -EINVAL (slot out of range, non-zero flags), -ENODEV.
+ */
+struct drm_mvgal_gpu_info {
+	/** @gpu: (in) the slot. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @bus: (out) MVGAL_BUS_*. */
+	__u32 bus;
+	/** @numa_node: (out) dev_to_node() of the device, or MVGAL_NUMA_NONE. */
+	__u32 numa_node;
+	/** @pci_vendor: (out) PCI vendor id; 0 off PCI. */
+	__u32 pci_vendor;
+	/** @pci_device: (out) PCI device id; 0 off PCI. */
+	__u32 pci_device;
+	/** @pci_subvendor: (out) PCI subsystem vendor id; 0 off PCI. */
+	__u32 pci_subvendor;
+	/** @pci_subdevice: (out) PCI subsystem device id; 0 off PCI. */
+	__u32 pci_subdevice;
+	/** @state: (out) MVGAL_GPU_IDLE or MVGAL_GPU_ACTIVE. */
+	__u32 state;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/** @state_changes: (out) idle/active transitions since attach. */
+	__u64 state_changes;
+	/** @pool_size: (out) bytes the GPU lent. */
+	__u64 pool_size;
+	/** @pool_used: (out) bytes allocated from the pool. */
+	__u64 pool_used;
+	/** @pool_allocations: (out) live allocations in the pool. */
+	__u64 pool_allocations;
+	/** @driver: (out) the DRM driver's name. */
+	char driver[MVGAL_NAME_LEN];
+	/** @slot: (out) PCI slot ("0000:41:00.0") or device name off PCI. */
+	char slot[MVGAL_NAME_LEN];
+	/** @root: (out) PCI host bridge ("pci0000:40"); empty off PCI. */
+	char root[MVGAL_NAME_LEN];
+};
+
+/**
+ * DOC: transfer methods
+ *
+ * Bit numbers in &drm_mvgal_gpu_link.methods, indexes of
+ * &drm_mvgal_gpu_link.reasons, values of &drm_mvgal_gpu_link.chosen:
+ *
+ * MVGAL_METHOD_IN_PLACE: the destination GPU's driver imports the source
+ * pool and uses the data where it is (zero-copy).
+ * MVGAL_METHOD_P2P: a DMA engine that reaches both pools copies.
+ * MVGAL_METHOD_CPU_COPY: the CPU copies between the two kernel mappings.
+ * MVGAL_METHOD_STAGING: the CPU copies through a host bounce buffer.
+ */
+#define MVGAL_METHOD_IN_PLACE	0
+#define MVGAL_METHOD_P2P	1
+#define MVGAL_METHOD_CPU_COPY	2
+#define MVGAL_METHOD_STAGING	3
+#define MVGAL_METHOD_COUNT	4
+#define MVGAL_METHOD_NONE	0xffffffffU
+
+/* Why a method is not possible: &drm_mvgal_gpu_link.reasons[]. */
+#define MVGAL_REASON_OK			0
+#define MVGAL_REASON_IMPORT_REFUSED	1 /* see import_error */
+#define MVGAL_REASON_NO_DMA_ENGINE	2 /* no memcpy dmaengine channel */
+#define MVGAL_REASON_NO_CPU_MAPPING	3 /* a pool has no kernel mapping */
+#define MVGAL_REASON_COUNT		4
+
+/* Why the chosen method was chosen: &drm_mvgal_gpu_link.why. */
+#define MVGAL_WHY_NONE		0 /* no method possible */
+#define MVGAL_WHY_IMPORTS	1 /* the driver uses the memory in place */
+#define MVGAL_WHY_DMA_ENGINE	2 /* a DMA engine copies, the CPU is free */
+#define MVGAL_WHY_CPU_DIRECT	3 /* both mappings are cacheable memory */
+#define MVGAL_WHY_IOMEM_SOURCE	4 /* source is I/O memory: read it once */
+#define MVGAL_WHY_COUNT		5
+
+/* &drm_mvgal_gpu_link.link_flags */
+#define MVGAL_LINK_SAME_ROOT	(1U << 0) /* same PCI host bridge */
+#define MVGAL_LINK_SAME_NUMA	(1U << 1) /* same known NUMA node */
+#define MVGAL_LINK_DMA_ENGINE	(1U << 2) /* a memcpy DMA engine exists */
+
+/**
+ * struct drm_mvgal_gpu_link - DRM_IOCTL_MVGAL_GPU_LINK
+ *
+ * How data in GPU @src's pool reaches GPU @dst, probed at attach time.
+ * Errors: -EINVAL (slot out of range, @src == @dst, non-zero flags),
+ * -ENODEV (a slot is empty).
+ */
+struct drm_mvgal_gpu_link {
+	/** @src: (in) the GPU whose pool holds the data. */
+	__u32 src;
+	/** @dst: (in) the GPU that needs it. */
+	__u32 dst;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @link_flags: (out) MVGAL_LINK_*. */
+	__u32 link_flags;
+	/** @methods: (out) bit MVGAL_METHOD_x set when method x is possible. */
+	__u32 methods;
+	/** @chosen: (out) the method used, or MVGAL_METHOD_NONE. */
+	__u32 chosen;
+	/** @why: (out) MVGAL_WHY_* for @chosen. */
+	__u32 why;
+	/** @import_error: (out) errno of @dst's driver import, 0 if it imports. */
+	__u32 import_error;
+	/** @reasons: (out) MVGAL_REASON_* per method. */
+	__u32 reasons[MVGAL_METHOD_COUNT];
+};
+
+/* &drm_mvgal_heap_region.kind */
+#define MVGAL_REGION_SYSTEM	0	/* all system RAM */
+#define MVGAL_REGION_POOL	1	/* one GPU's pool */
+#define MVGAL_REGION_NODE	2	/* the RAM of one NUMA node */
+
+/**
+ * struct drm_mvgal_heap_region - one region of the unified heap
+ */
+struct drm_mvgal_heap_region {
+	/** @kind: (out) MVGAL_REGION_*. */
+	__u32 kind;
+	/** @gpu: (out) the GPU of a pool, else MVGAL_GPU_ANY. */
+	__u32 gpu;
+	/** @numa_node: (out) node of a NODE region or of a pool's GPU. */
+	__u32 numa_node;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/** @total: (out) bytes. */
+	__u64 total;
+	/** @used: (out) bytes. */
+	__u64 used;
+	/** @free: (out) bytes. */
+	__u64 free;
+	/** @largest_free: (out) largest free contiguous range (pools only). */
+	__u64 largest_free;
+};
+
+/**
+ * struct drm_mvgal_get_heap - DRM_IOCTL_MVGAL_GET_HEAP
+ *
+ * Region 0 is system RAM, regions 1..N the attached GPUs' pools in slot
+ * order; @nodes gets system RAM per online NUMA node. Figures come from
+ * the kernel's page counters and the pools' range allocators. When a
+ * capacity is smaller than the count, that many entries are written and
+ * the count tells how many exist. Errors: -EINVAL (non-zero flags or
+ * padding), -EFAULT.
+ */
+struct drm_mvgal_get_heap {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @num_regions: (in) capacity of @regions; (out) regions that exist. */
+	__u32 num_regions;
+	/** @regions: (in) user pointer to &struct drm_mvgal_heap_region[]. */
+	__u64 regions;
+	/** @num_nodes: (in) capacity of @nodes; (out) online NUMA nodes. */
+	__u32 num_nodes;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @nodes: (in) user pointer to &struct drm_mvgal_heap_region[]. */
+	__u64 nodes;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
+
+#define DRM_MVGAL_GPU_ATTACH	0x01
+#define DRM_MVGAL_GPU_DETACH	0x02
+#define DRM_MVGAL_GPU_INFO	0x03
+#define DRM_MVGAL_GPU_LINK	0x04
+#define DRM_MVGAL_GET_HEAP	0x05
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
+#define DRM_IOCTL_MVGAL_GPU_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_ATTACH, struct drm_mvgal_gpu_attach)
+#define DRM_IOCTL_MVGAL_GPU_DETACH \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_GPU_DETACH, struct drm_mvgal_gpu_detach)
+#define DRM_IOCTL_MVGAL_GPU_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_INFO, struct drm_mvgal_gpu_info)
+#define DRM_IOCTL_MVGAL_GPU_LINK \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_LINK, struct drm_mvgal_gpu_link)
+#define DRM_IOCTL_MVGAL_GET_HEAP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_HEAP, struct drm_mvgal_get_heap)
 
 #if defined(__cplusplus)
 }

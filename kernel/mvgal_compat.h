@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the 6.1 headers lack that mvgal uses. Every entry names the
+ * release that added the real thing.
+ */
+#ifndef MVGAL_COMPAT_H
+#define MVGAL_COMPAT_H
+
+#include <linux/dma-buf.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+/* 6.2 made dma_buf_vmap() expect the reservation lock held and added
+ * these; before, dma_buf_vmap() took what it needed itself.
+ */
+static inline int dma_buf_vmap_unlocked(struct dma_buf *dmabuf,
+					struct iosys_map *map)
+{
+	return dma_buf_vmap(dmabuf, map);
+}
+
+static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
+					   struct iosys_map *map)
+{
+	dma_buf_vunmap(dmabuf, map);
+}
+#endif
+
+#endif /* MVGAL_COMPAT_H */

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: <debugfs>/mvgal/pool_alloc drives the pool allocator directly,
+ * so tests can watch pool figures and GPU states move before anything
+ * else allocates from pools. Root only (0600).
+ *
+ *   echo "alloc GPU SIZE" > pool_alloc   allocate SIZE bytes from GPU's pool
+ *   echo "free GPU" > pool_alloc         free the newest allocation on GPU
+ *   cat pool_alloc                       one "GPU OFFSET SIZE" line each
+ */
+#include <linux/debugfs.h>
+#include <linux/list.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mvgal_drv.h"
+
+struct mvgal_debug_alloc {
+	struct list_head link;
+	struct mvgal_gpu *gpu;
+	struct mvgal_pool_alloc alloc;
+};
+
+static int mvgal_debug_alloc_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	struct mvgal_debug_alloc *d;
+
+	mutex_lock(&mdev->gpu_lock);
+	list_for_each_entry(d, &mdev->debug_allocs, link)
+		seq_printf(m, "%u %llu %llu\n", d->gpu->index,
+			   d->alloc.node.start, d->alloc.node.size);
+	mutex_unlock(&mdev->gpu_lock);
+	return 0;
+}
+
+static int mvgal_debug_alloc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mvgal_debug_alloc_show, inode->i_private);
+}
+
+static int mvgal_debug_do_alloc(struct mvgal_device *mdev, u32 index, u64 size)
+{
+	struct mvgal_debug_alloc *d;
+	struct mvgal_gpu *gpu;
+	int ret;
+
+	gpu = mvgal_gpu_lookup(mdev, index, &ret);
+	if (!gpu)
+		return ret;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	ret = mvgal_pool_alloc(gpu, &d->alloc, size);
+	if (ret) {
+		kfree(d);
+		return ret;
+	}
+	d->gpu = gpu;
+	list_add(&d->link, &mdev->debug_allocs);
+	return 0;
+}
+
+static int mvgal_debug_do_free(struct mvgal_device *mdev, u32 index)
+{
+	struct mvgal_debug_alloc *d;
+	struct mvgal_gpu *gpu;
+	int ret;
+
+	gpu = mvgal_gpu_lookup(mdev, index, &ret);
+	if (!gpu)
+		return ret;
+	list_for_each_entry(d, &mdev->debug_allocs, link) {
+		if (d->gpu == gpu) {
+			list_del(&d->link);
+			mvgal_pool_free(gpu, &d->alloc);
+			kfree(d);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static ssize_t mvgal_debug_alloc_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *pos)
+{
+	struct mvgal_device *mdev = file_inode(file)->i_private;
+	char buf[64];
+	u32 index;
+	u64 size;
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	mutex_lock(&mdev->gpu_lock);
+	if (sscanf(buf, "alloc %u %llu", &index, &size) == 2)
+		ret = mvgal_debug_do_alloc(mdev, index, size);
+	else if (sscanf(buf, "free %u", &index) == 1)
+		ret = mvgal_debug_do_free(mdev, index);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&mdev->gpu_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations mvgal_debug_alloc_fops = {
+	.owner = THIS_MODULE,
+	.open = mvgal_debug_alloc_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = mvgal_debug_alloc_write,
+};
+
+void mvgal_debugfs_init(struct mvgal_device *mdev)
+{
+	INIT_LIST_HEAD(&mdev->debug_allocs);
+	/* debugfs failures are not errors: the driver works without it. */
+	mdev->debugfs = debugfs_create_dir("mvgal", NULL);
+	debugfs_create_file("pool_alloc", 0600, mdev->debugfs, mdev,
+			    &mvgal_debug_alloc_fops);
+}
+
+/* Removes the files and frees what tests left allocated. */
+void mvgal_debugfs_fini(struct mvgal_device *mdev)
+{
+	struct mvgal_debug_alloc *d, *tmp;
+
+	debugfs_remove_recursive(mdev->debugfs);
+	mutex_lock(&mdev->gpu_lock);
+	list_for_each_entry_safe(d, tmp, &mdev->debug_allocs, link) {
+		list_del(&d->link);
+		mvgal_pool_free(d->gpu, &d->alloc);
+		kfree(d);
+	}
+	mutex_unlock(&mdev->gpu_lock);
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPUs: attach a DRM device and the pool it lends, record what the kernel
+ * knows about it (driver, PCI identity, NUMA node, host bridge), and probe
+ * how every other attached GPU reaches its pool.
+ */
+#include <linux/capability.h>
+#include <linux/dma-buf.h>
+#include <linux/dmaengine.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+
+#include "mvgal_drv.h"
+
+/**
+ * mvgal_gpu_lookup() - the GPU in a slot; caller holds gpu_lock
+ * @mdev: the device
+ * @index: the slot
+ * @err: (out) -EINVAL for a slot out of range, -ENODEV for an empty one
+ */
+struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
+				   int *err)
+{
+	lockdep_assert_held(&mdev->gpu_lock);
+	if (index >= mvgal_max_gpus) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (!mdev->gpus[index]) {
+		*err = -ENODEV;
+		return NULL;
+	}
+	return mdev->gpus[index];
+}
+
+/*
+ * Import @dmabuf through @ddev's own PRIME import, exactly as userspace
+ * handing the buffer to that driver would. This, not dma_buf_attach(),
+ * tells whether the driver can use the memory: drivers refuse foreign
+ * buffers in their import hooks.
+ */
+static struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
+						  struct dma_buf *dmabuf)
+{
+	if (!drm_core_check_feature(ddev, DRIVER_GEM))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (ddev->driver->gem_prime_import)
+		return ddev->driver->gem_prime_import(ddev, dmabuf);
+	return drm_gem_prime_import(ddev, dmabuf);
+}
+
+/* Is @dmabuf memory that @ddev's driver allocated for @ddev itself? */
+static bool mvgal_pool_is_native(struct drm_device *ddev,
+				 struct dma_buf *dmabuf)
+{
+	struct drm_gem_object *obj = mvgal_driver_import(ddev, dmabuf);
+	bool native;
+
+	if (IS_ERR(obj))
+		return false;
+	/* A driver's import of its own export returns the object the
+	 * dma-buf was exported from (a GEM export's priv); anything else is
+	 * a new object wrapping foreign memory.
+	 */
+	native = obj->dev == ddev && !obj->import_attach &&
+		 dmabuf->priv == obj;
+	drm_gem_object_put(obj);
+	return native;
+}
+
+static bool mvgal_memcpy_dma_engine_present(void)
+{
+	struct dma_chan *chan;
+	dma_cap_mask_t mask;
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	chan = dma_request_chan_by_mask(&mask);
+	if (IS_ERR(chan))
+		return false;
+	dma_release_channel(chan);
+	return true;
+}
+
+/* Probes how GPU @dst reaches the pool of GPU @src. */
+static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
+			     struct mvgal_gpu *dst, bool dma_engine)
+{
+	struct mvgal_link_facts facts = {
+		.dma_engine = dma_engine,
+		.src_mapped = !iosys_map_is_null(&src->pool.map),
+		.dst_mapped = !iosys_map_is_null(&dst->pool.map),
+		.src_iomem = src->pool.map.is_iomem,
+	};
+	struct drm_gem_object *obj;
+
+	obj = mvgal_driver_import(dst->ddev, src->pool.dmabuf);
+	if (IS_ERR(obj)) {
+		link->import_error = -PTR_ERR(obj);
+	} else {
+		link->import_error = 0;
+		facts.dst_imports_src = true;
+		drm_gem_object_put(obj);
+	}
+
+	link->link_flags = 0;
+	if (src->host_bridge && src->host_bridge == dst->host_bridge)
+		link->link_flags |= MVGAL_LINK_SAME_ROOT;
+	if (src->numa_node >= 0 && src->numa_node == dst->numa_node)
+		link->link_flags |= MVGAL_LINK_SAME_NUMA;
+	if (dma_engine)
+		link->link_flags |= MVGAL_LINK_DMA_ENGINE;
+	mvgal_link_judge(&facts, &link->verdict);
+}
+
+/* Reads identity and topology of @gpu->dev from the kernel. */
+static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
+{
+	struct device *d;
+
+	strscpy(gpu->driver, gpu->ddev->driver->name, sizeof(gpu->driver));
+	/* A DRM device may sit on a bus device (e.g. virtio) whose parent
+	 * is the PCI function; the PCI function is the GPU's identity.
+	 */
+	for (d = gpu->dev; d; d = d->parent)
+		if (dev_is_pci(d))
+			break;
+	if (d) {
+		struct pci_host_bridge *bridge;
+
+		gpu->pdev = to_pci_dev(d);
+		bridge = pci_find_host_bridge(gpu->pdev->bus);
+		gpu->host_bridge = bridge;
+		strscpy(gpu->slot, pci_name(gpu->pdev), sizeof(gpu->slot));
+		strscpy(gpu->root, dev_name(&bridge->dev), sizeof(gpu->root));
+		gpu->numa_node = dev_to_node(&gpu->pdev->dev);
+	} else {
+		strscpy(gpu->slot, dev_name(gpu->dev), sizeof(gpu->slot));
+		gpu->root[0] = '\0';
+		gpu->numa_node = dev_to_node(gpu->dev);
+	}
+	if (gpu->numa_node < 0)
+		gpu->numa_node = NUMA_NO_NODE;
+}
+
+static void mvgal_gpu_free(struct mvgal_gpu *gpu)
+{
+	mvgal_pool_fini(&gpu->pool);
+	put_device(gpu->dev);
+	drm_dev_put(gpu->ddev);
+	kfree(gpu);
+}
+
+/* Links of the newly attached @gpu with every other GPU, both ways. */
+static void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	bool dma_engine = mvgal_memcpy_dma_engine_present();
+	unsigned int i;
+
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		struct mvgal_gpu *other = mdev->gpus[i];
+
+		if (!other || other == gpu)
+			continue;
+		mvgal_link_probe(&mdev->links[gpu->index][i], gpu, other,
+				 dma_engine);
+		mvgal_link_probe(&mdev->links[i][gpu->index], other, gpu,
+				 dma_engine);
+		if (gpu->numa_node >= 0 && other->numa_node >= 0 &&
+		    gpu->numa_node != other->numa_node)
+			drm_warn(&mdev->drm,
+				 "GPU %u (%s) and GPU %u (%s) are on different NUMA nodes (%d, %d): data between them crosses the interconnect\n",
+				 gpu->index, gpu->slot, i, other->slot,
+				 gpu->numa_node, other->numa_node);
+	}
+}
+
+int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_gpu_attach *args = data;
+	struct drm_device *ddev;
+	struct drm_file *dfile;
+	struct mvgal_gpu *gpu;
+	struct dma_buf *dmabuf;
+	struct file *f;
+	unsigned int i, slot;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (args->flags)
+		return -EINVAL;
+	if (args->gpu != MVGAL_GPU_ANY && args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+
+	f = fget(args->drm_fd);
+	if (!f)
+		return -EBADF;
+	if (!S_ISCHR(file_inode(f)->i_mode) ||
+	    imajor(file_inode(f)) != DRM_MAJOR || !f->private_data) {
+		ret = -EINVAL;
+		goto out_fput;
+	}
+	dfile = f->private_data;
+	ddev = dfile->minor->dev;
+	if (ddev == dev || !ddev->dev) {
+		ret = -EINVAL;
+		goto out_fput;
+	}
+
+	dmabuf = dma_buf_get(args->pool_fd);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto out_fput;
+	}
+
+	mutex_lock(&mdev->gpu_lock);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		if (mdev->gpus[i] && mdev->gpus[i]->ddev == ddev) {
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+	if (args->gpu != MVGAL_GPU_ANY) {
+		slot = args->gpu;
+		if (mdev->gpus[slot]) {
+			ret = -EBUSY;
+			goto out_unlock;
+		}
+	} else {
+		for (slot = 0; slot < mvgal_max_gpus; slot++)
+			if (!mdev->gpus[slot])
+				break;
+		if (slot == mvgal_max_gpus) {
+			ret = -ENOSPC;
+			goto out_unlock;
+		}
+	}
+	if (!mvgal_pool_is_native(ddev, dmabuf)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+
+	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
+	if (!gpu) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	gpu->mdev = mdev;
+	gpu->index = slot;
+	gpu->ddev = ddev;
+	drm_dev_get(ddev);
+	gpu->dev = get_device(ddev->dev);
+	mvgal_gpu_identify(gpu);
+
+	ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
+	if (ret) {
+		put_device(gpu->dev);
+		drm_dev_put(ddev);
+		kfree(gpu);
+		goto out_unlock;
+	}
+	dmabuf = NULL; /* the pool owns the reference now */
+
+	mdev->gpus[slot] = gpu;
+	mdev->gpu_count++;
+	mvgal_gpu_link_all(mdev, gpu);
+	drm_info(&mdev->drm, "GPU %u attached: %s %s, NUMA node %d, pool %llu MiB\n",
+		 slot, gpu->driver, gpu->slot, gpu->numa_node,
+		 gpu->pool.size >> 20);
+	args->gpu = slot;
+	ret = 0;
+
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	if (dmabuf)
+		dma_buf_put(dmabuf);
+out_fput:
+	fput(f);
+	return ret;
+}
+
+/* Removes @gpu from @mdev; caller holds gpu_lock, the pool is empty. */
+static void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	unsigned int i;
+
+	mdev->gpus[gpu->index] = NULL;
+	mdev->gpu_count--;
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		memset(&mdev->links[gpu->index][i], 0, sizeof(struct mvgal_link));
+		memset(&mdev->links[i][gpu->index], 0, sizeof(struct mvgal_link));
+	}
+	drm_info(&mdev->drm, "GPU %u detached: %s %s\n", gpu->index,
+		 gpu->driver, gpu->slot);
+	mvgal_gpu_free(gpu);
+}
+
+int mvgal_ioctl_gpu_detach(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_gpu_detach *args = data;
+	struct mvgal_gpu *gpu;
+	int ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (args->flags)
+		return -EINVAL;
+
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out;
+	/* Placements will be drained by the migration engine; until then a
+	 * pool in use cannot go.
+	 */
+	mutex_lock(&gpu->pool.lock);
+	if (gpu->pool.nr_allocs)
+		ret = -EBUSY;
+	mutex_unlock(&gpu->pool.lock);
+	if (!ret)
+		mvgal_gpu_remove(mdev, gpu);
+out:
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}
+
+/**
+ * mvgal_gpu_detach_all() - at unload: let every GPU and its pool go
+ * @mdev: the device; no ioctl can run any more and the pools are empty
+ */
+void mvgal_gpu_detach_all(struct mvgal_device *mdev)
+{
+	unsigned int i;
+
+	mutex_lock(&mdev->gpu_lock);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (mdev->gpus[i])
+			mvgal_gpu_remove(mdev, mdev->gpus[i]);
+	mutex_unlock(&mdev->gpu_lock);
+}
+
+int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_gpu_info *args = data;
+	struct mvgal_gpu *gpu;
+	u64 used, largest, nr;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out;
+	mvgal_pool_usage(&gpu->pool, &used, &largest, &nr);
+	args->bus = gpu->pdev ? MVGAL_BUS_PCI : MVGAL_BUS_PLATFORM;
+	args->numa_node = gpu->numa_node < 0 ? MVGAL_NUMA_NONE : gpu->numa_node;
+	args->pci_vendor = gpu->pdev ? gpu->pdev->vendor : 0;
+	args->pci_device = gpu->pdev ? gpu->pdev->device : 0;
+	args->pci_subvendor = gpu->pdev ? gpu->pdev->subsystem_vendor : 0;
+	args->pci_subdevice = gpu->pdev ? gpu->pdev->subsystem_device : 0;
+	mutex_lock(&gpu->pool.lock);
+	args->state = gpu->active ? MVGAL_GPU_ACTIVE : MVGAL_GPU_IDLE;
+	args->state_changes = gpu->state_changes;
+	mutex_unlock(&gpu->pool.lock);
+	args->pad = 0;
+	args->pool_size = gpu->pool.size;
+	args->pool_used = used;
+	args->pool_allocations = nr;
+	memcpy(args->driver, gpu->driver, sizeof(args->driver));
+	memcpy(args->slot, gpu->slot, sizeof(args->slot));
+	memcpy(args->root, gpu->root, sizeof(args->root));
+out:
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}
+
+int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_gpu_link *args = data;
+	const struct mvgal_link *link;
+	unsigned int i;
+	int ret = 0;
+
+	if (args->flags || args->src == args->dst)
+		return -EINVAL;
+
+	mutex_lock(&mdev->gpu_lock);
+	if (!mvgal_gpu_lookup(mdev, args->src, &ret) ||
+	    !mvgal_gpu_lookup(mdev, args->dst, &ret))
+		goto out;
+	link = &mdev->links[args->src][args->dst];
+	args->link_flags = link->link_flags;
+	args->methods = link->verdict.methods;
+	args->chosen = link->verdict.chosen;
+	args->why = link->verdict.why;
+	args->import_error = link->import_error;
+	for (i = 0; i < MVGAL_METHOD_COUNT; i++)
+		args->reasons[i] = link->verdict.reasons[i];
+out:
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}

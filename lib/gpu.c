@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmvgal: GPUs, their pools, links and the unified heap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "internal.h"
+
+int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
+		     uint32_t slot, uint32_t *index)
+{
+	struct drm_mvgal_gpu_attach a = {
+		.drm_fd = (uint32_t)drm_fd,
+		.pool_fd = (uint32_t)pool_fd,
+		.gpu = slot,
+	};
+	int ret;
+
+	if (!dev || drm_fd < 0 || pool_fd < 0)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_ATTACH, &a);
+	if (!ret && index)
+		*index = a.gpu;
+	return ret;
+}
+
+int mvgal_gpu_detach(struct mvgal *dev, uint32_t gpu)
+{
+	struct drm_mvgal_gpu_detach d = { .gpu = gpu };
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d);
+}
+
+int mvgal_gpu_info(struct mvgal *dev, uint32_t gpu,
+		   struct drm_mvgal_gpu_info *info)
+{
+	struct drm_mvgal_gpu_info i = { .gpu = gpu };
+	int ret;
+
+	if (!dev || !info)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_INFO, &i);
+	if (!ret)
+		*info = i;
+	return ret;
+}
+
+int mvgal_gpu_list(struct mvgal *dev, uint32_t *gpus, unsigned int max)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+	struct drm_mvgal_gpu_info i;
+	unsigned int n = 0;
+	uint32_t g;
+	int ret;
+
+	if (!dev || (max && !gpus))
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi);
+	if (ret)
+		return ret;
+	for (g = 0; g < gi.max_gpus; g++) {
+		ret = mvgal_gpu_info(dev, g, &i);
+		if (ret == -ENODEV)
+			continue;
+		if (ret)
+			return ret;
+		if (n < max)
+			gpus[n] = g;
+		n++;
+	}
+	return (int)n;
+}
+
+int mvgal_gpu_link(struct mvgal *dev, uint32_t src, uint32_t dst,
+		   struct drm_mvgal_gpu_link *link)
+{
+	struct drm_mvgal_gpu_link l = { .src = src, .dst = dst };
+	int ret;
+
+	if (!dev || !link)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_LINK, &l);
+	if (!ret)
+		*link = l;
+	return ret;
+}
+
+int mvgal_get_heap(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
+		   uint32_t *nr_regions, struct drm_mvgal_heap_region *nodes,
+		   uint32_t *nr_nodes)
+{
+	struct drm_mvgal_get_heap h = { 0 };
+	int ret;
+
+	if (!dev || !nr_regions)
+		return -EINVAL;
+	h.regions = (uintptr_t)regions;
+	h.num_regions = regions ? *nr_regions : 0;
+	h.nodes = (uintptr_t)nodes;
+	h.num_nodes = nodes && nr_nodes ? *nr_nodes : 0;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h);
+	if (ret)
+		return ret;
+	*nr_regions = h.num_regions;
+	if (nr_nodes)
+		*nr_nodes = h.num_nodes;
+	return 0;
+}
+
+/* Opens the card (primary) node of the device behind @fd: dumb buffers
+ * can only be created there.
+ */
+static int mvgal_open_card_node(int fd)
+{
+	drmDevicePtr d;
+	int card;
+
+	if (drmGetNodeTypeFromFd(fd) == DRM_NODE_PRIMARY) {
+		card = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		return card < 0 ? -errno : card;
+	}
+	if (drmGetDevice2(fd, 0, &d))
+		return -ENODEV;
+	if (!(d->available_nodes & (1 << DRM_NODE_PRIMARY))) {
+		drmFreeDevice(&d);
+		return -EOPNOTSUPP;
+	}
+	card = open(d->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+	drmFreeDevice(&d);
+	return card < 0 ? -errno : card;
+}
+
+/* Creates a dumb buffer of @mb MiB on @card and exports it; 0 or -errno. */
+static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
+{
+	struct drm_mode_create_dumb c = { 0 };
+	struct drm_mode_destroy_dumb d = { 0 };
+	int ret, fd;
+
+	/* 4 KiB rows of 32-bit pixels: any whole number of MiB fits. */
+	c.bpp = 32;
+	c.width = 1024;
+	if (mb * 256 > UINT32_MAX)
+		return -E2BIG;
+	c.height = (uint32_t)(mb * 256);
+	ret = mvgal_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &c);
+	if (ret)
+		return ret;
+	ret = drmPrimeHandleToFD(card, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd);
+	if (ret)
+		ret = -errno;
+	/* The dma-buf holds the object; the handle is no longer needed. */
+	d.handle = c.handle;
+	mvgal_ioctl(card, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	if (!ret)
+		*pool_fd = fd;
+	return ret;
+}
+
+/* Errors that mean "not that much memory": try a smaller pool. */
+static bool mvgal_pool_too_big(int err)
+{
+	return err == -ENOMEM || err == -ENOSPC || err == -E2BIG ||
+	       err == -EINVAL || err == -EFBIG;
+}
+
+int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
+			  uint64_t pool_mb, uint32_t slot, uint32_t *index)
+{
+	uint64_t mb = pool_mb ? pool_mb : MVGAL_POOL_DEFAULT_MB;
+	int fd, card, ret;
+
+	if (!dev || !path)
+		return -EINVAL;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	card = mvgal_open_card_node(fd);
+	if (card < 0) {
+		close(fd);
+		return card;
+	}
+	for (;;) {
+		int pool_fd;
+
+		ret = mvgal_pool_create(card, mb, &pool_fd);
+		if (!ret) {
+			ret = mvgal_gpu_attach(dev, fd, pool_fd, slot, index);
+			close(pool_fd);
+		}
+		/* An explicit size is taken or refused as it is; otherwise
+		 * halve until the driver grants a pool or the floor is hit.
+		 */
+		if (!ret || pool_mb || !mvgal_pool_too_big(ret) ||
+		    mb / 2 < MVGAL_POOL_MIN_MB)
+			break;
+		mb /= 2;
+	}
+	close(card);
+	close(fd);
+	return ret;
+}
+
+static int mvgal_lowest_free_slot(struct mvgal *dev, uint32_t *slot)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+	struct drm_mvgal_gpu_info i;
+	uint32_t g;
+	int ret;
+
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi);
+	if (ret)
+		return ret;
+	for (g = 0; g < gi.max_gpus; g++) {
+		ret = mvgal_gpu_info(dev, g, &i);
+		if (ret == -ENODEV) {
+			*slot = g;
+			return 0;
+		}
+		if (ret)
+			return ret;
+	}
+	return -ENOSPC;
+}
+
+/* 1 if @path is a node of mvgal itself, 0 if not, -errno. */
+static int mvgal_node_is_mvgal(const char *path)
+{
+	drmVersionPtr v;
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	v = drmGetVersion(fd);
+	close(fd);
+	if (!v)
+		return -ENODEV; /* not a DRM node at all */
+	ret = v->name && !strcmp(v->name, "mvgal");
+	drmFreeVersion(v);
+	return ret;
+}
+
+int mvgal_attach_all(struct mvgal *dev, const struct mvgal_config *cfg,
+		     mvgal_attach_cb cb, void *ctx)
+{
+	int first_err = 0, attached = 0;
+	glob_t g;
+	size_t i;
+	int ret;
+
+	if (!dev || !cfg)
+		return -EINVAL;
+	ret = glob(cfg->device_pattern, 0, NULL, &g);
+	if (ret == GLOB_NOMATCH)
+		return 0;
+	if (ret)
+		return -ENOMEM;
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		uint32_t slot = MVGAL_GPU_ANY;
+
+		ret = mvgal_node_is_mvgal(path);
+		if (ret == 1)
+			continue;
+		if (ret == 0)
+			ret = mvgal_lowest_free_slot(dev, &slot);
+		if (ret == 0)
+			ret = mvgal_gpu_attach_node(dev, path,
+						    cfg->memory_limit_mb[slot],
+						    slot, &slot);
+		if (cb)
+			cb(path, ret, slot, ctx);
+		if (!ret)
+			attached++;
+		else if (ret != -EEXIST && !first_err)
+			first_err = ret;
+	}
+	globfree(&g);
+	return first_err ? first_err : attached;
+}
+
+const char *mvgal_method_name(uint32_t method)
+{
+	static const char *const names[MVGAL_METHOD_COUNT] = {
+		[MVGAL_METHOD_IN_PLACE] = "in-place",
+		[MVGAL_METHOD_P2P] = "p2p",
+		[MVGAL_METHOD_CPU_COPY] = "cpu-copy",
+		[MVGAL_METHOD_STAGING] = "staging",
+	};
+
+	return method < MVGAL_METHOD_COUNT ? names[method] : "none";
+}
+
+const char *mvgal_reason_text(uint32_t reason)
+{
+	static const char *const text[MVGAL_REASON_COUNT] = {
+		[MVGAL_REASON_OK] = "possible",
+		[MVGAL_REASON_IMPORT_REFUSED] = "the destination's driver refuses to import the source pool",
+		[MVGAL_REASON_NO_DMA_ENGINE] = "no memcpy-capable DMA engine",
+		[MVGAL_REASON_NO_CPU_MAPPING] = "a pool has no kernel CPU mapping",
+	};
+
+	return reason < MVGAL_REASON_COUNT ? text[reason] : "unknown";
+}
+
+const char *mvgal_why_text(uint32_t why)
+{
+	static const char *const text[MVGAL_WHY_COUNT] = {
+		[MVGAL_WHY_NONE] = "no method is possible",
+		[MVGAL_WHY_IMPORTS] = "the destination's driver uses the memory in place",
+		[MVGAL_WHY_DMA_ENGINE] = "a DMA engine copies without the CPU",
+		[MVGAL_WHY_CPU_DIRECT] = "no DMA engine; both pools are CPU-mapped cacheable memory",
+		[MVGAL_WHY_IOMEM_SOURCE] = "the source is I/O memory: read it once into a bounce buffer",
+	};
+
+	return why < MVGAL_WHY_COUNT ? text[why] : "unknown";
+}

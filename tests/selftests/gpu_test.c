@@ -1,0 +1,916 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU attach, pools, topology and the unified heap, against the guest's
+ * stand-in GPUs: three virtio-gpu (main host bridge, expander bridge on
+ * NUMA node 0, expander bridge on NUMA node 1) and vgem.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+
+#define DEBUG_ALLOC "/sys/kernel/debug/mvgal/pool_alloc"
+#define POOL_MB 64
+#define NR_GPUS 4	/* three virtio-gpu and vgem */
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int debug_cmd(const char *fmt, unsigned int gpu, unsigned long long size)
+{
+	char buf[64];
+	int fd, n, ret = 0;
+
+	n = snprintf(buf, sizeof(buf), fmt, gpu, size);
+	fd = open(DEBUG_ALLOC, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int pool_alloc(unsigned int gpu, unsigned long long size)
+{
+	return debug_cmd("alloc %u %llu", gpu, size);
+}
+
+static int pool_free(unsigned int gpu)
+{
+	return debug_cmd("free %u", gpu, 0);
+}
+
+static void config_64(struct mvgal_config *cfg)
+{
+	unsigned int i;
+
+	mvgal_config_defaults(cfg);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		cfg->memory_limit_mb[i] = POOL_MB;
+}
+
+/* Finds the attached GPU whose driver is @driver and NUMA node @node
+ * (MVGAL_NUMA_NONE, or ~1U for any); -1 if none.
+ */
+static int find_gpu(struct mvgal *m, const char *driver, uint32_t node)
+{
+	struct drm_mvgal_gpu_info info;
+	uint32_t g;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (mvgal_gpu_info(m, g, &info))
+			continue;
+		if (strcmp(info.driver, driver))
+			continue;
+		if (node != ~1U && info.numa_node != node)
+			continue;
+		return (int)g;
+	}
+	return -1;
+}
+
+static int gpu_count(struct mvgal *m)
+{
+	return mvgal_gpu_list(m, NULL, 0);
+}
+
+/* The card node of the DRM device whose driver is @driver (first match). */
+static int open_card(const char *driver, char *path, size_t len)
+{
+	drmDevicePtr devs[16];
+	int n, i, fd = -ENODEV;
+
+	n = drmGetDevices2(0, devs, 16);
+	for (i = 0; i < n && fd < 0; i++) {
+		drmVersionPtr v;
+		int f;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && !strcmp(v->name, driver)) {
+			fd = f;
+			snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_PRIMARY]);
+		} else {
+			close(f);
+		}
+		drmFreeVersion(v);
+	}
+	drmFreeDevices(devs, n);
+	return fd;
+}
+
+/* A dma-buf of @mb MiB from the driver behind @card. */
+static int make_pool(int card, unsigned int mb)
+{
+	struct drm_mode_create_dumb c = { .bpp = 32, .width = 1024,
+					  .height = mb * 256 };
+	int fd = -1;
+
+	if (drmIoctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &c))
+		return -errno;
+	if (drmPrimeHandleToFD(card, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd))
+		fd = -errno;
+	drmCloseBufferHandle(card, c.handle);
+	return fd;
+}
+
+static int read_sysfs(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static unsigned long sysfs_ul(const char *dir, const char *name)
+{
+	char buf[64];
+
+	if (read_sysfs(dir, name, buf, sizeof(buf)))
+		return ULONG_MAX;
+	return strtoul(buf, NULL, 0);
+}
+
+static long module_refcnt(const char *mod)
+{
+	char dir[64];
+	char buf[32];
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s", mod);
+	if (read_sysfs(dir, "refcnt", buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* Frees every debugfs allocation and attaches every missing GPU. */
+static void reset_state(struct __test_metadata *_metadata, struct mvgal *m)
+{
+	struct mvgal_config cfg;
+	uint32_t g;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		while (pool_free(g) == 0)
+			;
+	config_64(&cfg);
+	ASSERT_LE(0, mvgal_attach_all(m, &cfg, NULL, NULL));
+	ASSERT_EQ(NR_GPUS, gpu_count(m));
+}
+
+FIXTURE(gpus) {
+	struct mvgal *m;
+	int fd;
+};
+
+FIXTURE_SETUP(gpus)
+{
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	reset_state(_metadata, self->m);
+}
+
+FIXTURE_TEARDOWN(gpus)
+{
+	mvgal_close(self->m);
+}
+
+TEST_F(gpus, attach_all_finds_every_gpu)
+{
+	struct mvgal_config cfg;
+	uint32_t list[MVGAL_MAX_GPUS];
+	int n, i, virtio = 0, vgem = 0;
+
+	n = mvgal_gpu_list(self->m, list, MVGAL_MAX_GPUS);
+	ASSERT_EQ(NR_GPUS, n);
+	for (i = 0; i < n; i++) {
+		struct drm_mvgal_gpu_info info;
+
+		ASSERT_EQ(0, mvgal_gpu_info(self->m, list[i], &info));
+		EXPECT_EQ(list[i], info.gpu);
+		virtio += !strcmp(info.driver, "virtio_gpu");
+		vgem += !strcmp(info.driver, "vgem");
+		EXPECT_EQ(POOL_MB << 20, info.pool_size);
+		EXPECT_EQ(0, info.pool_used);
+		EXPECT_EQ(MVGAL_GPU_IDLE, info.state);
+	}
+	EXPECT_EQ(3, virtio);
+	EXPECT_EQ(1, vgem);
+	/* Everything is attached: a second pass attaches nothing. */
+	config_64(&cfg);
+	EXPECT_EQ(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
+	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
+}
+
+/* Identity and topology agree with what sysfs says about each device. */
+TEST_F(gpus, identity_matches_sysfs)
+{
+	uint32_t g;
+	int checked = 0;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		struct drm_mvgal_gpu_info info;
+		char dir[PATH_MAX], real[PATH_MAX], root[40];
+		long node;
+
+		if (mvgal_gpu_info(self->m, g, &info))
+			continue;
+		checked++;
+		if (!strcmp(info.driver, "vgem")) {
+			EXPECT_EQ(MVGAL_BUS_PLATFORM, info.bus);
+			EXPECT_STREQ("vgem", info.slot);
+			EXPECT_STREQ("", info.root);
+			EXPECT_EQ(MVGAL_NUMA_NONE, info.numa_node);
+			EXPECT_EQ(0, info.pci_vendor);
+			continue;
+		}
+		EXPECT_STREQ("virtio_gpu", info.driver);
+		EXPECT_EQ(MVGAL_BUS_PCI, info.bus);
+		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", info.slot);
+		ASSERT_NE(NULL, realpath(dir, real)) TH_LOG("no %s", dir);
+		EXPECT_EQ(sysfs_ul(dir, "vendor"), info.pci_vendor);
+		EXPECT_EQ(sysfs_ul(dir, "device"), info.pci_device);
+		EXPECT_EQ(sysfs_ul(dir, "subsystem_vendor"), info.pci_subvendor);
+		EXPECT_EQ(sysfs_ul(dir, "subsystem_device"), info.pci_subdevice);
+		EXPECT_EQ(0x1af4, info.pci_vendor); /* virtio */
+		node = (long)sysfs_ul(dir, "numa_node");
+		EXPECT_EQ(node < 0 ? MVGAL_NUMA_NONE : (uint32_t)node,
+			  info.numa_node);
+		/* /sys/devices/pci0000:40/... : the host bridge is the first
+		 * component under /sys/devices.
+		 */
+		ASSERT_EQ(1, sscanf(real, "/sys/devices/%39[^/]", root));
+		EXPECT_STREQ(root, info.root);
+	}
+	EXPECT_EQ(NR_GPUS, checked);
+}
+
+TEST_F(gpus, expander_bridge_topology)
+{
+	int main_gpu = find_gpu(self->m, "virtio_gpu", MVGAL_NUMA_NONE);
+	int n0 = find_gpu(self->m, "virtio_gpu", 0);
+	int n1 = find_gpu(self->m, "virtio_gpu", 1);
+	struct drm_mvgal_gpu_info a, b, c;
+	struct drm_mvgal_gpu_link l;
+
+	ASSERT_GE(main_gpu, 0);
+	ASSERT_GE(n0, 0);
+	ASSERT_GE(n1, 0);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, main_gpu, &a));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, n1, &b));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, n0, &c));
+	EXPECT_STREQ("pci0000:00", a.root);
+	EXPECT_STREQ("pci0000:40", b.root);
+	EXPECT_STREQ("pci0000:20", c.root);
+	EXPECT_EQ(1, b.numa_node);
+	EXPECT_EQ(0, c.numa_node);
+
+	ASSERT_EQ(0, mvgal_gpu_link(self->m, main_gpu, n1, &l));
+	EXPECT_FALSE(l.link_flags & MVGAL_LINK_SAME_ROOT);
+	EXPECT_FALSE(l.link_flags & MVGAL_LINK_SAME_NUMA);
+	ASSERT_EQ(0, mvgal_gpu_link(self->m, n0, n1, &l));
+	EXPECT_FALSE(l.link_flags & MVGAL_LINK_SAME_ROOT);
+	EXPECT_FALSE(l.link_flags & MVGAL_LINK_SAME_NUMA);
+	/* No DMA engine in the guest: P2P copies are impossible, and say so. */
+	EXPECT_FALSE(l.link_flags & MVGAL_LINK_DMA_ENGINE);
+	EXPECT_FALSE(l.methods & (1U << MVGAL_METHOD_P2P));
+	EXPECT_EQ(MVGAL_REASON_NO_DMA_ENGINE, l.reasons[MVGAL_METHOD_P2P]);
+}
+
+/* GPUs on NUMA nodes 0 and 1 produce exactly one warning when paired. */
+TEST_F(gpus, numa_straddle_warned_once)
+{
+	int n0 = find_gpu(self->m, "virtio_gpu", 0);
+	int n1 = find_gpu(self->m, "virtio_gpu", 1);
+	char cmd[256];
+
+	ASSERT_GE(n1, 0);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, n1));
+	ASSERT_EQ(0, run("dmesg -c >/dev/null"));
+	reset_state(_metadata, self->m);
+	n1 = find_gpu(self->m, "virtio_gpu", 1);
+	snprintf(cmd, sizeof(cmd),
+		 "test \"$(dmesg | grep -c 'GPU %d (.*) and GPU %d (.*) are on different NUMA nodes (1, 0)')\" = 1",
+		 n1, n0);
+	EXPECT_EQ(0, run(cmd)) TH_LOG("%s", cmd);
+	/* Nothing else straddles known nodes: one warning in all. */
+	EXPECT_EQ(0, run("test \"$(dmesg | grep -c 'different NUMA nodes')\" = 1"));
+}
+
+/* vgem uses virtio-gpu's memory in place; virtio-gpu refuses vgem's. */
+TEST_F(gpus, pair_matrix_follows_driver_imports)
+{
+	int virt = find_gpu(self->m, "virtio_gpu", ~1U);
+	int vgem = find_gpu(self->m, "vgem", ~1U);
+	struct drm_mvgal_gpu_link l;
+
+	ASSERT_GE(virt, 0);
+	ASSERT_GE(vgem, 0);
+	ASSERT_EQ(0, mvgal_gpu_link(self->m, virt, vgem, &l));
+	EXPECT_TRUE(l.methods & (1U << MVGAL_METHOD_IN_PLACE));
+	EXPECT_EQ(0, l.import_error);
+	EXPECT_EQ(MVGAL_REASON_OK, l.reasons[MVGAL_METHOD_IN_PLACE]);
+	EXPECT_EQ(MVGAL_METHOD_IN_PLACE, l.chosen);
+	EXPECT_EQ(MVGAL_WHY_IMPORTS, l.why);
+
+	ASSERT_EQ(0, mvgal_gpu_link(self->m, vgem, virt, &l));
+	EXPECT_FALSE(l.methods & (1U << MVGAL_METHOD_IN_PLACE));
+	EXPECT_EQ(ENODEV, l.import_error);
+	EXPECT_EQ(MVGAL_REASON_IMPORT_REFUSED, l.reasons[MVGAL_METHOD_IN_PLACE]);
+	/* The fallback is a CPU copy: both pools are mapped RAM. */
+	EXPECT_TRUE(l.methods & (1U << MVGAL_METHOD_CPU_COPY));
+	EXPECT_TRUE(l.methods & (1U << MVGAL_METHOD_STAGING));
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, l.chosen);
+	EXPECT_EQ(MVGAL_WHY_CPU_DIRECT, l.why);
+}
+
+/* Every ordered pair has a link, and a chosen method it says is possible. */
+TEST_F(gpus, every_pair_has_a_possible_method)
+{
+	uint32_t list[MVGAL_MAX_GPUS];
+	int n = mvgal_gpu_list(self->m, list, MVGAL_MAX_GPUS), i, j;
+
+	ASSERT_EQ(NR_GPUS, n);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			struct drm_mvgal_gpu_link l;
+
+			if (i == j)
+				continue;
+			ASSERT_EQ(0, mvgal_gpu_link(self->m, list[i], list[j], &l));
+			ASSERT_LT(l.chosen, MVGAL_METHOD_COUNT);
+			EXPECT_TRUE(l.methods & (1U << l.chosen));
+			EXPECT_EQ(!!(l.methods & (1U << MVGAL_METHOD_IN_PLACE)),
+				  l.import_error == 0);
+		}
+}
+
+TEST_F(gpus, heap_reports_kernel_figures)
+{
+	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1], nodes[8];
+	uint32_t nr = MVGAL_MAX_GPUS + 1, nn = 8, i;
+	unsigned long long node_total = 0;
+
+	ASSERT_EQ(0, mvgal_get_heap(self->m, r, &nr, nodes, &nn));
+	ASSERT_EQ(1 + NR_GPUS, nr);
+	ASSERT_EQ(2, nn);
+	EXPECT_EQ(MVGAL_REGION_SYSTEM, r[0].kind);
+	EXPECT_EQ(MVGAL_GPU_ANY, r[0].gpu);
+	EXPECT_GT(r[0].total, 1ULL << 30);
+	EXPECT_LE(r[0].total, 2ULL << 30);
+	EXPECT_LT(r[0].free, r[0].total);
+	EXPECT_EQ(r[0].total - r[0].free, r[0].used);
+	for (i = 0; i < nn; i++) {
+		EXPECT_EQ(MVGAL_REGION_NODE, nodes[i].kind);
+		EXPECT_EQ(i, nodes[i].numa_node);
+		EXPECT_GT(nodes[i].total, 512ULL << 20);
+		EXPECT_LE(nodes[i].total, 1ULL << 30);
+		EXPECT_LE(nodes[i].free, nodes[i].total);
+		node_total += nodes[i].total;
+	}
+	/* Both are the page allocator's managed pages. */
+	EXPECT_EQ(r[0].total, node_total);
+	for (i = 1; i < nr; i++) {
+		struct drm_mvgal_gpu_info info;
+
+		EXPECT_EQ(MVGAL_REGION_POOL, r[i].kind);
+		ASSERT_EQ(0, mvgal_gpu_info(self->m, r[i].gpu, &info));
+		EXPECT_EQ(info.numa_node, r[i].numa_node);
+		EXPECT_EQ(POOL_MB << 20, r[i].total);
+		EXPECT_EQ(0, r[i].used);
+		EXPECT_EQ(r[i].total, r[i].free);
+		EXPECT_EQ(r[i].total, r[i].largest_free);
+	}
+}
+
+static int pool_region(struct mvgal *m, uint32_t gpu,
+		       struct drm_mvgal_heap_region *out)
+{
+	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1];
+	uint32_t nr = MVGAL_MAX_GPUS + 1, i;
+	int ret = mvgal_get_heap(m, r, &nr, NULL, NULL);
+
+	if (ret)
+		return ret;
+	for (i = 1; i < nr; i++)
+		if (r[i].gpu == gpu) {
+			*out = r[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Pool figures move with allocations and come back; the GPU turns active
+ * with its first allocation and idle with its last.
+ */
+TEST_F(gpus, heap_follows_pool_allocations)
+{
+	int g = find_gpu(self->m, "virtio_gpu", 1);
+	struct drm_mvgal_heap_region r;
+	struct drm_mvgal_gpu_info info;
+	unsigned long long changes;
+
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &info));
+	changes = info.state_changes;
+
+	ASSERT_EQ(0, pool_alloc(g, (1 << 20) + 3));
+	ASSERT_EQ(0, pool_region(self->m, g, &r));
+	EXPECT_EQ((1 << 20) + 4096, r.used);
+	EXPECT_EQ((POOL_MB << 20) - (1 << 20) - 4096, r.free);
+	EXPECT_EQ(r.free, r.largest_free);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &info));
+	EXPECT_EQ(MVGAL_GPU_ACTIVE, info.state);
+	EXPECT_EQ(changes + 1, info.state_changes);
+	EXPECT_EQ(1, info.pool_allocations);
+	EXPECT_EQ(r.used, info.pool_used);
+
+	ASSERT_EQ(0, pool_alloc(g, 8 << 20));
+	ASSERT_EQ(0, pool_region(self->m, g, &r));
+	EXPECT_EQ((9 << 20) + 4096, r.used);
+	/* More than is free: refused, nothing changes. */
+	EXPECT_EQ(-ENOSPC, pool_alloc(g, POOL_MB << 20));
+	EXPECT_EQ(-EINVAL, pool_alloc(g, 0));
+	ASSERT_EQ(0, pool_region(self->m, g, &r));
+	EXPECT_EQ((9 << 20) + 4096, r.used);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &info));
+	EXPECT_EQ(2, info.pool_allocations);
+	EXPECT_EQ(changes + 1, info.state_changes);
+
+	ASSERT_EQ(0, pool_free(g));
+	ASSERT_EQ(0, pool_free(g));
+	ASSERT_EQ(0, pool_region(self->m, g, &r));
+	EXPECT_EQ(0, r.used);
+	EXPECT_EQ(POOL_MB << 20, r.free);
+	EXPECT_EQ(POOL_MB << 20, r.largest_free);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &info));
+	EXPECT_EQ(MVGAL_GPU_IDLE, info.state);
+	EXPECT_EQ(changes + 2, info.state_changes);
+	EXPECT_EQ(0, info.pool_allocations);
+}
+
+TEST_F(gpus, detach_busy_then_reattach)
+{
+	int g = find_gpu(self->m, "virtio_gpu", 0);
+	struct drm_mvgal_gpu_info before, after;
+	struct drm_mvgal_gpu_link l;
+
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &before));
+	ASSERT_EQ(0, pool_alloc(g, 4096));
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
+	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
+	ASSERT_EQ(0, pool_free(g));
+
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
+	EXPECT_EQ(NR_GPUS - 1, gpu_count(self->m));
+	EXPECT_EQ(-ENODEV, mvgal_gpu_info(self->m, g, &after));
+	EXPECT_EQ(-ENODEV, mvgal_gpu_link(self->m, g, g ? 0 : 1, &l));
+	EXPECT_EQ(-ENODEV, mvgal_gpu_detach(self->m, g));
+
+	reset_state(_metadata, self->m);
+	g = find_gpu(self->m, "virtio_gpu", 0);
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, g, &after));
+	EXPECT_STREQ(before.slot, after.slot);
+	EXPECT_STREQ(before.root, after.root);
+	EXPECT_EQ(before.numa_node, after.numa_node);
+}
+
+TEST_F(gpus, attach_same_gpu_twice_is_eexist)
+{
+	char path[64];
+	int card = open_card("vgem", path, sizeof(path));
+
+	ASSERT_GE(card, 0);
+	close(card);
+	EXPECT_EQ(-EEXIST, mvgal_gpu_attach_node(self->m, path, POOL_MB,
+						 MVGAL_GPU_ANY, NULL));
+	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
+}
+
+/* With limit 0 the pool is the largest the driver grants from the default. */
+TEST_F(gpus, default_pool_size)
+{
+	int g = find_gpu(self->m, "vgem", ~1U);
+	struct drm_mvgal_gpu_info info;
+	uint32_t idx;
+	char path[64];
+	int card;
+
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
+	card = open_card("vgem", path, sizeof(path));
+	ASSERT_GE(card, 0);
+	close(card);
+	ASSERT_EQ(0, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, &idx));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, idx, &info));
+	EXPECT_EQ((uint64_t)MVGAL_POOL_DEFAULT_MB << 20, info.pool_size);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, idx));
+}
+
+/* ---- rejections: each changes nothing ---- */
+
+/* A fixture with vgem detached, its card node and a pool of its own. */
+FIXTURE(attach) {
+	struct mvgal *m;
+	int fd, card, pool;
+};
+
+FIXTURE_SETUP(attach)
+{
+	char path[64];
+	int g;
+
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	reset_state(_metadata, self->m);
+	g = find_gpu(self->m, "vgem", ~1U);
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
+	self->card = open_card("vgem", path, sizeof(path));
+	ASSERT_GE(self->card, 0);
+	self->pool = make_pool(self->card, 1);
+	ASSERT_GE(self->pool, 0);
+}
+
+FIXTURE_TEARDOWN(attach)
+{
+	close(self->pool);
+	close(self->card);
+	mvgal_close(self->m);
+}
+
+static void expect_attach_fails(struct __test_metadata *_metadata, int fd,
+				struct drm_mvgal_gpu_attach a, int err)
+{
+	struct drm_mvgal_gpu_attach before = a;
+	struct drm_mvgal_get_info gi_before = { 0 }, gi_after = { 0 };
+
+	ASSERT_EQ(0, ioctl(fd, DRM_IOCTL_MVGAL_GET_INFO, &gi_before));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_GPU_ATTACH, &a));
+	EXPECT_EQ(err, errno);
+	EXPECT_EQ(0, memcmp(&a, &before, sizeof(a)));
+	ASSERT_EQ(0, ioctl(fd, DRM_IOCTL_MVGAL_GET_INFO, &gi_after));
+	EXPECT_EQ(gi_before.gpu_count, gi_after.gpu_count);
+}
+
+TEST_F(attach, good_input_attaches)
+{
+	struct drm_mvgal_gpu_attach a = { .drm_fd = self->card,
+					  .pool_fd = self->pool,
+					  .gpu = MVGAL_GPU_ANY };
+	struct drm_mvgal_gpu_info info;
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_ATTACH, &a));
+	ASSERT_LT(a.gpu, MVGAL_MAX_GPUS);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, a.gpu, &info));
+	EXPECT_STREQ("vgem", info.driver);
+	EXPECT_EQ(1 << 20, info.pool_size);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, a.gpu));
+}
+
+TEST_F(attach, rejects_flags)
+{
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool, .flags = 1,
+		.gpu = MVGAL_GPU_ANY }, EINVAL);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool, .flags = 1U << 31,
+		.gpu = MVGAL_GPU_ANY }, EINVAL);
+}
+
+TEST_F(attach, rejects_closed_drm_fd)
+{
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = 1000, .pool_fd = self->pool, .gpu = MVGAL_GPU_ANY },
+		EBADF);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = 0xffffffffu, .pool_fd = self->pool,
+		.gpu = MVGAL_GPU_ANY }, EBADF);
+}
+
+TEST_F(attach, rejects_non_drm_fd)
+{
+	int f = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	ASSERT_GE(f, 0);
+	ASSERT_GE(null, 0);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = f, .pool_fd = self->pool, .gpu = MVGAL_GPU_ANY }, EINVAL);
+	/* A character device that is not DRM. */
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = null, .pool_fd = self->pool, .gpu = MVGAL_GPU_ANY },
+		EINVAL);
+	close(f);
+	close(null);
+}
+
+TEST_F(attach, rejects_mvgal_itself)
+{
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->fd, .pool_fd = self->pool,
+		.gpu = MVGAL_GPU_ANY }, EINVAL);
+}
+
+TEST_F(attach, rejects_bad_pool_fd)
+{
+	int f = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = 1000, .gpu = MVGAL_GPU_ANY },
+		EBADF);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = f, .gpu = MVGAL_GPU_ANY },
+		EINVAL);
+	close(f);
+}
+
+/* A pool must be memory of the GPU being attached, not another's. */
+TEST_F(attach, rejects_pool_of_another_gpu)
+{
+	char path[64];
+	int virt = open_card("virtio_gpu", path, sizeof(path));
+	int vpool;
+
+	ASSERT_GE(virt, 0);
+	vpool = make_pool(virt, 1);
+	ASSERT_GE(vpool, 0);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = vpool, .gpu = MVGAL_GPU_ANY },
+		EINVAL);
+	close(vpool);
+	close(virt);
+}
+
+TEST_F(attach, rejects_bad_slot)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+	uint32_t list[MVGAL_MAX_GPUS];
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi));
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool,
+		.gpu = gi.max_gpus }, EINVAL);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool,
+		.gpu = 0x7fffffff }, EINVAL);
+	ASSERT_LT(0, mvgal_gpu_list(self->m, list, MVGAL_MAX_GPUS));
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool,
+		.gpu = list[0] }, EBUSY);
+}
+
+/* Without CAP_SYS_ADMIN: attach and detach are -EPERM, queries work. */
+TEST_F(attach, unprivileged)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	struct drm_mvgal_gpu_detach det = { 0 };
+	struct drm_mvgal_gpu_info info;
+	uint32_t list[MVGAL_MAX_GPUS], nr = 1;
+	struct drm_mvgal_heap_region r;
+
+	ASSERT_LT(0, mvgal_gpu_list(self->m, list, MVGAL_MAX_GPUS));
+	ASSERT_EQ(0, syscall(SYS_capget, &h, d));
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	ASSERT_EQ(0, syscall(SYS_capset, &h, d));
+
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool,
+		.gpu = MVGAL_GPU_ANY }, EPERM);
+	det.gpu = list[0];
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &det));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(0, mvgal_gpu_info(self->m, list[0], &info));
+	EXPECT_EQ(0, mvgal_get_heap(self->m, &r, &nr, NULL, NULL));
+}
+
+/* ---- rejections of the query ioctls ---- */
+
+FIXTURE(query) {
+	struct mvgal *m;
+	int fd;
+	uint32_t gpu;		/* an attached GPU */
+	uint32_t empty;		/* an empty slot below max_gpus */
+};
+
+FIXTURE_SETUP(query)
+{
+	uint32_t list[MVGAL_MAX_GPUS];
+
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	reset_state(_metadata, self->m);
+	ASSERT_EQ(NR_GPUS, mvgal_gpu_list(self->m, list, MVGAL_MAX_GPUS));
+	self->gpu = list[0];
+	self->empty = NR_GPUS; /* slots 0..3 are taken in order */
+}
+
+FIXTURE_TEARDOWN(query)
+{
+	mvgal_close(self->m);
+}
+
+TEST_F(query, detach_rejections)
+{
+	struct drm_mvgal_gpu_detach d;
+
+	d = (struct drm_mvgal_gpu_detach){ .gpu = self->gpu, .flags = 1 };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d = (struct drm_mvgal_gpu_detach){ .gpu = MVGAL_MAX_GPUS };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d));
+	EXPECT_EQ(EINVAL, errno);
+	d = (struct drm_mvgal_gpu_detach){ .gpu = self->empty };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
+}
+
+static void expect_info_fails(struct __test_metadata *_metadata, int fd,
+			      uint32_t gpu, uint32_t flags, int err)
+{
+	struct drm_mvgal_gpu_info a, before;
+
+	memset(&a, 0x5a, sizeof(a));
+	a.gpu = gpu;
+	a.flags = flags;
+	before = a;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_GPU_INFO, &a));
+	EXPECT_EQ(err, errno);
+	EXPECT_EQ(0, memcmp(&a, &before, sizeof(a)));
+}
+
+TEST_F(query, info_rejections)
+{
+	expect_info_fails(_metadata, self->fd, self->gpu, 1, EINVAL);
+	expect_info_fails(_metadata, self->fd, MVGAL_MAX_GPUS, 0, EINVAL);
+	expect_info_fails(_metadata, self->fd, MVGAL_GPU_ANY, 0, EINVAL);
+	expect_info_fails(_metadata, self->fd, self->empty, 0, ENODEV);
+}
+
+static void expect_link_fails(struct __test_metadata *_metadata, int fd,
+			      uint32_t src, uint32_t dst, uint32_t flags,
+			      int err)
+{
+	struct drm_mvgal_gpu_link a, before;
+
+	memset(&a, 0x5a, sizeof(a));
+	a.src = src;
+	a.dst = dst;
+	a.flags = flags;
+	before = a;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_GPU_LINK, &a));
+	EXPECT_EQ(err, errno);
+	EXPECT_EQ(0, memcmp(&a, &before, sizeof(a)));
+}
+
+TEST_F(query, link_rejections)
+{
+	uint32_t other = self->gpu ? 0 : 1;
+
+	expect_link_fails(_metadata, self->fd, self->gpu, other, 1, EINVAL);
+	expect_link_fails(_metadata, self->fd, self->gpu, self->gpu, 0, EINVAL);
+	expect_link_fails(_metadata, self->fd, self->gpu, MVGAL_MAX_GPUS, 0, EINVAL);
+	expect_link_fails(_metadata, self->fd, MVGAL_MAX_GPUS, self->gpu, 0, EINVAL);
+	expect_link_fails(_metadata, self->fd, self->gpu, self->empty, 0, ENODEV);
+	expect_link_fails(_metadata, self->fd, self->empty, self->gpu, 0, ENODEV);
+}
+
+TEST_F(query, heap_rejections)
+{
+	struct drm_mvgal_heap_region r[3];
+	struct drm_mvgal_get_heap h, before;
+
+	memset(r, 0x5a, sizeof(r));
+	h = (struct drm_mvgal_get_heap){ .flags = 1, .num_regions = 3,
+					 .regions = (uintptr_t)r };
+	before = h;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, memcmp(&h, &before, sizeof(h)));
+	h = (struct drm_mvgal_get_heap){ .pad = 1, .num_regions = 3,
+					 .regions = (uintptr_t)r };
+	before = h;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, memcmp(&h, &before, sizeof(h)));
+	EXPECT_EQ(0x5a5a5a5a, r[0].kind); /* nothing written */
+
+	h = (struct drm_mvgal_get_heap){ .num_regions = 3, .regions = 16 };
+	before = h;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, memcmp(&h, &before, sizeof(h)));
+	h = (struct drm_mvgal_get_heap){ .num_nodes = 1, .nodes = 16 };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* Capacities: 0 asks for counts only; a short array gets that many. */
+TEST_F(query, heap_capacities)
+{
+	struct drm_mvgal_heap_region r[3];
+	struct drm_mvgal_get_heap h = { 0 };
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(1 + NR_GPUS, h.num_regions);
+	EXPECT_EQ(2, h.num_nodes);
+
+	memset(r, 0x5a, sizeof(r));
+	h = (struct drm_mvgal_get_heap){ .num_regions = 2,
+					 .regions = (uintptr_t)r };
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(1 + NR_GPUS, h.num_regions);
+	EXPECT_EQ(MVGAL_REGION_SYSTEM, r[0].kind);
+	EXPECT_EQ(MVGAL_REGION_POOL, r[1].kind);
+	EXPECT_EQ(0x5a5a5a5a, r[2].kind); /* beyond the capacity: untouched */
+}
+
+/* ---- module lifetime (these reload mvgal; they run last) ---- */
+
+/* More GPUs than slots: the extra attach is -ENOSPC. */
+TEST(enospc_when_slots_are_full)
+{
+	struct mvgal_config cfg;
+	struct mvgal *m;
+
+	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal max_gpus=2"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	config_64(&cfg);
+	EXPECT_EQ(-ENOSPC, mvgal_attach_all(m, &cfg, NULL, NULL));
+	EXPECT_EQ(2, gpu_count(m));
+	mvgal_close(m);
+	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal"));
+}
+
+/* Unloading mvgal with GPUs attached lets go of every reference: the
+ * GPU drivers' module counts return and vgem can be unloaded.
+ */
+TEST(unload_releases_references)
+{
+	long virtio0, vgem0;
+	struct mvgal_config cfg;
+	struct mvgal *m;
+
+	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal"));
+	virtio0 = module_refcnt("virtio_gpu");
+	vgem0 = module_refcnt("vgem");
+	ASSERT_GE(virtio0, 0);
+
+	ASSERT_EQ(0, mvgal_open(&m));
+	config_64(&cfg);
+	ASSERT_EQ(NR_GPUS, mvgal_attach_all(m, &cfg, NULL, NULL));
+	mvgal_close(m);
+	/* Each pool's dma-buf pins the driver that exported it. */
+	EXPECT_LT(virtio0, module_refcnt("virtio_gpu"));
+	EXPECT_LT(vgem0, module_refcnt("vgem"));
+
+	ASSERT_EQ(0, run("rmmod mvgal"));
+	EXPECT_EQ(virtio0, module_refcnt("virtio_gpu"));
+	EXPECT_EQ(vgem0, module_refcnt("vgem"));
+	EXPECT_EQ(0, run("rmmod vgem"));
+	ASSERT_EQ(0, run("modprobe vgem && modprobe mvgal"));
+}
+
+TEST_HARNESS_MAIN
