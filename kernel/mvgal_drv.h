@@ -100,6 +100,7 @@ extern bool mvgal_enable_dmabuf;
 extern unsigned int mvgal_stats_interval;
 extern unsigned int mvgal_chunk_size;
 extern unsigned int mvgal_max_gpus;
+extern unsigned int mvgal_max_pool_mb;
 
 int mvgal_params_check(void);
 

@@ -193,7 +193,7 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	struct mvgal_gpu *gpu;
 	struct dma_buf *dmabuf;
 	struct file *f;
-	unsigned int i, slot;
+	unsigned int i, slot, max_pool;
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -221,6 +221,12 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	dmabuf = dma_buf_get(args->pool_fd);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
+		goto out_fput;
+	}
+	max_pool = READ_ONCE(mvgal_max_pool_mb);
+	if (max_pool && dmabuf->size > (u64)max_pool << 20) {
+		dma_buf_put(dmabuf);
+		ret = -E2BIG;
 		goto out_fput;
 	}
 

@@ -61,6 +61,11 @@ module_param_named(max_gpus, mvgal_max_gpus, uint, 0444);
 MODULE_PARM_DESC(max_gpus,
 		 "GPUs that can be attached at once, 1..8 (default: 8)");
 
+unsigned int mvgal_max_pool_mb;
+module_param_named(max_pool_mb, mvgal_max_pool_mb, uint, 0644);
+MODULE_PARM_DESC(max_pool_mb,
+		 "Largest pool a GPU may lend, in MiB; 0 = no limit (default: 0)");
+
 /**
  * mvgal_params_check() - validate the load-time parameters
  *

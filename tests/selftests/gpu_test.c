@@ -541,6 +541,37 @@ TEST_F(gpus, default_pool_size)
 	ASSERT_EQ(0, mvgal_gpu_detach(self->m, idx));
 }
 
+/* A pool the driver (here: the module's max_pool_mb) will not grant is
+ * halved until one is granted.
+ */
+TEST_F(gpus, default_pool_size_halves_until_granted)
+{
+	int g = find_gpu(self->m, "vgem", ~1U);
+	struct drm_mvgal_gpu_info info;
+	uint32_t idx;
+	char path[64];
+	int card;
+
+	ASSERT_GE(g, 0);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
+	card = open_card("vgem", path, sizeof(path));
+	ASSERT_GE(card, 0);
+	close(card);
+	ASSERT_EQ(0, run("echo 100 > /sys/module/mvgal/parameters/max_pool_mb"));
+	EXPECT_EQ(0, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, &idx));
+	/* An explicit size is not halved: refused as asked. */
+	EXPECT_EQ(-E2BIG, mvgal_gpu_attach_node(self->m, path, 128, MVGAL_GPU_ANY, NULL));
+	ASSERT_EQ(0, run("echo 0 > /sys/module/mvgal/parameters/max_pool_mb"));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, idx, &info));
+	EXPECT_EQ(64ULL << 20, info.pool_size); /* 256 and 128 refused */
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, idx));
+	/* Below the floor nothing is tried. */
+	ASSERT_EQ(0, run("echo 32 > /sys/module/mvgal/parameters/max_pool_mb"));
+	EXPECT_EQ(-E2BIG, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, NULL));
+	ASSERT_EQ(0, run("echo 0 > /sys/module/mvgal/parameters/max_pool_mb"));
+	EXPECT_EQ(NR_GPUS - 1, gpu_count(self->m));
+}
+
 /* ---- rejections: each changes nothing ---- */
 
 /* A fixture with vgem detached, its card node and a pool of its own. */
@@ -675,6 +706,18 @@ TEST_F(attach, rejects_pool_of_another_gpu)
 		EINVAL);
 	close(vpool);
 	close(virt);
+}
+
+TEST_F(attach, rejects_pool_over_max_pool_mb)
+{
+	ASSERT_EQ(0, run("echo 1 > /sys/module/mvgal/parameters/max_pool_mb"));
+	close(self->pool);
+	self->pool = make_pool(self->card, 2);
+	ASSERT_GE(self->pool, 0);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = self->pool,
+		.gpu = MVGAL_GPU_ANY }, E2BIG);
+	ASSERT_EQ(0, run("echo 0 > /sys/module/mvgal/parameters/max_pool_mb"));
 }
 
 TEST_F(attach, rejects_bad_slot)

@@ -108,6 +108,7 @@ struct drm_mvgal_get_info {
  * mvgal's own), a pool fd that is not a dma-buf or not memory of that GPU,
  * a bad slot, non-zero flags; -EEXIST when the GPU is attached already;
  * -EBUSY when the requested slot is taken; -ENOSPC when every slot is;
+ * -E2BIG when the pool is larger than the module parameter max_pool_mb;
  * -EOPNOTSUPP when the kernel cannot map the pool for CPU copies.
  */
 struct drm_mvgal_gpu_attach {
