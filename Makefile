@@ -36,7 +36,7 @@ DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
 CPPFLAGS_U := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/include/uapi -I$(TOP)/kernel $(DRM_CFLAGS)
 HARNESS    := $(CACHE)/src/tools/testing/selftests
 
-LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c
+LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c lib/bo.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c
 LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
 LIB_A    := $(B)/lib/libmvgal.a
@@ -109,7 +109,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
 
 # Guest selftests link the shared library, as applications do.
-$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(HARNESS)/kselftest_harness.h
+$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 

@@ -7,6 +7,7 @@
 #define MVGAL_COMPAT_H
 
 #include <linux/dma-buf.h>
+#include <linux/mm.h>
 #include <linux/version.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
@@ -23,6 +24,14 @@ static inline void dma_buf_vunmap_unlocked(struct dma_buf *dmabuf,
 					   struct iosys_map *map)
 {
 	dma_buf_vunmap(dmabuf, map);
+}
+#endif
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+/* 6.3 made vm_flags read-only outside these helpers. */
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
 }
 #endif
 

@@ -14,6 +14,7 @@
 #include <drm/drm_ioctl.h>
 #include <drm/mvgal_drm.h>
 
+#include "mvgal_bo.h"
 #include "mvgal_drv.h"
 
 static struct mvgal_device *mvgal_dev;
@@ -34,6 +35,14 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_GET_HEAP, mvgal_ioctl_get_heap,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_CREATE, mvgal_ioctl_bo_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_INFO, mvgal_ioctl_bo_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_PWRITE, mvgal_ioctl_bo_pwrite,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_PREAD, mvgal_ioctl_bo_pread,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_COPY, mvgal_ioctl_bo_copy, DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);

@@ -84,6 +84,8 @@ struct mvgal_device {
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
 	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];
 	unsigned int gpu_count;
+	/* Host pages that buffers hold now. */
+	atomic64_t host_pages;
 	struct dentry *debugfs;
 	/* Allocations made through debugfs, for tests; under gpu_lock. */
 	struct list_head debug_allocs;

@@ -50,11 +50,22 @@ struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 static struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 						  struct dma_buf *dmabuf)
 {
+	struct drm_gem_object *obj;
+	int idx;
+
 	if (!drm_core_check_feature(ddev, DRIVER_GEM))
 		return ERR_PTR(-EOPNOTSUPP);
+	/* As drm_ioctl() does for userspace: never call into a driver
+	 * whose device is gone.
+	 */
+	if (!drm_dev_enter(ddev, &idx))
+		return ERR_PTR(-ENODEV);
 	if (ddev->driver->gem_prime_import)
-		return ddev->driver->gem_prime_import(ddev, dmabuf);
-	return drm_gem_prime_import(ddev, dmabuf);
+		obj = ddev->driver->gem_prime_import(ddev, dmabuf);
+	else
+		obj = drm_gem_prime_import(ddev, dmabuf);
+	drm_dev_exit(idx);
+	return obj;
 }
 
 /* Is @dmabuf memory that @ddev's driver allocated for @ddev itself? */
@@ -127,8 +138,10 @@ static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 	struct device *d;
 
 	strscpy(gpu->driver, gpu->ddev->driver->name, sizeof(gpu->driver));
-	/* A DRM device may sit on a bus device (e.g. virtio) whose parent
-	 * is the PCI function; the PCI function is the GPU's identity.
+	/* Most DRM devices are the PCI function itself; some sit on a child
+	 * device of it. Either way the PCI function is the GPU's identity,
+	 * held by a reference of its own: a reference to a child does not
+	 * keep a removed parent alive.
 	 */
 	for (d = gpu->dev; d; d = d->parent)
 		if (dev_is_pci(d))
@@ -136,7 +149,7 @@ static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 	if (d) {
 		struct pci_host_bridge *bridge;
 
-		gpu->pdev = to_pci_dev(d);
+		gpu->pdev = pci_dev_get(to_pci_dev(d));
 		bridge = pci_find_host_bridge(gpu->pdev->bus);
 		gpu->host_bridge = bridge;
 		strscpy(gpu->slot, pci_name(gpu->pdev), sizeof(gpu->slot));
@@ -151,11 +164,20 @@ static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 		gpu->numa_node = NUMA_NO_NODE;
 }
 
-static void mvgal_gpu_free(struct mvgal_gpu *gpu)
+static void mvgal_gpu_put_refs(struct mvgal_gpu *gpu)
 {
-	mvgal_pool_fini(&gpu->pool);
+	pci_dev_put(gpu->pdev);
 	put_device(gpu->dev);
 	drm_dev_put(gpu->ddev);
+}
+
+static void mvgal_gpu_free(struct mvgal_gpu *gpu)
+{
+	/* The pool's dma-buf holds its own references to the exporting
+	 * device and module; ours go first.
+	 */
+	mvgal_gpu_put_refs(gpu);
+	mvgal_pool_fini(&gpu->pool);
 	kfree(gpu);
 }
 
@@ -194,7 +216,7 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	struct dma_buf *dmabuf;
 	struct file *f;
 	unsigned int i, slot, max_pool;
-	int ret;
+	int ret, idx;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -269,10 +291,14 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	gpu->dev = get_device(ddev->dev);
 	mvgal_gpu_identify(gpu);
 
-	ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
+	if (drm_dev_enter(ddev, &idx)) {
+		ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
+		drm_dev_exit(idx);
+	} else {
+		ret = -ENODEV;
+	}
 	if (ret) {
-		put_device(gpu->dev);
-		drm_dev_put(ddev);
+		mvgal_gpu_put_refs(gpu);
 		kfree(gpu);
 		goto out_unlock;
 	}

@@ -6,6 +6,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
@@ -34,7 +35,8 @@ static void mvgal_heap_node(struct drm_mvgal_heap_region *r, int nid)
 	r->used = r->total - r->free;
 }
 
-static void mvgal_heap_system(struct drm_mvgal_heap_region *r)
+static void mvgal_heap_system(struct drm_mvgal_heap_region *r,
+			      struct mvgal_device *mdev)
 {
 	struct sysinfo si;
 
@@ -45,6 +47,7 @@ static void mvgal_heap_system(struct drm_mvgal_heap_region *r)
 	r->total = (u64)si.totalram * si.mem_unit;
 	r->free = (u64)si.freeram * si.mem_unit;
 	r->used = r->total - r->free;
+	r->held = (u64)atomic64_read(&mdev->host_pages) << PAGE_SHIFT;
 }
 
 static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
@@ -58,6 +61,17 @@ static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
 	r->total = gpu->pool.size;
 	mvgal_pool_usage(&gpu->pool, &r->used, &r->largest_free, &nr);
 	r->free = r->total - r->used;
+	r->held = r->used;
+}
+
+/* Can @n regions be written at user address @uptr? Faults the range in
+ * without writing to it.
+ */
+static bool mvgal_heap_user_ok(u64 uptr, u32 n)
+{
+	size_t len = (size_t)n * sizeof(struct drm_mvgal_heap_region);
+
+	return !n || !fault_in_safe_writeable(u64_to_user_ptr(uptr), len);
 }
 
 int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
@@ -87,6 +101,8 @@ int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 				break;
 			mvgal_heap_node(&nodes[i++], nid);
 		}
+		/* A node that went offline meanwhile leaves no blank entry. */
+		nr_nodes = i;
 	}
 
 	mutex_lock(&mdev->gpu_lock);
@@ -99,13 +115,22 @@ int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 			ret = -ENOMEM;
 			goto out;
 		}
-		mvgal_heap_system(&regions[0]);
+		mvgal_heap_system(&regions[0], mdev);
 		for (i = 0, nid = 1; i < MVGAL_MAX_GPUS && nid < nr_regions; i++)
 			if (mdev->gpus[i])
 				mvgal_heap_pool(&regions[nid++], mdev->gpus[i]);
 	}
 	mutex_unlock(&mdev->gpu_lock);
 
+	/* Both destinations are faulted in first (without writing to
+	 * them), so a bad second pointer cannot fail the call after the
+	 * first array was written.
+	 */
+	if (!mvgal_heap_user_ok(args->regions, nr_regions) ||
+	    !mvgal_heap_user_ok(args->nodes, nr_nodes)) {
+		ret = -EFAULT;
+		goto out;
+	}
 	if (nr_regions &&
 	    copy_to_user(u64_to_user_ptr(args->regions), regions,
 			 nr_regions * sizeof(*regions))) {

@@ -40,9 +40,14 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 		goto err_detach;
 	}
 
+	/* CPU copies need a kernel mapping; an exporter without vmap
+	 * support cannot lend a pool.
+	 */
 	ret = dma_buf_vmap_unlocked(dmabuf, &pool->map);
-	if (ret)
+	if (ret) {
+		ret = -EOPNOTSUPP;
 		goto err_unmap;
+	}
 
 	mutex_init(&pool->lock);
 	drm_mm_init(&pool->mm, 0, pool->size);

@@ -209,6 +209,46 @@ MVGAL_API const char *mvgal_reason_text(uint32_t reason);
 /** mvgal_why_text() - why a method was chosen (MVGAL_WHY_*). */
 MVGAL_API const char *mvgal_why_text(uint32_t why);
 
+/* ---- buffers ---- */
+
+/**
+ * mvgal_bo_create() - create a buffer
+ * @dev: the mvgal device
+ * @size: bytes, 1..MVGAL_BO_MAX_SIZE
+ * @flags: MVGAL_BO_*
+ * @gpu: the GPU it is for (NUMA node of its pages; pool of a device-only
+ *	buffer), or MVGAL_GPU_ANY
+ * @handle: (out) the buffer
+ */
+MVGAL_API int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
+			      uint32_t gpu, uint32_t *handle);
+/** mvgal_bo_destroy() - drop the handle (GEM_CLOSE); mappings stay valid. */
+MVGAL_API int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle);
+/** mvgal_bo_info() - properties and statistics of a buffer. */
+MVGAL_API int mvgal_bo_info(struct mvgal *dev, uint32_t handle,
+			    struct drm_mvgal_bo_info *info);
+/**
+ * mvgal_bo_map() - map a host-valid buffer into the caller's memory
+ * @dev: the mvgal device
+ * @handle: the buffer
+ * @ptr: (out) the mapping, of the buffer's size rounded up to pages
+ *
+ * Unmap with munmap(ptr, size). -EINVAL for device-only buffers.
+ */
+MVGAL_API int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr);
+/** mvgal_bo_write() - copy @size bytes from @src into the buffer at @offset. */
+MVGAL_API int mvgal_bo_write(struct mvgal *dev, uint32_t handle,
+			     uint64_t offset, const void *src, uint64_t size);
+/** mvgal_bo_read() - copy @size bytes of the buffer at @offset into @dst. */
+MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
+			    uint64_t offset, void *dst, uint64_t size);
+/**
+ * mvgal_bo_copy() - copy @size bytes between two buffers (or within one,
+ * with memmove() semantics), each offset applied once.
+ */
+MVGAL_API int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
+			    uint32_t src, uint64_t src_offset, uint64_t size);
+
 #ifdef __cplusplus
 }
 #endif

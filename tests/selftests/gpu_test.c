@@ -22,75 +22,7 @@
 
 #include "kselftest_harness.h"
 
-#define DEBUG_ALLOC "/sys/kernel/debug/mvgal/pool_alloc"
-#define POOL_MB 64
-#define NR_GPUS 4	/* three virtio-gpu and vgem */
-
-static int run(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int debug_cmd(const char *fmt, unsigned int gpu, unsigned long long size)
-{
-	char buf[64];
-	int fd, n, ret = 0;
-
-	n = snprintf(buf, sizeof(buf), fmt, gpu, size);
-	fd = open(DEBUG_ALLOC, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int pool_alloc(unsigned int gpu, unsigned long long size)
-{
-	return debug_cmd("alloc %u %llu", gpu, size);
-}
-
-static int pool_free(unsigned int gpu)
-{
-	return debug_cmd("free %u", gpu, 0);
-}
-
-static void config_64(struct mvgal_config *cfg)
-{
-	unsigned int i;
-
-	mvgal_config_defaults(cfg);
-	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		cfg->memory_limit_mb[i] = POOL_MB;
-}
-
-/* Finds the attached GPU whose driver is @driver and NUMA node @node
- * (MVGAL_NUMA_NONE, or ~1U for any); -1 if none.
- */
-static int find_gpu(struct mvgal *m, const char *driver, uint32_t node)
-{
-	struct drm_mvgal_gpu_info info;
-	uint32_t g;
-
-	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
-		if (mvgal_gpu_info(m, g, &info))
-			continue;
-		if (strcmp(info.driver, driver))
-			continue;
-		if (node != ~1U && info.numa_node != node)
-			continue;
-		return (int)g;
-	}
-	return -1;
-}
-
-static int gpu_count(struct mvgal *m)
-{
-	return mvgal_gpu_list(m, NULL, 0);
-}
+#include "helpers.h"
 
 /* The card node of the DRM device whose driver is @driver (first match). */
 static int open_card(const char *driver, char *path, size_t len)
@@ -174,20 +106,6 @@ static long module_refcnt(const char *mod)
 	if (read_sysfs(dir, "refcnt", buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
-}
-
-/* Frees every debugfs allocation and attaches every missing GPU. */
-static void reset_state(struct __test_metadata *_metadata, struct mvgal *m)
-{
-	struct mvgal_config cfg;
-	uint32_t g;
-
-	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		while (pool_free(g) == 0)
-			;
-	config_64(&cfg);
-	ASSERT_LE(0, mvgal_attach_all(m, &cfg, NULL, NULL));
-	ASSERT_EQ(NR_GPUS, gpu_count(m));
 }
 
 FIXTURE(gpus) {
@@ -413,23 +331,6 @@ TEST_F(gpus, heap_reports_kernel_figures)
 		EXPECT_EQ(r[i].total, r[i].free);
 		EXPECT_EQ(r[i].total, r[i].largest_free);
 	}
-}
-
-static int pool_region(struct mvgal *m, uint32_t gpu,
-		       struct drm_mvgal_heap_region *out)
-{
-	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1];
-	uint32_t nr = MVGAL_MAX_GPUS + 1, i;
-	int ret = mvgal_get_heap(m, r, &nr, NULL, NULL);
-
-	if (ret)
-		return ret;
-	for (i = 1; i < nr; i++)
-		if (r[i].gpu == gpu) {
-			*out = r[i];
-			return 0;
-		}
-	return -ENOENT;
 }
 
 /* Pool figures move with allocations and come back; the GPU turns active
@@ -888,6 +789,12 @@ TEST_F(query, heap_rejections)
 	h = (struct drm_mvgal_get_heap){ .num_nodes = 1, .nodes = 16 };
 	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
 	EXPECT_EQ(EFAULT, errno);
+	/* A bad second array fails the call before the first is written. */
+	h = (struct drm_mvgal_get_heap){ .num_regions = 3, .regions = (uintptr_t)r,
+					 .num_nodes = 1, .nodes = 16 };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0x5a5a5a5a, r[0].kind);
 }
 
 /* Capacities: 0 asks for counts only; a short array gets that many. */

@@ -271,6 +271,8 @@ struct drm_mvgal_heap_region {
 	__u64 free;
 	/** @largest_free: (out) largest free contiguous range (pools only). */
 	__u64 largest_free;
+	/** @held: (out) bytes of the region that mvgal buffers hold now. */
+	__u64 held;
 };
 
 /**
@@ -298,6 +300,166 @@ struct drm_mvgal_get_heap {
 	__u64 nodes;
 };
 
+/**
+ * DOC: buffer flags
+ *
+ * &drm_mvgal_bo_create.flags. The MVGAL flag set, each with one effect:
+ *
+ * MVGAL_BO_HOST_VALID: the buffer has host storage and may be mapped by
+ * the CPU (mmap through the GEM mmap offset). Without it the buffer is
+ * device-only: it lives in one GPU's pool, mmap is -EINVAL, and data
+ * moves only through ranged copies.
+ * MVGAL_BO_GPU_VALID: GPUs may use the buffer: required for a device-only
+ * buffer, and for any device to attach the buffer's dma-buf.
+ * MVGAL_BO_CPU_CACHED: CPU mappings are cached (the default).
+ * MVGAL_BO_CPU_UNCACHED: the host pages are write-combined, in CPU
+ * mappings and in the kernel's own; with CPU_CACHED it is -EINVAL.
+ * MVGAL_BO_SHARED, MVGAL_BO_P2P, MVGAL_BO_REPLICATED, MVGAL_BO_PERSISTENT:
+ * stored and reported; their placement effects arrive with migration.
+ * MVGAL_BO_DMA_BUF: the buffer may be exported as a dma-buf (PRIME).
+ * MVGAL_BO_LAZY_ALLOCATE: no host page exists until it is first touched
+ * (CPU fault or copy); without it every page is allocated at creation.
+ * MVGAL_BO_ZERO_INITIALIZED: every byte reads 0 until written. Without
+ * it, new storage holds the poison byte MVGAL_BO_POISON, so reads of
+ * never-written bytes stand out. Either way no buffer ever shows bytes of
+ * another.
+ */
+#define MVGAL_BO_HOST_VALID		(1U << 0)
+#define MVGAL_BO_GPU_VALID		(1U << 1)
+#define MVGAL_BO_CPU_CACHED		(1U << 2)
+#define MVGAL_BO_CPU_UNCACHED		(1U << 3)
+#define MVGAL_BO_SHARED			(1U << 4)
+#define MVGAL_BO_DMA_BUF		(1U << 5)
+#define MVGAL_BO_P2P			(1U << 6)
+#define MVGAL_BO_REPLICATED		(1U << 7)
+#define MVGAL_BO_PERSISTENT		(1U << 8)
+#define MVGAL_BO_LAZY_ALLOCATE		(1U << 9)
+#define MVGAL_BO_ZERO_INITIALIZED	(1U << 10)
+#define MVGAL_BO_FLAGS			0x7ffU
+
+/** MVGAL_BO_POISON - what never-written bytes hold without ZERO_INITIALIZED. */
+#define MVGAL_BO_POISON			0x6b
+
+/** MVGAL_BO_MAX_SIZE - the largest buffer, in bytes (16 GiB). */
+#define MVGAL_BO_MAX_SIZE		(16ULL << 30)
+
+/**
+ * struct drm_mvgal_bo_create - DRM_IOCTL_MVGAL_BO_CREATE
+ *
+ * Creates a buffer; GEM_CLOSE destroys it. Errors: -EINVAL (size 0 or
+ * above MVGAL_BO_MAX_SIZE, unknown flags, CPU_CACHED with CPU_UNCACHED,
+ * neither HOST_VALID nor GPU_VALID, a device-only buffer without a GPU,
+ * a GPU slot out of range, non-zero padding); -ENODEV (no GPU in that
+ * slot); -ENOSPC (the GPU's pool cannot hold a device-only buffer);
+ * -ENOMEM; -EOPNOTSUPP (CPU_UNCACHED on an architecture without
+ * write-combined pages).
+ */
+struct drm_mvgal_bo_create {
+	/** @size: (in) bytes, 1..MVGAL_BO_MAX_SIZE. */
+	__u64 size;
+	/** @flags: (in) MVGAL_BO_*. */
+	__u32 flags;
+	/**
+	 * @gpu: (in) the GPU the buffer is for: its host pages come from
+	 * that GPU's NUMA node, and a device-only buffer lives in its pool.
+	 * MVGAL_GPU_ANY: the caller's NUMA node (not for device-only).
+	 */
+	__u32 gpu;
+	/** @handle: (out) GEM handle. */
+	__u32 handle;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/* Locations in &drm_mvgal_bo_info.resident: 0 = host, 1 + N = GPU N. */
+#define MVGAL_LOC_HOST		0
+#define MVGAL_LOC_COUNT		(1 + MVGAL_MAX_GPUS)
+
+/**
+ * struct drm_mvgal_bo_info - DRM_IOCTL_MVGAL_BO_INFO
+ *
+ * A buffer's properties and statistics. Errors: -EINVAL (non-zero flags),
+ * -ENOENT (no such handle).
+ */
+struct drm_mvgal_bo_info {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @size: (out) bytes, as created. */
+	__u64 size;
+	/** @mmap_offset: (out) for mmap() on the DRM fd; 0 if not mappable. */
+	__u64 mmap_offset;
+	/** @bo_flags: (out) MVGAL_BO_* it was created with. */
+	__u32 bo_flags;
+	/** @gpu: (out) the GPU it is for, or MVGAL_GPU_ANY. */
+	__u32 gpu;
+	/**
+	 * @numa_node: (out) the node all its host pages are on, as the page
+	 * allocator placed them; MVGAL_NUMA_NONE if none or several.
+	 */
+	__u32 numa_node;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/** @bytes_read: (out) bytes read out of the buffer by copies. */
+	__u64 bytes_read;
+	/** @bytes_written: (out) bytes written into the buffer by copies. */
+	__u64 bytes_written;
+	/** @access_total: (out) sum of @access_count. */
+	__u64 access_total;
+	/** @access_count: (out) accesses per GPU (copies to or from its pool). */
+	__u64 access_count[MVGAL_MAX_GPUS];
+	/** @resident: (out) bytes allocated per location MVGAL_LOC_*. */
+	__u64 resident[MVGAL_LOC_COUNT];
+};
+
+/**
+ * struct drm_mvgal_bo_rw - DRM_IOCTL_MVGAL_BO_PWRITE / _PREAD
+ *
+ * Copies @size bytes between user memory at @user_ptr and the buffer at
+ * @offset, wherever the buffer lives. Errors: -EINVAL (non-zero flags,
+ * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT.
+ * A rejected range copies nothing.
+ */
+struct drm_mvgal_bo_rw {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @offset: (in) byte offset in the buffer. */
+	__u64 offset;
+	/** @size: (in) bytes; 0 is allowed and copies nothing. */
+	__u64 size;
+	/** @user_ptr: (in) user address of the other end. */
+	__u64 user_ptr;
+};
+
+/**
+ * struct drm_mvgal_bo_copy - DRM_IOCTL_MVGAL_BO_COPY
+ *
+ * Copies @size bytes from (@src_handle, @src_offset) to (@dst_handle,
+ * @dst_offset): host or pool storage, one buffer or two; overlapping
+ * ranges in one buffer copy as memmove() does. Each offset is applied
+ * exactly once. Errors: -EINVAL (non-zero flags or padding, a range beyond
+ * its buffer or overflowing), -ENOENT. A rejected copy copies nothing.
+ */
+struct drm_mvgal_bo_copy {
+	/** @src_handle: (in) GEM handle of the source. */
+	__u32 src_handle;
+	/** @dst_handle: (in) GEM handle of the destination. */
+	__u32 dst_handle;
+	/** @src_offset: (in) byte offset in the source. */
+	__u64 src_offset;
+	/** @dst_offset: (in) byte offset in the destination. */
+	__u64 dst_offset;
+	/** @size: (in) bytes; 0 is allowed and copies nothing. */
+	__u64 size;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -305,6 +467,11 @@ struct drm_mvgal_get_heap {
 #define DRM_MVGAL_GPU_INFO	0x03
 #define DRM_MVGAL_GPU_LINK	0x04
 #define DRM_MVGAL_GET_HEAP	0x05
+#define DRM_MVGAL_BO_CREATE	0x06
+#define DRM_MVGAL_BO_INFO	0x07
+#define DRM_MVGAL_BO_PWRITE	0x08
+#define DRM_MVGAL_BO_PREAD	0x09
+#define DRM_MVGAL_BO_COPY	0x0a
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -318,6 +485,16 @@ struct drm_mvgal_get_heap {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_LINK, struct drm_mvgal_gpu_link)
 #define DRM_IOCTL_MVGAL_GET_HEAP \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_HEAP, struct drm_mvgal_get_heap)
+#define DRM_IOCTL_MVGAL_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_CREATE, struct drm_mvgal_bo_create)
+#define DRM_IOCTL_MVGAL_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_INFO, struct drm_mvgal_bo_info)
+#define DRM_IOCTL_MVGAL_BO_PWRITE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_PWRITE, struct drm_mvgal_bo_rw)
+#define DRM_IOCTL_MVGAL_BO_PREAD \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_PREAD, struct drm_mvgal_bo_rw)
+#define DRM_IOCTL_MVGAL_BO_COPY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_COPY, struct drm_mvgal_bo_copy)
 
 #if defined(__cplusplus)
 }

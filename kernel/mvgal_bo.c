@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffers: creation, host pages, CPU mapping, destruction.
+ *
+ * Host storage is an array of pages taken from the NUMA node of the GPU
+ * the buffer is for, one at a time and (with LAZY_ALLOCATE) only when
+ * first touched. CPU mappings are PFN maps filled at fault time, so that
+ * every first access to a page passes through mvgal.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+
+#ifdef CONFIG_X86
+#include <asm/set_memory.h>
+#endif
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include "mvgal_bo.h"
+#include "mvgal_compat.h"
+
+static void mvgal_bo_free_page(struct mvgal_bo *bo, struct page *page)
+{
+#ifdef CONFIG_X86
+	if (bo->flags & MVGAL_BO_CPU_UNCACHED)
+		set_pages_array_wb(&page, 1);
+#endif
+	__free_page(page);
+}
+
+/*
+ * The host page @idx of @bo, allocated on first need with the contents a
+ * new buffer promises: zeroes, or the poison byte. Caller holds bo->lock.
+ */
+static struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	struct page *page = bo->pages[idx];
+
+	if (page)
+		return page;
+	page = alloc_pages_node(bo->nid, GFP_HIGHUSER | __GFP_NOWARN |
+				(bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
+				 __GFP_ZERO : 0), 0);
+	if (!page)
+		return ERR_PTR(-ENOMEM);
+	if (!(bo->flags & MVGAL_BO_ZERO_INITIALIZED)) {
+		void *va = kmap_local_page(page);
+
+		memset(va, MVGAL_BO_POISON, PAGE_SIZE);
+		kunmap_local(va);
+	}
+#ifdef CONFIG_X86
+	/* Write-combined in the kernel's direct map too: no cached alias. */
+	if ((bo->flags & MVGAL_BO_CPU_UNCACHED) && set_pages_array_wc(&page, 1)) {
+		__free_page(page);
+		return ERR_PTR(-ENOMEM);
+	}
+#endif
+	bo->pages[idx] = page;
+	bo->nr_pages++;
+	atomic64_inc(&mdev->host_pages);
+	return page;
+}
+
+/*
+ * mvgal_bo_access() - copy between @buf and the buffer's storage
+ * @bo: the buffer
+ * @offset: byte offset in the buffer; [offset, offset + len) is in range
+ * @buf: kernel memory
+ * @len: bytes
+ * @write: true: @buf -> buffer; false: buffer -> @buf
+ *
+ * Return: 0, or -ENOMEM when a lazily allocated page cannot be had.
+ */
+int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
+		    bool write)
+{
+	int ret = 0;
+
+	if (mvgal_bo_device_only(bo)) {
+		struct iosys_map map = bo->home->pool.map;
+		u64 at = bo->alloc.node.start + offset;
+
+		if (write)
+			iosys_map_memcpy_to(&map, at, buf, len);
+		else
+			iosys_map_memcpy_from(buf, &map, at, len);
+		return 0;
+	}
+
+	mutex_lock(&bo->lock);
+	while (len) {
+		unsigned long idx = offset >> PAGE_SHIFT;
+		size_t in = offset & ~PAGE_MASK;
+		size_t n = min_t(size_t, len, PAGE_SIZE - in);
+		struct page *page = mvgal_bo_page(bo, idx);
+		void *va;
+
+		if (IS_ERR(page)) {
+			ret = PTR_ERR(page);
+			break;
+		}
+		va = kmap_local_page(page);
+		if (write)
+			memcpy(va + in, buf, n);
+		else
+			memcpy(buf, va + in, n);
+		kunmap_local(va);
+		buf += n;
+		offset += n;
+		len -= n;
+	}
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
+static void mvgal_bo_free(struct drm_gem_object *obj)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	struct mvgal_device *mdev = to_mvgal(obj->dev);
+	unsigned long i;
+
+	if (bo->pages) {
+		for (i = 0; i < bo->npages; i++)
+			if (bo->pages[i])
+				mvgal_bo_free_page(bo, bo->pages[i]);
+		atomic64_sub(bo->nr_pages, &mdev->host_pages);
+		kvfree(bo->pages);
+	}
+	if (bo->home)
+		mvgal_pool_free(bo->home, &bo->alloc);
+	drm_gem_object_release(obj);
+	mutex_destroy(&bo->lock);
+	kfree(bo);
+}
+
+/* The buffer page a fault in @vma at @address falls on. */
+static unsigned long mvgal_bo_fault_index(struct vm_area_struct *vma,
+					  unsigned long address)
+{
+	struct drm_gem_object *obj = vma->vm_private_data;
+	unsigned long start = drm_vma_node_start(&obj->vma_node);
+	unsigned long pgoff = vma->vm_pgoff;
+
+	/* Mapped through the DRM node, vm_pgoff is the fake offset; through
+	 * a dma-buf, it may be the page offset into the buffer. Fake offsets
+	 * start far above any buffer's page count, so the two cannot mix.
+	 */
+	if (pgoff >= start)
+		pgoff -= start;
+	return pgoff + ((address - vma->vm_start) >> PAGE_SHIFT);
+}
+
+static vm_fault_t mvgal_bo_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mvgal_bo *bo = to_mvgal_bo(vma->vm_private_data);
+	unsigned long idx = mvgal_bo_fault_index(vma, vmf->address);
+	struct page *page;
+
+	if (idx >= bo->npages)
+		return VM_FAULT_SIGBUS;
+	mutex_lock(&bo->lock);
+	page = mvgal_bo_page(bo, idx);
+	mutex_unlock(&bo->lock);
+	if (IS_ERR(page))
+		return VM_FAULT_OOM;
+	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(page),
+				   vma->vm_page_prot);
+}
+
+static const struct vm_operations_struct mvgal_bo_vm_ops = {
+	.fault = mvgal_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+
+	/* Device-only buffers have nothing a CPU could map. */
+	if (mvgal_bo_device_only(bo))
+		return -EINVAL;
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	if (bo->flags & MVGAL_BO_CPU_UNCACHED)
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	return 0;
+}
+
+static const struct drm_gem_object_funcs mvgal_bo_funcs = {
+	.free = mvgal_bo_free,
+	.mmap = mvgal_bo_mmap,
+	.vm_ops = &mvgal_bo_vm_ops,
+};
+
+/* Validates a create request; 0 or -EINVAL, nothing touched. */
+static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
+{
+	u32 f = args->flags;
+
+	if (args->pad || (f & ~MVGAL_BO_FLAGS))
+		return -EINVAL;
+	if (!args->size || args->size > MVGAL_BO_MAX_SIZE)
+		return -EINVAL;
+	if ((f & MVGAL_BO_CPU_CACHED) && (f & MVGAL_BO_CPU_UNCACHED))
+		return -EINVAL;
+	if (!(f & (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)))
+		return -EINVAL;
+	if (args->gpu != MVGAL_GPU_ANY && args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	/* Device-only: it needs a GPU to live on. */
+	if (!(f & MVGAL_BO_HOST_VALID) && args->gpu == MVGAL_GPU_ANY)
+		return -EINVAL;
+	/* CPU attributes mean nothing without a CPU view. */
+	if (!(f & MVGAL_BO_HOST_VALID) &&
+	    (f & (MVGAL_BO_CPU_CACHED | MVGAL_BO_CPU_UNCACHED |
+		  MVGAL_BO_LAZY_ALLOCATE)))
+		return -EINVAL;
+	return 0;
+}
+
+int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_bo_create *args = data;
+	struct mvgal_gpu *gpu = NULL;
+	struct mvgal_bo *bo;
+	unsigned long i;
+	u32 handle;
+	int ret;
+
+	ret = mvgal_bo_create_check(args);
+	if (ret)
+		return ret;
+#ifndef CONFIG_X86
+	if (args->flags & MVGAL_BO_CPU_UNCACHED)
+		return -EOPNOTSUPP;
+#endif
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return -ENOMEM;
+	bo->size = args->size;
+	bo->flags = args->flags;
+	bo->gpu = args->gpu;
+	bo->nid = numa_mem_id();
+	mutex_init(&bo->lock);
+	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
+	bo->base.funcs = &mvgal_bo_funcs;
+	bo->npages = bo->base.size >> PAGE_SHIFT;
+
+	if (args->gpu != MVGAL_GPU_ANY) {
+		/* Held until the pool range is taken: the GPU cannot be
+		 * detached in between.
+		 */
+		mutex_lock(&mdev->gpu_lock);
+		gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+		if (gpu && gpu->numa_node >= 0)
+			bo->nid = gpu->numa_node;
+		if (gpu && mvgal_bo_device_only(bo)) {
+			ret = mvgal_pool_alloc(gpu, &bo->alloc, args->size);
+			if (!ret)
+				bo->home = gpu;
+		}
+		mutex_unlock(&mdev->gpu_lock);
+		if (!gpu || ret)
+			goto err_put;
+	}
+
+	if (bo->home) {
+		struct iosys_map map = bo->home->pool.map;
+
+		/* The range may hold a freed buffer's bytes: never show them. */
+		iosys_map_memset(&map, bo->alloc.node.start,
+				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
+				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
+	} else {
+		bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+		if (!bo->pages) {
+			ret = -ENOMEM;
+			goto err_put;
+		}
+		if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE)) {
+			mutex_lock(&bo->lock);
+			for (i = 0; i < bo->npages; i++) {
+				struct page *page = mvgal_bo_page(bo, i);
+
+				if (IS_ERR(page)) {
+					ret = PTR_ERR(page);
+					break;
+				}
+			}
+			mutex_unlock(&bo->lock);
+			if (ret)
+				goto err_put;
+		}
+	}
+
+	ret = drm_gem_handle_create(file, &bo->base, &handle);
+	if (ret)
+		goto err_put;
+	drm_gem_object_put(&bo->base);
+	args->handle = handle;
+	return 0;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * mvgal_bo_lookup() - the buffer behind a handle, with a reference
+ * @file: the caller
+ * @handle: GEM handle
+ *
+ * Return: the buffer, or NULL when the handle names none.
+ */
+struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+
+	if (!obj)
+		return NULL;
+	if (obj->funcs != &mvgal_bo_funcs) {
+		drm_gem_object_put(obj);
+		return NULL;
+	}
+	return to_mvgal_bo(obj);
+}
+
+/* The node all of the buffer's host pages are on, as the page allocator
+ * placed them; MVGAL_NUMA_NONE when they are none or on several nodes.
+ */
+static u32 mvgal_bo_pages_node(struct mvgal_bo *bo)
+{
+	u32 node = MVGAL_NUMA_NONE;
+	unsigned long i;
+
+	mutex_lock(&bo->lock);
+	for (i = 0; bo->pages && i < bo->npages; i++) {
+		u32 nid;
+
+		if (!bo->pages[i])
+			continue;
+		nid = page_to_nid(bo->pages[i]);
+		if (node == MVGAL_NUMA_NONE) {
+			node = nid;
+		} else if (node != nid) {
+			node = MVGAL_NUMA_NONE;
+			break;
+		}
+	}
+	mutex_unlock(&bo->lock);
+	return node;
+}
+
+int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_mvgal_bo_info *args = data;
+	struct mvgal_bo *bo;
+	u64 total = 0, offset = 0;
+	unsigned int i;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	if (!mvgal_bo_device_only(bo)) {
+		ret = drm_gem_create_mmap_offset(&bo->base);
+		if (ret)
+			goto out;
+		offset = drm_vma_node_offset_addr(&bo->base.vma_node);
+	}
+	args->size = bo->size;
+	args->mmap_offset = offset;
+	args->bo_flags = bo->flags;
+	args->gpu = bo->gpu;
+	args->numa_node = mvgal_bo_pages_node(bo);
+	args->pad = 0;
+	args->bytes_read = atomic64_read(&bo->bytes_read);
+	args->bytes_written = atomic64_read(&bo->bytes_written);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		args->access_count[i] = atomic64_read(&bo->access[i]);
+		total += args->access_count[i];
+	}
+	args->access_total = total;
+	memset(args->resident, 0, sizeof(args->resident));
+	mutex_lock(&bo->lock);
+	args->resident[MVGAL_LOC_HOST] = (u64)bo->nr_pages << PAGE_SHIFT;
+	mutex_unlock(&bo->lock);
+	if (bo->home)
+		args->resident[1 + bo->home->index] = bo->alloc.node.size;
+	ret = 0;
+out:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmvgal: buffers.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "internal.h"
+
+int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
+		    uint32_t gpu, uint32_t *handle)
+{
+	struct drm_mvgal_bo_create c = { .size = size, .flags = flags, .gpu = gpu };
+	int ret;
+
+	if (!dev || !handle)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_CREATE, &c);
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+int mvgal_bo_info(struct mvgal *dev, uint32_t handle,
+		  struct drm_mvgal_bo_info *info)
+{
+	struct drm_mvgal_bo_info i = { .handle = handle };
+	int ret;
+
+	if (!dev || !info)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_INFO, &i);
+	if (!ret)
+		*info = i;
+	return ret;
+}
+
+int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr)
+{
+	struct drm_mvgal_bo_info i;
+	long page = 4096;
+	uint64_t len;
+	void *p;
+	int ret;
+
+	if (!ptr)
+		return -EINVAL;
+	ret = mvgal_bo_info(dev, handle, &i);
+	if (ret)
+		return ret;
+	if (!i.mmap_offset)
+		return -EINVAL; /* device-only */
+	page = sysconf(_SC_PAGESIZE);
+	len = (i.size + page - 1) & ~(uint64_t)(page - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
+		 (off_t)i.mmap_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ptr = p;
+	return 0;
+}
+
+static int mvgal_bo_rw(struct mvgal *dev, unsigned long req, uint32_t handle,
+		       uint64_t offset, uintptr_t ptr, uint64_t size)
+{
+	struct drm_mvgal_bo_rw rw = {
+		.handle = handle, .offset = offset, .size = size, .user_ptr = ptr,
+	};
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, req, &rw);
+}
+
+int mvgal_bo_write(struct mvgal *dev, uint32_t handle, uint64_t offset,
+		   const void *src, uint64_t size)
+{
+	return mvgal_bo_rw(dev, DRM_IOCTL_MVGAL_BO_PWRITE, handle, offset,
+			   (uintptr_t)src, size);
+}
+
+int mvgal_bo_read(struct mvgal *dev, uint32_t handle, uint64_t offset,
+		  void *dst, uint64_t size)
+{
+	return mvgal_bo_rw(dev, DRM_IOCTL_MVGAL_BO_PREAD, handle, offset,
+			   (uintptr_t)dst, size);
+}
+
+int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
+		  uint32_t src, uint64_t src_offset, uint64_t size)
+{
+	struct drm_mvgal_bo_copy c = {
+		.src_handle = src, .dst_handle = dst, .src_offset = src_offset,
+		.dst_offset = dst_offset, .size = size,
+	};
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
+}
