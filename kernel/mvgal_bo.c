@@ -7,6 +7,7 @@
  * first touched. CPU mappings are PFN maps filled at fault time, so that
  * every first access to a page passes through mvgal.
  */
+#include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -82,9 +83,9 @@ int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
 {
 	int ret = 0;
 
-	if (mvgal_bo_device_only(bo)) {
-		struct iosys_map map = bo->home->pool.map;
-		u64 at = bo->alloc.node.start + offset;
+	if (mvgal_bo_mapped(bo)) {
+		struct iosys_map map = bo->map;
+		u64 at = bo->map_offset + offset;
 
 		if (write)
 			iosys_map_memcpy_to(&map, at, buf, len);
@@ -134,6 +135,13 @@ static void mvgal_bo_free(struct drm_gem_object *obj)
 	}
 	if (bo->home)
 		mvgal_pool_free(bo->home, &bo->alloc);
+	if (obj->import_attach) {
+		struct dma_buf *dmabuf = obj->import_attach->dmabuf;
+
+		dma_buf_vunmap_unlocked(dmabuf, &bo->map);
+		dma_buf_detach(dmabuf, obj->import_attach);
+		dma_buf_put(dmabuf);
+	}
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
@@ -187,6 +195,18 @@ static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	/* Device-only buffers have nothing a CPU could map. */
 	if (mvgal_bo_device_only(bo))
 		return -EINVAL;
+	/* An import is mapped by its exporter, as drm_gem_shmem does. */
+	if (obj->import_attach) {
+		int ret;
+
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->import_attach->dmabuf, vma, 0);
+		/* Drop the reference drm_gem_mmap_obj() took. */
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 	if (bo->flags & MVGAL_BO_CPU_UNCACHED)
@@ -194,18 +214,46 @@ static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	return 0;
 }
 
-static const struct drm_gem_object_funcs mvgal_bo_funcs = {
+const struct drm_gem_object_funcs mvgal_bo_funcs = {
 	.free = mvgal_bo_free,
 	.mmap = mvgal_bo_mmap,
 	.vm_ops = &mvgal_bo_vm_ops,
+	.export = mvgal_bo_export,
+	.pin = mvgal_bo_pin,
+	.get_sg_table = mvgal_bo_get_sg_table,
 };
+
+/**
+ * mvgal_bo_populate() - give a host buffer every page it lacks
+ * @bo: the buffer
+ *
+ * Return: 0 or -ENOMEM (pages allocated so far stay).
+ */
+int mvgal_bo_populate(struct mvgal_bo *bo)
+{
+	unsigned long i;
+	int ret = 0;
+
+	mutex_lock(&bo->lock);
+	for (i = 0; i < bo->npages; i++) {
+		struct page *page = mvgal_bo_page(bo, i);
+
+		if (IS_ERR(page)) {
+			ret = PTR_ERR(page);
+			break;
+		}
+	}
+	mutex_unlock(&bo->lock);
+	return ret;
+}
 
 /* Validates a create request; 0 or -EINVAL, nothing touched. */
 static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
 {
 	u32 f = args->flags;
+	bool shared;
 
-	if (args->pad || (f & ~MVGAL_BO_FLAGS))
+	if (f & ~MVGAL_BO_FLAGS)
 		return -EINVAL;
 	if (!args->size || args->size > MVGAL_BO_MAX_SIZE)
 		return -EINVAL;
@@ -217,6 +265,12 @@ static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
 		return -EINVAL;
 	/* Device-only: it needs a GPU to live on. */
 	if (!(f & MVGAL_BO_HOST_VALID) && args->gpu == MVGAL_GPU_ANY)
+		return -EINVAL;
+	if (args->sharing >= MVGAL_SHARING_COUNT)
+		return -EINVAL;
+	/* Exportable, and shared some way, or neither. */
+	shared = args->sharing != MVGAL_SHARING_NONE;
+	if (!!(f & MVGAL_BO_DMA_BUF) != shared)
 		return -EINVAL;
 	/* CPU attributes mean nothing without a CPU view. */
 	if (!(f & MVGAL_BO_HOST_VALID) &&
@@ -233,7 +287,6 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	struct drm_mvgal_bo_create *args = data;
 	struct mvgal_gpu *gpu = NULL;
 	struct mvgal_bo *bo;
-	unsigned long i;
 	u32 handle;
 	int ret;
 
@@ -251,6 +304,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	bo->size = args->size;
 	bo->flags = args->flags;
 	bo->gpu = args->gpu;
+	bo->sharing = args->sharing;
 	bo->nid = numa_mem_id();
 	mutex_init(&bo->lock);
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
@@ -267,8 +321,11 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			bo->nid = gpu->numa_node;
 		if (gpu && mvgal_bo_device_only(bo)) {
 			ret = mvgal_pool_alloc(gpu, &bo->alloc, args->size);
-			if (!ret)
+			if (!ret) {
 				bo->home = gpu;
+				bo->map = gpu->pool.map;
+				bo->map_offset = bo->alloc.node.start;
+			}
 		}
 		mutex_unlock(&mdev->gpu_lock);
 		if (!gpu || ret)
@@ -289,16 +346,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			goto err_put;
 		}
 		if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE)) {
-			mutex_lock(&bo->lock);
-			for (i = 0; i < bo->npages; i++) {
-				struct page *page = mvgal_bo_page(bo, i);
-
-				if (IS_ERR(page)) {
-					ret = PTR_ERR(page);
-					break;
-				}
-			}
-			mutex_unlock(&bo->lock);
+			ret = mvgal_bo_populate(bo);
 			if (ret)
 				goto err_put;
 		}
@@ -377,6 +425,7 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 	if (!bo)
 		return -ENOENT;
 	if (!mvgal_bo_device_only(bo)) {
+		/* Imports are mapped too: through their exporter. */
 		ret = drm_gem_create_mmap_offset(&bo->base);
 		if (ret)
 			goto out;
@@ -387,7 +436,7 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 	args->bo_flags = bo->flags;
 	args->gpu = bo->gpu;
 	args->numa_node = mvgal_bo_pages_node(bo);
-	args->pad = 0;
+	args->sharing = bo->sharing;
 	args->bytes_read = atomic64_read(&bo->bytes_read);
 	args->bytes_written = atomic64_read(&bo->bytes_written);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++) {

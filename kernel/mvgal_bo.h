@@ -30,6 +30,16 @@ struct mvgal_bo {
 	struct mvgal_gpu *home;
 	struct mvgal_pool_alloc alloc;
 
+	/* Storage the kernel reaches through a mapping: @home's pool at
+	 * alloc.node.start, or an imported dma-buf's vmap at 0.
+	 */
+	struct iosys_map map;
+	u64 map_offset;
+
+	u32 sharing;		/* MVGAL_SHARING_* */
+	/* Devices attached to the exported dma-buf; under @lock. */
+	unsigned int nr_attach;
+
 	atomic64_t bytes_read;
 	atomic64_t bytes_written;
 	atomic64_t access[MVGAL_MAX_GPUS];
@@ -45,7 +55,23 @@ static inline bool mvgal_bo_device_only(const struct mvgal_bo *bo)
 	return !(bo->flags & MVGAL_BO_HOST_VALID);
 }
 
+/* Is the storage reached through @map (a pool range or an import)? */
+static inline bool mvgal_bo_mapped(const struct mvgal_bo *bo)
+{
+	return !bo->pages;
+}
+
+extern const struct drm_gem_object_funcs mvgal_bo_funcs;
+
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
+int mvgal_bo_populate(struct mvgal_bo *bo);
+
+/* mvgal_prime.c */
+struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags);
+struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj);
+int mvgal_bo_pin(struct drm_gem_object *obj);
+struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
+					      struct dma_buf *dmabuf);
 int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
 		    bool write);
 

@@ -35,4 +35,16 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/* PRIME fd ioctls are the DRM core's default since 6.6; before, a driver
+ * names the helpers.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+#include <drm/drm_prime.h>
+#define MVGAL_DRM_PRIME_FD_OPS \
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd, \
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+#else
+#define MVGAL_DRM_PRIME_FD_OPS
+#endif
+
 #endif /* MVGAL_COMPAT_H */

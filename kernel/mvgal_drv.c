@@ -12,9 +12,11 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
 #include <drm/mvgal_drm.h>
 
 #include "mvgal_bo.h"
+#include "mvgal_compat.h"
 #include "mvgal_drv.h"
 
 static struct mvgal_device *mvgal_dev;
@@ -52,6 +54,8 @@ static const struct drm_driver mvgal_driver = {
 	.ioctls = mvgal_ioctls,
 	.num_ioctls = ARRAY_SIZE(mvgal_ioctls),
 	.fops = &mvgal_fops,
+	.gem_prime_import = mvgal_gem_prime_import,
+	MVGAL_DRM_PRIME_FD_OPS
 	.name = MVGAL_DRIVER_NAME,
 	.desc = MVGAL_DRIVER_DESC,
 	.date = MVGAL_DRIVER_DATE,

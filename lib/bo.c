@@ -3,6 +3,7 @@
  * libmvgal: buffers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,7 +17,16 @@
 int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
 		    uint32_t gpu, uint32_t *handle)
 {
-	struct drm_mvgal_bo_create c = { .size = size, .flags = flags, .gpu = gpu };
+	return mvgal_bo_create_shared(dev, size, flags, gpu, MVGAL_SHARING_NONE,
+				      handle);
+}
+
+int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size, uint32_t flags,
+			   uint32_t gpu, uint32_t sharing, uint32_t *handle)
+{
+	struct drm_mvgal_bo_create c = {
+		.size = size, .flags = flags, .gpu = gpu, .sharing = sharing,
+	};
 	int ret;
 
 	if (!dev || !handle)
@@ -112,4 +122,22 @@ int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
 	if (!dev)
 		return -EINVAL;
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
+}
+
+int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd)
+{
+	if (!dev || !fd)
+		return -EINVAL;
+	if (drmPrimeHandleToFD(dev->fd, handle, DRM_CLOEXEC | DRM_RDWR, fd))
+		return -errno;
+	return 0;
+}
+
+int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
+{
+	if (!dev || !handle || fd < 0)
+		return -EINVAL;
+	if (drmPrimeFDToHandle(dev->fd, fd, handle))
+		return -errno;
+	return 0;
 }

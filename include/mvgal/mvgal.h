@@ -222,6 +222,25 @@ MVGAL_API const char *mvgal_why_text(uint32_t why);
  */
 MVGAL_API int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
 			      uint32_t gpu, uint32_t *handle);
+/**
+ * mvgal_bo_create_shared() - mvgal_bo_create() with a sharing mode
+ * @sharing: MVGAL_SHARING_*; anything but NONE needs MVGAL_BO_DMA_BUF
+ */
+MVGAL_API int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size,
+				     uint32_t flags, uint32_t gpu,
+				     uint32_t sharing, uint32_t *handle);
+/**
+ * mvgal_bo_export() - export a buffer as a dma-buf fd (O_CLOEXEC, read-write)
+ *
+ * -EPERM unless created with MVGAL_BO_DMA_BUF and a sharing mode;
+ * -EOPNOTSUPP for device-only buffers.
+ */
+MVGAL_API int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd);
+/**
+ * mvgal_bo_import() - a dma-buf fd as a buffer; its size is the dma-buf's.
+ * Importing the same dma-buf again gives the same handle.
+ */
+MVGAL_API int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle);
 /** mvgal_bo_destroy() - drop the handle (GEM_CLOSE); mappings stay valid. */
 MVGAL_API int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle);
 /** mvgal_bo_info() - properties and statistics of a buffer. */

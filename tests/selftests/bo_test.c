@@ -126,14 +126,14 @@ TEST_F(bo, create_rejects_bad_flags)
 		EINVAL);
 }
 
-TEST_F(bo, create_rejects_bad_gpu_and_pad)
+TEST_F(bo, create_rejects_bad_gpu_and_sharing)
 {
 	expect_create_fails(_metadata, self->m, (struct drm_mvgal_bo_create){
 		.size = PG, .flags = HV, .gpu = MVGAL_MAX_GPUS }, EINVAL);
 	expect_create_fails(_metadata, self->m, (struct drm_mvgal_bo_create){
 		.size = PG, .flags = HV, .gpu = 7 }, ENODEV);
 	expect_create_fails(_metadata, self->m, (struct drm_mvgal_bo_create){
-		.size = PG, .flags = HV, .gpu = MVGAL_GPU_ANY, .pad = 1 }, EINVAL);
+		.size = PG, .flags = HV, .gpu = MVGAL_GPU_ANY, .sharing = 99 }, EINVAL);
 	/* More than the pool holds. */
 	expect_create_fails(_metadata, self->m, (struct drm_mvgal_bo_create){
 		.size = (POOL_MB << 20) + 1, .flags = GV, .gpu = self->g1 }, ENOSPC);

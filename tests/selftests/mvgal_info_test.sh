@@ -17,6 +17,8 @@ rc() { cat /tmp/info.rc; }
 
 echo "1..15"
 rm -f /etc/mvgal/mvgal.conf
+# A fresh module: other tests leave GPUs attached.
+rmmod mvgal && modprobe mvgal || echo "# could not reload mvgal"
 
 info --help
 check "help exits 0 and prints usage" test "$(rc)" = 0 -a -n "$(grep -F 'Usage: mvgal-info' /tmp/info.out)"

@@ -344,12 +344,36 @@ struct drm_mvgal_get_heap {
 #define MVGAL_BO_MAX_SIZE		(16ULL << 30)
 
 /**
+ * DOC: sharing modes
+ *
+ * &drm_mvgal_bo_create.sharing: who may use the buffer's dma-buf
+ * (exported with PRIME, which needs MVGAL_BO_DMA_BUF). A device that
+ * attaches must also find MVGAL_BO_GPU_VALID set. Refusals are -EPERM,
+ * except a second attachment of an EXCLUSIVE buffer: -EBUSY.
+ *
+ * MVGAL_SHARING_NONE: not shared; export is refused.
+ * MVGAL_SHARING_EXCLUSIVE: one device attachment at a time.
+ * MVGAL_SHARING_CONCURRENT: any number of attachments, all by devices of
+ * the driver of the buffer's GPU.
+ * MVGAL_SHARING_CROSS_VENDOR: any number of attachments, any driver.
+ * MVGAL_SHARING_DMA_BUF: the dma-buf is shared between processes (mmap,
+ * re-import into mvgal) but no device may attach it.
+ */
+#define MVGAL_SHARING_NONE		0
+#define MVGAL_SHARING_EXCLUSIVE		1
+#define MVGAL_SHARING_CONCURRENT	2
+#define MVGAL_SHARING_CROSS_VENDOR	3
+#define MVGAL_SHARING_DMA_BUF		4
+#define MVGAL_SHARING_COUNT		5
+
+/**
  * struct drm_mvgal_bo_create - DRM_IOCTL_MVGAL_BO_CREATE
  *
  * Creates a buffer; GEM_CLOSE destroys it. Errors: -EINVAL (size 0 or
  * above MVGAL_BO_MAX_SIZE, unknown flags, CPU_CACHED with CPU_UNCACHED,
  * neither HOST_VALID nor GPU_VALID, a device-only buffer without a GPU,
- * a GPU slot out of range, non-zero padding); -ENODEV (no GPU in that
+ * a GPU slot out of range, an unknown sharing mode, a mode other than NONE
+ * without MVGAL_BO_DMA_BUF or DMA_BUF with mode NONE); -ENODEV (no GPU in that
  * slot); -ENOSPC (the GPU's pool cannot hold a device-only buffer);
  * -ENOMEM; -EOPNOTSUPP (CPU_UNCACHED on an architecture without
  * write-combined pages).
@@ -367,8 +391,8 @@ struct drm_mvgal_bo_create {
 	__u32 gpu;
 	/** @handle: (out) GEM handle. */
 	__u32 handle;
-	/** @pad: (in) must be 0. */
-	__u32 pad;
+	/** @sharing: (in) MVGAL_SHARING_*. */
+	__u32 sharing;
 };
 
 /* Locations in &drm_mvgal_bo_info.resident: 0 = host, 1 + N = GPU N. */
@@ -399,8 +423,8 @@ struct drm_mvgal_bo_info {
 	 * allocator placed them; MVGAL_NUMA_NONE if none or several.
 	 */
 	__u32 numa_node;
-	/** @pad: (out) 0. */
-	__u32 pad;
+	/** @sharing: (out) MVGAL_SHARING_*. */
+	__u32 sharing;
 	/** @bytes_read: (out) bytes read out of the buffer by copies. */
 	__u64 bytes_read;
 	/** @bytes_written: (out) bytes written into the buffer by copies. */

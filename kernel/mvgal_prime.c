@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DMA-BUF sharing: export of host buffers under their sharing mode, and
+ * import of foreign dma-bufs as buffers the CPU reaches through the
+ * exporter's vmap.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+
+#include <drm/drm_prime.h>
+
+#include "mvgal_bo.h"
+#include "mvgal_compat.h"
+
+/* The driver of the attached GPU whose device is @dev, or NULL. */
+static const char *mvgal_device_driver(struct mvgal_device *mdev,
+				       struct device *dev, char *buf)
+{
+	const char *name = NULL;
+	unsigned int i;
+
+	mutex_lock(&mdev->gpu_lock);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		if (mdev->gpus[i] && mdev->gpus[i]->dev == dev) {
+			strscpy(buf, mdev->gpus[i]->driver, MVGAL_NAME_LEN);
+			name = buf;
+			break;
+		}
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	return name;
+}
+
+/* The driver of the buffer's own GPU, or NULL when it has none. */
+static const char *mvgal_bo_driver(struct mvgal_bo *bo, char *buf)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	const char *name = NULL;
+	struct mvgal_gpu *gpu;
+	int err;
+
+	if (bo->gpu == MVGAL_GPU_ANY)
+		return NULL;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, bo->gpu, &err);
+	if (gpu) {
+		strscpy(buf, gpu->driver, MVGAL_NAME_LEN);
+		name = buf;
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	return name;
+}
+
+/*
+ * The sharing mode decides who may attach: see "sharing modes" in
+ * mvgal_drm.h.
+ */
+static int mvgal_dmabuf_attach(struct dma_buf *dmabuf,
+			       struct dma_buf_attachment *attach)
+{
+	struct drm_gem_object *obj = dmabuf->priv;
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	struct mvgal_device *mdev = to_mvgal(obj->dev);
+	char a[MVGAL_NAME_LEN], b[MVGAL_NAME_LEN];
+	const char *theirs, *ours;
+	int ret = 0;
+
+	if (!(bo->flags & MVGAL_BO_GPU_VALID))
+		return -EPERM;
+	theirs = mvgal_device_driver(mdev, attach->dev, a);
+	ours = mvgal_bo_driver(bo, b);
+
+	mutex_lock(&bo->lock);
+	switch (bo->sharing) {
+	case MVGAL_SHARING_EXCLUSIVE:
+		if (bo->nr_attach)
+			ret = -EBUSY;
+		break;
+	case MVGAL_SHARING_CONCURRENT:
+		/* Only the buffer's own kind of GPU: another driver needs
+		 * CROSS_VENDOR.
+		 */
+		if (!theirs || !ours || strcmp(theirs, ours))
+			ret = -EPERM;
+		break;
+	case MVGAL_SHARING_CROSS_VENDOR:
+		break;
+	default:	/* DMA_BUF: processes share it, devices do not */
+		ret = -EPERM;
+		break;
+	}
+	/* Counted before the pin, which takes bo->lock itself, so that a
+	 * racing EXCLUSIVE attach already sees this one.
+	 */
+	if (!ret)
+		bo->nr_attach++;
+	mutex_unlock(&bo->lock);
+	if (ret)
+		return ret;
+	ret = drm_gem_map_attach(dmabuf, attach);
+	if (ret) {
+		mutex_lock(&bo->lock);
+		bo->nr_attach--;
+		mutex_unlock(&bo->lock);
+	}
+	return ret;
+}
+
+static void mvgal_dmabuf_detach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attach)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
+
+	drm_gem_map_detach(dmabuf, attach);
+	mutex_lock(&bo->lock);
+	bo->nr_attach--;
+	mutex_unlock(&bo->lock);
+}
+
+static struct sg_table *mvgal_dmabuf_map(struct dma_buf_attachment *attach,
+					 enum dma_data_direction dir)
+{
+	struct sg_table *sgt = drm_gem_map_dma_buf(attach, dir);
+
+	/* Kept for begin/end_cpu_access, which sync every device's view. */
+	if (!IS_ERR(sgt))
+		attach->priv = sgt;
+	return sgt;
+}
+
+static void mvgal_dmabuf_unmap(struct dma_buf_attachment *attach,
+			       struct sg_table *sgt,
+			       enum dma_data_direction dir)
+{
+	attach->priv = NULL;
+	drm_gem_unmap_dma_buf(attach, sgt, dir);
+}
+
+static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir, bool begin)
+{
+	struct dma_buf_attachment *attach;
+
+	dma_resv_lock(dmabuf->resv, NULL);
+	list_for_each_entry(attach, &dmabuf->attachments, node) {
+		struct sg_table *sgt = attach->priv;
+
+		if (!sgt)
+			continue;
+		if (begin)
+			dma_sync_sgtable_for_cpu(attach->dev, sgt, dir);
+		else
+			dma_sync_sgtable_for_device(attach->dev, sgt, dir);
+	}
+	dma_resv_unlock(dmabuf->resv);
+	return 0;
+}
+
+static int mvgal_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
+					 enum dma_data_direction dir)
+{
+	return mvgal_dmabuf_cpu_access(dmabuf, dir, true);
+}
+
+static int mvgal_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
+				       enum dma_data_direction dir)
+{
+	return mvgal_dmabuf_cpu_access(dmabuf, dir, false);
+}
+
+static const struct dma_buf_ops mvgal_dmabuf_ops = {
+	.attach = mvgal_dmabuf_attach,
+	.detach = mvgal_dmabuf_detach,
+	.map_dma_buf = mvgal_dmabuf_map,
+	.unmap_dma_buf = mvgal_dmabuf_unmap,
+	.release = drm_gem_dmabuf_release,
+	.mmap = drm_gem_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+	.begin_cpu_access = mvgal_dmabuf_begin_cpu_access,
+	.end_cpu_access = mvgal_dmabuf_end_cpu_access,
+};
+
+/* &drm_gem_object_funcs.export: only host buffers created to be shared. */
+struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+
+	if (!(bo->flags & MVGAL_BO_DMA_BUF) ||
+	    bo->sharing == MVGAL_SHARING_NONE || !READ_ONCE(mvgal_enable_dmabuf))
+		return ERR_PTR(-EPERM);
+	/* Pool memory is another driver's: it is not mvgal's to re-export. */
+	if (mvgal_bo_mapped(bo))
+		return ERR_PTR(-EOPNOTSUPP);
+	exp_info.ops = &mvgal_dmabuf_ops;
+	exp_info.size = obj->size;
+	exp_info.flags = flags;
+	exp_info.priv = obj;
+	exp_info.resv = obj->resv;
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
+}
+
+/* &drm_gem_object_funcs.pin: an importer gets every page, now. */
+int mvgal_bo_pin(struct drm_gem_object *obj)
+{
+	return mvgal_bo_populate(to_mvgal_bo(obj));
+}
+
+struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	int ret = mvgal_bo_populate(bo);
+
+	if (ret)
+		return ERR_PTR(ret);
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
+}
+
+/*
+ * &drm_driver.gem_prime_import: mvgal's own export comes back as the same
+ * object; a foreign dma-buf becomes a buffer of its size, attached with
+ * mvgal's device and reached by the CPU through the exporter's vmap.
+ */
+struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
+					      struct dma_buf *dmabuf)
+{
+	struct dma_buf_attachment *attach;
+	struct mvgal_bo *bo;
+	int ret;
+
+	if (dmabuf->ops == &mvgal_dmabuf_ops) {
+		struct drm_gem_object *obj = dmabuf->priv;
+
+		if (obj->dev == dev) {
+			drm_gem_object_get(obj);
+			return obj;
+		}
+	}
+	if (!READ_ONCE(mvgal_enable_dmabuf))
+		return ERR_PTR(-EPERM);
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	attach = dma_buf_attach(dmabuf, dev->dev);
+	if (IS_ERR(attach)) {
+		ret = PTR_ERR(attach);
+		goto err_free;
+	}
+	ret = dma_buf_vmap_unlocked(dmabuf, &bo->map);
+	if (ret) {
+		/* A buffer the CPU cannot reach could never be copied. */
+		ret = -EOPNOTSUPP;
+		goto err_detach;
+	}
+	drm_gem_private_object_init(dev, &bo->base, dmabuf->size);
+	bo->base.funcs = &mvgal_bo_funcs;
+	bo->base.import_attach = attach;
+	bo->base.resv = dmabuf->resv;
+	mutex_init(&bo->lock);
+	bo->size = dmabuf->size;
+	bo->npages = dmabuf->size >> PAGE_SHIFT;
+	bo->flags = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
+	bo->gpu = MVGAL_GPU_ANY;
+	bo->nid = NUMA_NO_NODE;
+	bo->sharing = MVGAL_SHARING_NONE;
+	get_dma_buf(dmabuf);
+	return &bo->base;
+
+err_detach:
+	dma_buf_detach(dmabuf, attach);
+err_free:
+	kfree(bo);
+	return ERR_PTR(ret);
+}
