@@ -42,6 +42,7 @@ LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
 LIB_A    := $(B)/lib/libmvgal.a
 PC       := $(B)/lib/mvgal.pc
 INFO     := $(B)/bin/mvgal-info
+EXAMPLE  := $(B)/bin/mvgal-example
 UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
 HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
@@ -70,7 +71,7 @@ module: FORCE
 	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
 	@echo "  KO      $(MODULE)"
 
-userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO)
+userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE)
 
 tests: $(UNIT) $(SELF)
 
@@ -100,6 +101,10 @@ $(INFO): tools/mvgal-info/mvgal-info.c $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
+$(EXAMPLE): tools/examples/mvgal-example.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
 $(HARNESS)/kselftest_harness.h:
 	@tools/deps.sh
 
@@ -119,6 +124,7 @@ guest-module: FORCE
 GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
 	/usr/bin/mvgal-info=$(INFO) \
+	/usr/bin/mvgal-example=$(EXAMPLE) \
 	$(foreach t,$(SELF),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
 	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t))
 
@@ -138,7 +144,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm

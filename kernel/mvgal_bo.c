@@ -10,8 +10,13 @@
 #include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #ifdef CONFIG_X86
 #include <asm/set_memory.h>
@@ -126,6 +131,11 @@ static void mvgal_bo_free(struct drm_gem_object *obj)
 	struct mvgal_device *mdev = to_mvgal(obj->dev);
 	unsigned long i;
 
+	if (!list_empty(&bo->link)) {
+		mutex_lock(&mdev->bos_lock);
+		list_del(&bo->link);
+		mutex_unlock(&mdev->bos_lock);
+	}
 	if (bo->pages) {
 		for (i = 0; i < bo->npages; i++)
 			if (bo->pages[i])
@@ -307,6 +317,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	bo->sharing = args->sharing;
 	bo->nid = numa_mem_id();
 	mutex_init(&bo->lock);
+	INIT_LIST_HEAD(&bo->link);
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->npages = bo->base.size >> PAGE_SHIFT;
@@ -355,6 +366,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	ret = drm_gem_handle_create(file, &bo->base, &handle);
 	if (ret)
 		goto err_put;
+	mvgal_bo_track(bo);
 	drm_gem_object_put(&bo->base);
 	args->handle = handle;
 	return 0;
@@ -410,27 +422,21 @@ static u32 mvgal_bo_pages_node(struct mvgal_bo *bo)
 	return node;
 }
 
-int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
-			struct drm_file *file)
+/* Fills everything of @args but the handle; 0 or -errno. */
+static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *args)
 {
-	struct drm_mvgal_bo_info *args = data;
-	struct mvgal_bo *bo;
 	u64 total = 0, offset = 0;
 	unsigned int i;
 	int ret;
 
-	if (args->flags)
-		return -EINVAL;
-	bo = mvgal_bo_lookup(file, args->handle);
-	if (!bo)
-		return -ENOENT;
 	if (!mvgal_bo_device_only(bo)) {
 		/* Imports are mapped too: through their exporter. */
 		ret = drm_gem_create_mmap_offset(&bo->base);
 		if (ret)
-			goto out;
+			return ret;
 		offset = drm_vma_node_offset_addr(&bo->base.vma_node);
 	}
+	args->flags = 0;
 	args->size = bo->size;
 	args->mmap_offset = offset;
 	args->bo_flags = bo->flags;
@@ -450,8 +456,94 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 	mutex_unlock(&bo->lock);
 	if (bo->home)
 		args->resident[1 + bo->home->index] = bo->alloc.node.size;
-	ret = 0;
-out:
+	return 0;
+}
+
+int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_mvgal_bo_info *args = data, info;
+	struct mvgal_bo *bo;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = mvgal_bo_fill_info(bo, &info);
+	if (!ret) {
+		info.handle = args->handle;
+		*args = info;
+	}
 	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * mvgal_bo_track() - put a new buffer on the device's list, as its
+ * creator's
+ * @bo: the buffer, just given its first handle
+ */
+void mvgal_bo_track(struct mvgal_bo *bo)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+
+	bo->id = atomic64_inc_return(&mdev->next_bo_id);
+	bo->uid = current_uid();
+	bo->pid = task_tgid_nr(current);
+	mutex_lock(&mdev->bos_lock);
+	list_add_tail(&bo->link, &mdev->bos);
+	mutex_unlock(&mdev->bos_lock);
+}
+
+int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_bo_list *args = data;
+	struct drm_mvgal_bo_entry *e = NULL;
+	bool all = capable(CAP_SYS_ADMIN);
+	kuid_t uid = current_uid();
+	u32 n = 0, cap = args->count;
+	struct mvgal_bo *bo;
+	size_t len;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+	/* Bounded by what can exist: at worst every entry is written. */
+	cap = min_t(u32, cap, 1U << 20);
+	if (cap) {
+		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+	}
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (!all && !uid_eq(bo->uid, uid))
+			continue;
+		if (n < cap) {
+			e[n].id = bo->id;
+			e[n].uid = from_kuid_munged(current_user_ns(), bo->uid);
+			e[n].pid = bo->pid;
+			ret = mvgal_bo_fill_info(bo, &e[n].info);
+			if (ret)
+				break;
+		}
+		n++;
+	}
+	mutex_unlock(&mdev->bos_lock);
+	len = (size_t)min(n, cap) * sizeof(*e);
+	/* Faulted in first, without writing, so a bad pointer fails the
+	 * call before any entry is written.
+	 */
+	if (!ret && len &&
+	    (fault_in_safe_writeable(u64_to_user_ptr(args->entries), len) ||
+	     copy_to_user(u64_to_user_ptr(args->entries), e, len)))
+		ret = -EFAULT;
+	if (!ret)
+		args->count = n;
+	kvfree(e);
 	return ret;
 }

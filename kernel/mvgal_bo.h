@@ -7,6 +7,8 @@
 #define MVGAL_BO_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/uidgid.h>
 #include <linux/mutex.h>
 
 #include <drm/drm_gem.h>
@@ -40,6 +42,12 @@ struct mvgal_bo {
 	/* Devices attached to the exported dma-buf; under @lock. */
 	unsigned int nr_attach;
 
+	/* On mdev->bos, for BO_LIST; who made it. */
+	struct list_head link;
+	u64 id;
+	kuid_t uid;
+	pid_t pid;
+
 	atomic64_t bytes_read;
 	atomic64_t bytes_written;
 	atomic64_t access[MVGAL_MAX_GPUS];
@@ -65,6 +73,9 @@ extern const struct drm_gem_object_funcs mvgal_bo_funcs;
 
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
 int mvgal_bo_populate(struct mvgal_bo *bo);
+void mvgal_bo_track(struct mvgal_bo *bo);
+int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
+			struct drm_file *file);
 
 /* mvgal_prime.c */
 struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags);

@@ -45,6 +45,7 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_PREAD, mvgal_ioctl_bo_pread,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_COPY, mvgal_ioctl_bo_copy, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_LIST, mvgal_ioctl_bo_list, DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);
@@ -95,6 +96,8 @@ static int __init mvgal_init(void)
 	}
 	mvgal_dev->pdev = pdev;
 	mutex_init(&mvgal_dev->gpu_lock);
+	mutex_init(&mvgal_dev->bos_lock);
+	INIT_LIST_HEAD(&mvgal_dev->bos);
 	mvgal_debugfs_init(mvgal_dev);
 
 	ret = drm_dev_register(&mvgal_dev->drm, 0);
@@ -123,6 +126,7 @@ static void __exit mvgal_exit(void)
 	drm_dev_unregister(&mvgal_dev->drm);
 	mvgal_debugfs_fini(mvgal_dev);
 	mvgal_gpu_detach_all(mvgal_dev);
+	mutex_destroy(&mvgal_dev->bos_lock);
 	mutex_destroy(&mvgal_dev->gpu_lock);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);

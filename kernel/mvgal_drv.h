@@ -86,6 +86,10 @@ struct mvgal_device {
 	unsigned int gpu_count;
 	/* Host pages that buffers hold now. */
 	atomic64_t host_pages;
+	/* Every live buffer, for BO_LIST; @bos_lock guards it. */
+	struct mutex bos_lock;
+	struct list_head bos;
+	atomic64_t next_bo_id;
 	struct dentry *debugfs;
 	/* Allocations made through debugfs, for tests; under gpu_lock. */
 	struct list_head debug_allocs;

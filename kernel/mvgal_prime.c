@@ -260,6 +260,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	bo->base.import_attach = attach;
 	bo->base.resv = dmabuf->resv;
 	mutex_init(&bo->lock);
+	INIT_LIST_HEAD(&bo->link);
 	bo->size = dmabuf->size;
 	bo->npages = dmabuf->size >> PAGE_SHIFT;
 	bo->flags = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
@@ -267,6 +268,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	bo->nid = NUMA_NO_NODE;
 	bo->sharing = MVGAL_SHARING_NONE;
 	get_dma_buf(dmabuf);
+	mvgal_bo_track(bo);
 	return &bo->base;
 
 err_detach:

@@ -141,3 +141,19 @@ int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
 		return -errno;
 	return 0;
 }
+
+int mvgal_bo_list(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
+		  uint32_t *count)
+{
+	struct drm_mvgal_bo_list l = { 0 };
+	int ret;
+
+	if (!dev || !count || (*count && !entries))
+		return -EINVAL;
+	l.count = *count;
+	l.entries = (uintptr_t)entries;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_LIST, &l);
+	if (!ret)
+		*count = l.count;
+	return ret;
+}

@@ -241,6 +241,14 @@ MVGAL_API int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd);
  * Importing the same dma-buf again gives the same handle.
  */
 MVGAL_API int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle);
+/**
+ * mvgal_bo_list() - the caller's buffers (its user's; all for root)
+ * @dev: the mvgal device
+ * @entries: (out) up to *@count entries
+ * @count: (in) capacity; (out) how many buffers there are
+ */
+MVGAL_API int mvgal_bo_list(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
+			    uint32_t *count);
 /** mvgal_bo_destroy() - drop the handle (GEM_CLOSE); mappings stay valid. */
 MVGAL_API int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle);
 /** mvgal_bo_info() - properties and statistics of a buffer. */

@@ -575,4 +575,111 @@ TEST_F(bo, info_rejections)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* The entries of BO_LIST created by this process with size @size. */
+static int find_entry(struct drm_mvgal_bo_entry *e, uint32_t n, uint64_t size)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].pid == (uint32_t)getpid() && e[i].info.size == size)
+			return (int)i;
+	return -1;
+}
+
+TEST_F(bo, list_shows_the_callers_buffers)
+{
+	struct drm_mvgal_bo_entry e[64];
+	struct drm_mvgal_bo_info info;
+	uint8_t data[100];
+	uint32_t a, b, n = 64;
+	int ia, ib;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 12345, HV, MVGAL_GPU_ANY, &a));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 54321, GV, self->g1, &b));
+	fill(data, sizeof(data), 1);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, b, 7, data, sizeof(data)));
+	ASSERT_EQ(0, mvgal_bo_list(self->m, e, &n));
+	ia = find_entry(e, n, 12345);
+	ib = find_entry(e, n, 54321);
+	ASSERT_GE(ia, 0);
+	ASSERT_GE(ib, 0);
+	EXPECT_NE(e[ia].id, e[ib].id);
+	EXPECT_EQ(0, e[ia].uid);
+	EXPECT_EQ(0, e[ia].info.handle);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, b, &info));
+	info.handle = 0;
+	EXPECT_EQ(0, memcmp(&info, &e[ib].info, sizeof(info)));
+	EXPECT_EQ(100, e[ib].info.bytes_written);
+	EXPECT_EQ(1, e[ib].info.access_count[self->g1]);
+
+	/* mvgal-info --buffers shows them, with their statistics. */
+	EXPECT_EQ(0, run("mvgal-info --buffers > /tmp/bufs.txt"));
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd),
+		 "grep -q 'buffer %llu (pid %d): 54321 bytes, flags gpu, GPU %d, sharing none' /tmp/bufs.txt",
+		 (unsigned long long)e[ib].id, getpid(), self->g1);
+	EXPECT_EQ(0, run(cmd)) TH_LOG("%s", cmd);
+	EXPECT_EQ(0, run("grep -q 'read 0 B, written 100 B, GPU accesses 1' /tmp/bufs.txt"));
+
+	/* Once destroyed, gone from the list. */
+	mvgal_bo_destroy(self->m, a);
+	n = 64;
+	ASSERT_EQ(0, mvgal_bo_list(self->m, e, &n));
+	EXPECT_EQ(-1, find_entry(e, n, 12345));
+	mvgal_bo_destroy(self->m, b);
+}
+
+TEST_F(bo, list_capacity_and_rejections)
+{
+	struct drm_mvgal_bo_entry e[2];
+	struct drm_mvgal_bo_list l;
+	uint32_t a, b, n = 0;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, PG, HV, MVGAL_GPU_ANY, &a));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, PG, HV, MVGAL_GPU_ANY, &b));
+	ASSERT_EQ(0, mvgal_bo_list(self->m, NULL, &n));
+	ASSERT_GE(n, 2);
+	memset(e, 0x77, sizeof(e));
+	l = (struct drm_mvgal_bo_list){ .count = 1, .entries = (uintptr_t)e };
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_BO_LIST, &l));
+	EXPECT_EQ(n, l.count);
+	EXPECT_NE(0x7777777777777777ULL, e[0].id);
+	EXPECT_EQ(0x7777777777777777ULL, e[1].id); /* beyond the capacity */
+
+	l = (struct drm_mvgal_bo_list){ .flags = 1, .count = 2, .entries = (uintptr_t)e };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_BO_LIST, &l));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, l.count);
+	l = (struct drm_mvgal_bo_list){ .count = 2, .entries = 16 };
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_BO_LIST, &l));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(2, l.count);
+	mvgal_bo_destroy(self->m, a);
+	mvgal_bo_destroy(self->m, b);
+}
+
+/* Another user sees only its own buffers. */
+TEST_F(bo, list_is_per_user)
+{
+	struct drm_mvgal_bo_entry e[64];
+	uint32_t a, n = 64, mine;
+	int i;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 4242, HV, MVGAL_GPU_ANY, &a));
+	ASSERT_EQ(0, setresgid(1000, 1000, 1000));
+	ASSERT_EQ(0, setresuid(1000, 1000, 1000));
+	ASSERT_EQ(0, mvgal_bo_list(self->m, e, &n));
+	EXPECT_EQ(0, n); /* root's buffers are not listed */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 2424, HV, MVGAL_GPU_ANY, &mine));
+	n = 64;
+	ASSERT_EQ(0, mvgal_bo_list(self->m, e, &n));
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(1000, e[0].uid);
+	EXPECT_EQ(2424, e[0].info.size);
+	for (i = 0; i < (int)n; i++)
+		EXPECT_NE(4242, e[i].info.size);
+}
+
 TEST_HARNESS_MAIN

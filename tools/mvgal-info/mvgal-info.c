@@ -18,10 +18,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mvgal-info [--json] [--config PATH] [--attach]\n"
+		"Usage: mvgal-info [--json] [--config PATH] [--attach] [--buffers]\n"
 		"Show the mvgal driver, its ABI, capabilities, settings, GPUs, the unified\n"
 		"heap and how every GPU reaches every other's pool.\n"
 		"\n"
+		"  -b, --buffers      also list the caller's buffers (its user's; all for root)\n"
 		"  -a, --attach       first attach every GPU the config's [dri] device_pattern\n"
 		"                     names that is not attached yet (needs root)\n"
 		"  -j, --json         print one JSON object instead of text\n"
@@ -68,10 +69,16 @@ struct report {
 	uint32_t nr_regions, nr_nodes;
 	struct drm_mvgal_heap_region regions[MVGAL_MAX_GPUS + 1];
 	struct drm_mvgal_heap_region nodes[64];
+	bool want_buffers;
+	uint32_t nr_bos;
+	struct drm_mvgal_bo_entry *bos;
 	const char *cfg_path;
 	const char *cfg_status;	/* "loaded" or "defaults (file not found)" */
 	struct mvgal_config cfg;
 };
+
+static void print_text_buffers(const struct report *r);
+static void print_json_buffers(const struct report *r);
 
 static const char *state_name(uint32_t s)
 {
@@ -202,6 +209,8 @@ static void print_text(const struct report *r)
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
 	print_text_gpus(r);
+	if (r->want_buffers)
+		print_text_buffers(r);
 }
 
 static void json_region(const struct drm_mvgal_heap_region *h)
@@ -334,6 +343,8 @@ static void print_json(const struct report *r)
 	json_str(c->device_pattern);
 	printf(",\"enable_prime\":%s}}", yesno(c->enable_prime));
 	print_json_gpus(r);
+	if (r->want_buffers)
+		print_json_buffers(r);
 	printf("}\n");
 }
 
@@ -365,14 +376,124 @@ static int gather(struct report *r)
 	}
 	r->nr_regions = MVGAL_MAX_GPUS + 1;
 	r->nr_nodes = 64;
-	return mvgal_get_heap(r->dev, r->regions, &r->nr_regions, r->nodes,
-			      &r->nr_nodes);
+	n = mvgal_get_heap(r->dev, r->regions, &r->nr_regions, r->nodes,
+			   &r->nr_nodes);
+	if (n || !r->want_buffers)
+		return n;
+	/* Buffers come and go: ask for the count, then for that many plus
+	 * room for a few more.
+	 */
+	r->nr_bos = 0;
+	n = mvgal_bo_list(r->dev, NULL, &r->nr_bos);
+	if (n)
+		return n;
+	r->nr_bos += 16;
+	r->bos = calloc(r->nr_bos, sizeof(*r->bos));
+	if (!r->bos)
+		return -ENOMEM;
+	n = mvgal_bo_list(r->dev, r->bos, &r->nr_bos);
+	return n;
+}
+
+static const char *sharing_name(uint32_t s)
+{
+	static const char *const names[MVGAL_SHARING_COUNT] = {
+		"none", "exclusive", "concurrent", "cross-vendor", "dma-buf",
+	};
+
+	return s < MVGAL_SHARING_COUNT ? names[s] : "unknown";
+}
+
+static void flags_text(uint32_t f, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"host", "gpu", "cached", "uncached", "shared", "dma-buf", "p2p",
+		"replicated", "persistent", "lazy", "zero",
+	};
+	size_t at = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (f & (1U << i))
+			at += snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+				       at ? "," : "", names[i]);
+}
+
+static void print_text_buffers(const struct report *r)
+{
+	uint32_t i, n = r->nr_bos;
+
+	printf("buffers (%u)\n", n);
+	for (i = 0; i < n; i++) {
+		const struct drm_mvgal_bo_info *b = &r->bos[i].info;
+		char flags[128], gpu[16];
+		unsigned int l;
+
+		flags_text(b->bo_flags, flags, sizeof(flags));
+		if (b->gpu == MVGAL_GPU_ANY)
+			snprintf(gpu, sizeof(gpu), "any");
+		else
+			snprintf(gpu, sizeof(gpu), "%u", b->gpu);
+		printf("  buffer %llu (pid %u): %llu bytes, flags %s, GPU %s, sharing %s\n",
+		       (unsigned long long)r->bos[i].id, r->bos[i].pid,
+		       (unsigned long long)b->size, flags, gpu,
+		       sharing_name(b->sharing));
+		printf("      read %llu B, written %llu B, GPU accesses %llu",
+		       (unsigned long long)b->bytes_read,
+		       (unsigned long long)b->bytes_written,
+		       (unsigned long long)b->access_total);
+		for (l = 0; l < MVGAL_MAX_GPUS; l++)
+			if (b->access_count[l])
+				printf(" (GPU %u: %llu)", l,
+				       (unsigned long long)b->access_count[l]);
+		printf("; resident: host %llu B", (unsigned long long)b->resident[0]);
+		for (l = 1; l < MVGAL_LOC_COUNT; l++)
+			if (b->resident[l])
+				printf(", GPU %u %llu B", l - 1,
+				       (unsigned long long)b->resident[l]);
+		printf("\n");
+	}
+}
+
+static void print_json_buffers(const struct report *r)
+{
+	uint32_t i, l;
+
+	printf(",\"buffers\":[");
+	for (i = 0; i < r->nr_bos; i++) {
+		const struct drm_mvgal_bo_info *b = &r->bos[i].info;
+
+		printf("%s{\"id\":%llu,\"uid\":%u,\"pid\":%u,\"size\":%llu,\"flags\":%u,",
+		       i ? "," : "", (unsigned long long)r->bos[i].id,
+		       r->bos[i].uid, r->bos[i].pid,
+		       (unsigned long long)b->size, b->bo_flags);
+		if (b->gpu == MVGAL_GPU_ANY)
+			printf("\"gpu\":null,");
+		else
+			printf("\"gpu\":%u,", b->gpu);
+		printf("\"sharing\":\"%s\",\"bytes_read\":%llu,\"bytes_written\":%llu,\"access_total\":%llu,\"access_count\":[",
+		       sharing_name(b->sharing), (unsigned long long)b->bytes_read,
+		       (unsigned long long)b->bytes_written,
+		       (unsigned long long)b->access_total);
+		for (l = 0; l < MVGAL_MAX_GPUS; l++)
+			printf("%s%llu", l ? "," : "",
+			       (unsigned long long)b->access_count[l]);
+		printf("],\"resident\":{\"host\":%llu,\"gpu\":[",
+		       (unsigned long long)b->resident[0]);
+		for (l = 1; l < MVGAL_LOC_COUNT; l++)
+			printf("%s%llu", l > 1 ? "," : "",
+			       (unsigned long long)b->resident[l]);
+		printf("]}}");
+	}
+	printf("]");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "attach", no_argument, NULL, 'a' },
+		{ "buffers", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -385,8 +506,11 @@ int main(int argc, char **argv)
 	bool json = false, attach = false;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "ajc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "abjc:h", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'b':
+			r.want_buffers = true;
+			break;
 		case 'a':
 			attach = true;
 			break;
@@ -463,6 +587,7 @@ int main(int argc, char **argv)
 		print_json(&r);
 	else
 		print_text(&r);
+	free(r.bos);
 	mvgal_close(dev);
 	return fflush(stdout) ? 1 : 0;
 }

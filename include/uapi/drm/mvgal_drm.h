@@ -484,6 +484,37 @@ struct drm_mvgal_bo_copy {
 	__u32 pad;
 };
 
+/**
+ * struct drm_mvgal_bo_entry - one buffer in &drm_mvgal_bo_list
+ */
+struct drm_mvgal_bo_entry {
+	/** @id: (out) the buffer's id, unique for the module's lifetime. */
+	__u64 id;
+	/** @uid: (out) user that created (or imported) it. */
+	__u32 uid;
+	/** @pid: (out) process that created (or imported) it. */
+	__u32 pid;
+	/** @info: (out) as DRM_IOCTL_MVGAL_BO_INFO reports it; handle 0. */
+	struct drm_mvgal_bo_info info;
+};
+
+/**
+ * struct drm_mvgal_bo_list - DRM_IOCTL_MVGAL_BO_LIST
+ *
+ * The caller's buffers: those created by its user, every buffer for
+ * CAP_SYS_ADMIN. With @count smaller than the number, that many are
+ * written and @count tells how many exist. Errors: -EINVAL (non-zero
+ * flags or padding), -EFAULT (nothing written).
+ */
+struct drm_mvgal_bo_list {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @count: (in) capacity of @entries; (out) buffers listed. */
+	__u32 count;
+	/** @entries: (in) user pointer to &struct drm_mvgal_bo_entry[]. */
+	__u64 entries;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -496,6 +527,7 @@ struct drm_mvgal_bo_copy {
 #define DRM_MVGAL_BO_PWRITE	0x08
 #define DRM_MVGAL_BO_PREAD	0x09
 #define DRM_MVGAL_BO_COPY	0x0a
+#define DRM_MVGAL_BO_LIST	0x0b
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -519,6 +551,8 @@ struct drm_mvgal_bo_copy {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_PREAD, struct drm_mvgal_bo_rw)
 #define DRM_IOCTL_MVGAL_BO_COPY \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_COPY, struct drm_mvgal_bo_copy)
+#define DRM_IOCTL_MVGAL_BO_LIST \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_LIST, struct drm_mvgal_bo_list)
 
 #if defined(__cplusplus)
 }
