@@ -13,18 +13,23 @@
 #include "mvgal_bo.h"
 #include "mvgal_compat.h"
 
-/* The driver of the attached GPU whose device is @dev, or NULL. */
+/*
+ * The driver of the attached GPU whose device is @dev, or NULL; *@gpu is
+ * its slot (MVGAL_GPU_ANY for a device that is no attached GPU).
+ */
 static const char *mvgal_device_driver(struct mvgal_device *mdev,
-				       struct device *dev, char *buf)
+				       struct device *dev, char *buf, u32 *gpu)
 {
 	const char *name = NULL;
 	unsigned int i;
 
+	*gpu = MVGAL_GPU_ANY;
 	mutex_lock(&mdev->gpu_lock);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
 		if (mdev->gpus[i] && mdev->gpus[i]->dev == dev) {
 			strscpy(buf, mdev->gpus[i]->driver, MVGAL_NAME_LEN);
 			name = buf;
+			*gpu = i;
 			break;
 		}
 	}
@@ -64,12 +69,17 @@ static int mvgal_dmabuf_attach(struct dma_buf *dmabuf,
 	struct mvgal_device *mdev = to_mvgal(obj->dev);
 	char a[MVGAL_NAME_LEN], b[MVGAL_NAME_LEN];
 	const char *theirs, *ours;
+	u32 gpu;
 	int ret = 0;
 
 	if (!(bo->flags & MVGAL_BO_GPU_VALID))
 		return -EPERM;
-	theirs = mvgal_device_driver(mdev, attach->dev, a);
+	theirs = mvgal_device_driver(mdev, attach->dev, a, &gpu);
 	ours = mvgal_bo_driver(bo, b);
+	/* Beyond the buffer's own GPU only when it is SHARED. */
+	if (!(bo->flags & MVGAL_BO_SHARED) &&
+	    (bo->gpu == MVGAL_GPU_ANY || gpu != bo->gpu))
+		return -EPERM;
 
 	mutex_lock(&bo->lock);
 	switch (bo->sharing) {
@@ -191,9 +201,11 @@ struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags)
 	if (!(bo->flags & MVGAL_BO_DMA_BUF) ||
 	    bo->sharing == MVGAL_SHARING_NONE || !READ_ONCE(mvgal_enable_dmabuf))
 		return ERR_PTR(-EPERM);
-	/* Pool memory is another driver's: it is not mvgal's to re-export. */
-	if (mvgal_bo_mapped(bo))
-		return ERR_PTR(-EOPNOTSUPP);
+	/* A device-only buffer is exported in place only for P2P; an
+	 * import is exported by its own exporter, never through here.
+	 */
+	if (mvgal_bo_device_only(bo) && !(bo->flags & MVGAL_BO_P2P))
+		return ERR_PTR(-EPERM);
 	exp_info.ops = &mvgal_dmabuf_ops;
 	exp_info.size = obj->size;
 	exp_info.flags = flags;
@@ -205,14 +217,54 @@ struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags)
 /* &drm_gem_object_funcs.pin: an importer gets every page, now. */
 int mvgal_bo_pin(struct drm_gem_object *obj)
 {
-	return mvgal_bo_populate(to_mvgal_bo(obj));
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+
+	return mvgal_bo_mapped(bo) ? 0 : mvgal_bo_populate(bo);
+}
+
+/*
+ * The pages of a device-only buffer's pool range, for a P2P export: the
+ * pool's own sg table, walked page by page. A pool whose sg table has no
+ * struct pages (device memory without them) cannot be re-exported.
+ */
+static struct sg_table *mvgal_bo_pool_sg_table(struct mvgal_bo *bo)
+{
+	struct sg_table *pool_sgt = bo->home->pool.sgt, *sgt;
+	unsigned long first = bo->alloc.node.start >> PAGE_SHIFT, n = 0;
+	struct sg_page_iter it;
+	struct page **pages;
+
+	pages = kvmalloc_array(bo->npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	for_each_sgtable_page(pool_sgt, &it, first) {
+		struct page *page = sg_page_iter_page(&it);
+
+		if (!page) {
+			kvfree(pages);
+			return ERR_PTR(-EOPNOTSUPP);
+		}
+		pages[n++] = page;
+		if (n == bo->npages)
+			break;
+	}
+	if (n != bo->npages) {
+		kvfree(pages);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	sgt = drm_prime_pages_to_sg(bo->base.dev, pages, n);
+	kvfree(pages);
+	return sgt;
 }
 
 struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
 {
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
-	int ret = mvgal_bo_populate(bo);
+	int ret;
 
+	if (bo->home)
+		return mvgal_bo_pool_sg_table(bo);
+	ret = mvgal_bo_populate(bo);
 	if (ret)
 		return ERR_PTR(ret);
 	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);

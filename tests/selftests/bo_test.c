@@ -575,6 +575,21 @@ TEST_F(bo, info_rejections)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* Flags whose effect comes later are stored and reported as given. */
+TEST_F(bo, later_flags_are_stored)
+{
+	const uint32_t f = HV | GV | MVGAL_BO_REPLICATED | MVGAL_BO_PERSISTENT |
+			   MVGAL_BO_SHARED | MVGAL_BO_P2P;
+	struct drm_mvgal_bo_info info;
+	uint32_t h;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, PG, f, self->g0, &h));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(f, info.bo_flags);
+	EXPECT_EQ(MVGAL_SHARING_NONE, info.sharing);
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* The entries of BO_LIST created by this process with size @size. */
 static int find_entry(struct drm_mvgal_bo_entry *e, uint32_t n, uint64_t size)
 {

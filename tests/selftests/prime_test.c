@@ -23,6 +23,7 @@
 #define HV MVGAL_BO_HOST_VALID
 #define GV MVGAL_BO_GPU_VALID
 #define DB MVGAL_BO_DMA_BUF
+#define SH MVGAL_BO_SHARED
 
 static uint8_t pat(uint64_t i, unsigned int s)
 {
@@ -146,14 +147,28 @@ TEST_F(prime, export_refused_when_dmabuf_disabled)
 	mvgal_bo_destroy(self->m, h);
 }
 
-TEST_F(prime, device_only_export_unsupported)
+/* A device-only buffer is exported only with P2P, and then in place: the
+ * importer gets the pool's own pages.
+ */
+TEST_F(prime, device_only_export_needs_p2p)
 {
-	uint32_t h;
+	uint32_t h, vh;
 	int fd;
 
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, GV | DB, self->virtio_gpu,
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 3 * PG, GV | DB | SH, self->virtio_gpu,
 					    MVGAL_SHARING_CROSS_VENDOR, &h));
-	EXPECT_EQ(-EOPNOTSUPP, mvgal_bo_export(self->m, h, &fd));
+	EXPECT_EQ(-EPERM, mvgal_bo_export(self->m, h, &fd));
+	mvgal_bo_destroy(self->m, h);
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 3 * PG + 1,
+					    GV | DB | SH | MVGAL_BO_P2P, self->virtio_gpu,
+					    MVGAL_SHARING_CROSS_VENDOR, &h));
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+	EXPECT_EQ(0, vgem_import(self->vgem, fd, &vh));
+	/* Device memory: no CPU mapping of the dma-buf either. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, 0));
+	drmCloseBufferHandle(self->vgem, vh);
+	close(fd);
 	mvgal_bo_destroy(self->m, h);
 }
 
@@ -172,7 +187,7 @@ TEST_F(prime, vgem_imports_an_export)
 	uint32_t h, vh;
 	int fd, vfd;
 
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size, HV | GV | DB | MVGAL_BO_LAZY_ALLOCATE,
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size, HV | GV | DB | SH | MVGAL_BO_LAZY_ALLOCATE,
 					    MVGAL_GPU_ANY, MVGAL_SHARING_CROSS_VENDOR, &h));
 	fill(data, size, 1);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, size));
@@ -253,7 +268,7 @@ TEST_F(prime, exclusive_refuses_a_second_importer)
 	int fd;
 
 	ASSERT_GE(vgem2, 0);
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 2 * PG, HV | GV | DB, MVGAL_GPU_ANY,
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 2 * PG, HV | GV | DB | SH, MVGAL_GPU_ANY,
 					    MVGAL_SHARING_EXCLUSIVE, &h));
 	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
 	ASSERT_EQ(0, vgem_import(self->vgem, fd, &v1));
@@ -277,7 +292,9 @@ TEST_F(prime, concurrent_and_cross_vendor)
 	int fd;
 
 	ASSERT_GE(vgem2, 0);
-	/* A buffer for the vgem GPU: vgem importers share it. */
+	/* A buffer for the vgem GPU: vgem importers share it (its own GPU:
+	 * no SHARED needed).
+	 */
 	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB, self->vgem_gpu,
 					    MVGAL_SHARING_CONCURRENT, &h));
 	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
@@ -289,14 +306,14 @@ TEST_F(prime, concurrent_and_cross_vendor)
 	mvgal_bo_destroy(self->m, h);
 
 	/* A buffer for a virtio-gpu: vgem is another driver. */
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB, self->virtio_gpu,
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB | SH, self->virtio_gpu,
 					    MVGAL_SHARING_CONCURRENT, &h));
 	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
 	EXPECT_EQ(-EPERM, vgem_import(self->vgem, fd, &v1));
 	close(fd);
 	mvgal_bo_destroy(self->m, h);
 
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB, self->virtio_gpu,
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB | SH, self->virtio_gpu,
 					    MVGAL_SHARING_CROSS_VENDOR, &h));
 	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
 	EXPECT_EQ(0, vgem_import(self->vgem, fd, &v1));
@@ -308,25 +325,29 @@ TEST_F(prime, concurrent_and_cross_vendor)
 	close(vgem2);
 }
 
-/* DMA_BUF mode and a buffer without GPU_VALID: no device may attach. */
+/* DMA_BUF mode, no GPU_VALID, or not SHARED with another GPU: no attach. */
 TEST_F(prime, no_device_attach_without_permission)
 {
+	static const struct { uint32_t flags, sharing; int for_virtio; } c[] = {
+		{ HV | GV | DB | SH, MVGAL_SHARING_DMA_BUF, 0 },	/* mode */
+		{ HV | DB | SH, MVGAL_SHARING_CROSS_VENDOR, 0 },	/* no GPU_VALID */
+		{ HV | GV | DB, MVGAL_SHARING_CROSS_VENDOR, 0 },	/* not SHARED */
+		{ HV | GV | DB, MVGAL_SHARING_CROSS_VENDOR, 1 },	/* not SHARED */
+	};
 	uint32_t h, vh;
+	unsigned int i;
 	int fd;
 
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | GV | DB, MVGAL_GPU_ANY,
-					    MVGAL_SHARING_DMA_BUF, &h));
-	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
-	EXPECT_EQ(-EPERM, vgem_import(self->vgem, fd, &vh));
-	close(fd);
-	mvgal_bo_destroy(self->m, h);
-
-	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, HV | DB, MVGAL_GPU_ANY,
-					    MVGAL_SHARING_CROSS_VENDOR, &h));
-	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
-	EXPECT_EQ(-EPERM, vgem_import(self->vgem, fd, &vh));
-	close(fd);
-	mvgal_bo_destroy(self->m, h);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ASSERT_EQ(0, mvgal_bo_create_shared(self->m, PG, c[i].flags,
+						    c[i].for_virtio ? (uint32_t)self->virtio_gpu
+								    : MVGAL_GPU_ANY,
+						    c[i].sharing, &h));
+		ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+		EXPECT_EQ(-EPERM, vgem_import(self->vgem, fd, &vh)) TH_LOG("case %u", i);
+		close(fd);
+		mvgal_bo_destroy(self->m, h);
+	}
 }
 
 /* A foreign dma-buf @fd of @len bytes whose CPU view is @p: imported, its

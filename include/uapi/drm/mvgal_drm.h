@@ -314,8 +314,15 @@ struct drm_mvgal_get_heap {
  * MVGAL_BO_CPU_CACHED: CPU mappings are cached (the default).
  * MVGAL_BO_CPU_UNCACHED: the host pages are write-combined, in CPU
  * mappings and in the kernel's own; with CPU_CACHED it is -EINVAL.
- * MVGAL_BO_SHARED, MVGAL_BO_P2P, MVGAL_BO_REPLICATED, MVGAL_BO_PERSISTENT:
- * stored and reported; their placement effects arrive with migration.
+ * MVGAL_BO_SHARED: GPUs other than the buffer's own may attach its
+ * dma-buf. Without it only the device of the GPU the buffer is for may
+ * (and none, for a buffer made for no GPU).
+ * MVGAL_BO_P2P: a device-only buffer may be reached in place by a peer:
+ * its dma-buf exports the pool memory itself (where the pool has struct
+ * pages; -EOPNOTSUPP otherwise). Without it a device-only buffer cannot
+ * be exported (-EPERM).
+ * MVGAL_BO_REPLICATED, MVGAL_BO_PERSISTENT: stored and reported; their
+ * placement effects arrive with migration.
  * MVGAL_BO_DMA_BUF: the buffer may be exported as a dma-buf (PRIME).
  * MVGAL_BO_LAZY_ALLOCATE: no host page exists until it is first touched
  * (CPU fault or copy); without it every page is allocated at creation.
