@@ -24,35 +24,6 @@
 
 #include "helpers.h"
 
-/* The card node of the DRM device whose driver is @driver (first match). */
-static int open_card(const char *driver, char *path, size_t len)
-{
-	drmDevicePtr devs[16];
-	int n, i, fd = -ENODEV;
-
-	n = drmGetDevices2(0, devs, 16);
-	for (i = 0; i < n && fd < 0; i++) {
-		drmVersionPtr v;
-		int f;
-
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
-			continue;
-		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		v = drmGetVersion(f);
-		if (v && !strcmp(v->name, driver)) {
-			fd = f;
-			snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_PRIMARY]);
-		} else {
-			close(f);
-		}
-		drmFreeVersion(v);
-	}
-	drmFreeDevices(devs, n);
-	return fd;
-}
-
 /* A dma-buf of @mb MiB from the driver behind @card. */
 static int make_pool(int card, unsigned int mb)
 {

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xf86drm.h>
+
 #include <mvgal/mvgal.h>
 
 #define DEBUG_ALLOC "/sys/kernel/debug/mvgal/pool_alloc"
@@ -114,6 +116,38 @@ static inline int pool_region(struct mvgal *m, uint32_t gpu,
 			return 0;
 		}
 	return -ENOENT;
+}
+
+/* An fd of the card node of the first DRM device of @driver; its path in
+ * @path if given.
+ */
+static inline int open_card(const char *driver, char *path, size_t len)
+{
+	drmDevicePtr devs[16];
+	int n, i, fd = -ENODEV;
+
+	n = drmGetDevices2(0, devs, 16);
+	for (i = 0; i < n && fd < 0; i++) {
+		drmVersionPtr v;
+		int f;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && !strcmp(v->name, driver)) {
+			fd = f;
+			if (path)
+				snprintf(path, len, "%s", devs[i]->nodes[DRM_NODE_PRIMARY]);
+		} else {
+			close(f);
+		}
+		drmFreeVersion(v);
+	}
+	drmFreeDevices(devs, n);
+	return fd;
 }
 
 #endif /* MVGAL_SELFTEST_HELPERS_H */

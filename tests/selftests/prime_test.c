@@ -38,33 +38,6 @@ static void fill(uint8_t *p, uint64_t n, unsigned int s)
 		p[i] = pat(i, s);
 }
 
-/* A fresh fd of the card node of the first device of @driver. */
-static int open_driver(const char *driver)
-{
-	drmDevicePtr devs[16];
-	int n, i, fd = -1;
-
-	n = drmGetDevices2(0, devs, 16);
-	for (i = 0; i < n && fd < 0; i++) {
-		drmVersionPtr v;
-		int f;
-
-		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
-			continue;
-		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
-		if (f < 0)
-			continue;
-		v = drmGetVersion(f);
-		if (v && !strcmp(v->name, driver))
-			fd = f;
-		else
-			close(f);
-		drmFreeVersion(v);
-	}
-	drmFreeDevices(devs, n);
-	return fd;
-}
-
 /* Maps GEM @handle of @fd (a dumb-capable driver) for the CPU. */
 static void *map_gem(int fd, uint32_t handle, size_t len)
 {
@@ -88,7 +61,7 @@ FIXTURE_SETUP(prime)
 {
 	ASSERT_EQ(0, mvgal_open(&self->m));
 	reset_state(_metadata, self->m);
-	self->vgem = open_driver("vgem");
+	self->vgem = open_card("vgem", NULL, 0);
 	ASSERT_GE(self->vgem, 0);
 	self->vgem_gpu = find_gpu(self->m, "vgem", ~1U);
 	self->virtio_gpu = find_gpu(self->m, "virtio_gpu", ~1U);
@@ -263,7 +236,7 @@ TEST_F(prime, reimport_is_the_same_buffer)
 
 TEST_F(prime, exclusive_refuses_a_second_importer)
 {
-	int vgem2 = open_driver("vgem");
+	int vgem2 = open_card("vgem", NULL, 0);
 	uint32_t h, v1, v2;
 	int fd;
 
@@ -287,7 +260,7 @@ TEST_F(prime, exclusive_refuses_a_second_importer)
  */
 TEST_F(prime, concurrent_and_cross_vendor)
 {
-	int vgem2 = open_driver("vgem");
+	int vgem2 = open_card("vgem", NULL, 0);
 	uint32_t h, v1, v2;
 	int fd;
 
@@ -413,7 +386,7 @@ TEST_F(prime, import_vgem_buffer)
 
 TEST_F(prime, import_virtio_gpu_buffer)
 {
-	int card = open_driver("virtio_gpu");
+	int card = open_card("virtio_gpu", NULL, 0);
 	uint32_t vh;
 	uint8_t *p;
 	int fd;
