@@ -7,6 +7,11 @@
  *   echo "alloc GPU SIZE" > pool_alloc   allocate SIZE bytes from GPU's pool
  *   echo "free GPU" > pool_alloc         free the newest allocation on GPU
  *   cat pool_alloc                       one "GPU OFFSET SIZE" line each
+ *
+ * <debugfs>/mvgal/bo_memtype (x86) reads, from the kernel's own page
+ * tables, the memory type of every host page of every buffer:
+ *   cat bo_memtype                       one "ID wb=N wc=N other=N" line each
+ * so tests can see that CPU_UNCACHED pages really are write-combined.
  */
 #include <linux/debugfs.h>
 #include <linux/list.h>
@@ -14,6 +19,11 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#ifdef CONFIG_X86
+#include <asm/pgtable_types.h>
+#endif
+
+#include "mvgal_bo.h"
 #include "mvgal_drv.h"
 
 struct mvgal_debug_alloc {
@@ -118,6 +128,57 @@ static const struct file_operations mvgal_debug_alloc_fops = {
 	.write = mvgal_debug_alloc_write,
 };
 
+#ifdef CONFIG_X86
+/* The cache mode bits of the direct-map entry of @page, 4K encoding. */
+static unsigned long mvgal_page_cache_bits(struct page *page)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address((unsigned long)page_address(page), &level);
+	pgprot_t prot;
+
+	if (!pte)
+		return ~0UL;
+	prot = pte_pgprot(*pte);
+	if (level != PG_LEVEL_4K)
+		prot = pgprot_large_2_4k(prot);
+	return pgprot_val(prot) & _PAGE_CACHE_MASK;
+}
+
+static int mvgal_debug_memtype_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	unsigned long wc = cachemode2protval(_PAGE_CACHE_MODE_WC);
+	unsigned long wb = cachemode2protval(_PAGE_CACHE_MODE_WB);
+	struct mvgal_bo *bo;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		unsigned long i, n_wb = 0, n_wc = 0, n_other = 0;
+
+		mutex_lock(&bo->lock);
+		for (i = 0; bo->pages && i < bo->npages; i++) {
+			unsigned long bits;
+
+			if (!bo->pages[i])
+				continue;
+			bits = mvgal_page_cache_bits(bo->pages[i]);
+			if (bits == wb)
+				n_wb++;
+			else if (bits == wc)
+				n_wc++;
+			else
+				n_other++;
+		}
+		mutex_unlock(&bo->lock);
+		seq_printf(m, "%llu wb=%lu wc=%lu other=%lu\n", bo->id, n_wb,
+			   n_wc, n_other);
+	}
+	mutex_unlock(&mdev->bos_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_memtype);
+#endif
+
 void mvgal_debugfs_init(struct mvgal_device *mdev)
 {
 	INIT_LIST_HEAD(&mdev->debug_allocs);
@@ -125,6 +186,10 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 	mdev->debugfs = debugfs_create_dir("mvgal", NULL);
 	debugfs_create_file("pool_alloc", 0600, mdev->debugfs, mdev,
 			    &mvgal_debug_alloc_fops);
+#ifdef CONFIG_X86
+	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_memtype_fops);
+#endif
 }
 
 /* Removes the files and frees what tests left allocated. */

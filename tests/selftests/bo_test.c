@@ -697,4 +697,62 @@ TEST_F(bo, list_is_per_user)
 		EXPECT_NE(4242, e[i].info.size);
 }
 
+/* "wb=N wc=N other=N" of buffer @id in <debugfs>/mvgal/bo_memtype. */
+static int memtype(uint64_t id, unsigned long *wb, unsigned long *wc,
+		   unsigned long *other)
+{
+	FILE *f = fopen("/sys/kernel/debug/mvgal/bo_memtype", "r");
+	unsigned long long got;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%llu wb=%lu wc=%lu other=%lu\n", &got, wb, wc, other) == 4)
+		if (got == id) {
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * CPU_UNCACHED pages are write-combined in the kernel's own page tables
+ * (and so in every mapping); cached ones are write-back.
+ */
+TEST_F(bo, uncached_pages_are_write_combined)
+{
+	struct drm_mvgal_bo_entry e[64];
+	unsigned long wb, wc, other;
+	uint32_t a, b, n = 64;
+	uint8_t *p, byte = 0;
+	int ia, ib;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * PG - 9, HV | MVGAL_BO_CPU_UNCACHED,
+				     MVGAL_GPU_ANY, &a));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 5 * PG - 9, HV | MVGAL_BO_CPU_CACHED,
+				     MVGAL_GPU_ANY, &b));
+	ASSERT_EQ(0, mvgal_bo_list(self->m, e, &n));
+	ia = find_entry(e, n, 3 * PG - 9);
+	ib = find_entry(e, n, 5 * PG - 9);
+	ASSERT_GE(ia, 0);
+	ASSERT_GE(ib, 0);
+	ASSERT_EQ(0, memtype(e[ia].id, &wb, &wc, &other));
+	EXPECT_EQ(3, wc);
+	EXPECT_EQ(0, wb);
+	EXPECT_EQ(0, other);
+	ASSERT_EQ(0, memtype(e[ib].id, &wb, &wc, &other));
+	EXPECT_EQ(5, wb);
+	EXPECT_EQ(0, wc);
+	EXPECT_EQ(0, other);
+	/* And the data path through a write-combined mapping holds. */
+	ASSERT_EQ(0, mvgal_bo_map(self->m, a, (void **)&p));
+	p[2 * PG + 1] = 0x5e;
+	munmap(p, 3 * PG);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, a, 2 * PG + 1, &byte, 1));
+	EXPECT_EQ(0x5e, byte);
+	mvgal_bo_destroy(self->m, a);
+	mvgal_bo_destroy(self->m, b);
+}
+
 TEST_HARNESS_MAIN
