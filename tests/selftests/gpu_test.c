@@ -393,20 +393,28 @@ TEST_F(gpus, attach_same_gpu_twice_is_eexist)
 	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
 }
 
-/* With limit 0 the pool is the largest the driver grants from the default. */
-TEST_F(gpus, default_pool_size)
+/* Detaches the vgem GPU; @path gets its card node for re-attaching. */
+static void detach_vgem(struct __test_metadata *_metadata, struct mvgal *m,
+			char *path, size_t len)
 {
-	int g = find_gpu(self->m, "vgem", ~1U);
-	struct drm_mvgal_gpu_info info;
-	uint32_t idx;
-	char path[64];
+	int g = find_gpu(m, "vgem", ~1U);
 	int card;
 
 	ASSERT_GE(g, 0);
-	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
-	card = open_card("vgem", path, sizeof(path));
+	ASSERT_EQ(0, mvgal_gpu_detach(m, g));
+	card = open_card("vgem", path, len);
 	ASSERT_GE(card, 0);
 	close(card);
+}
+
+/* With limit 0 the pool is the largest the driver grants from the default. */
+TEST_F(gpus, default_pool_size)
+{
+	struct drm_mvgal_gpu_info info;
+	uint32_t idx;
+	char path[64];
+
+	detach_vgem(_metadata, self->m, path, sizeof(path));
 	ASSERT_EQ(0, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, &idx));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, idx, &info));
 	EXPECT_EQ((uint64_t)MVGAL_POOL_DEFAULT_MB << 20, info.pool_size);
@@ -418,17 +426,11 @@ TEST_F(gpus, default_pool_size)
  */
 TEST_F(gpus, default_pool_size_halves_until_granted)
 {
-	int g = find_gpu(self->m, "vgem", ~1U);
 	struct drm_mvgal_gpu_info info;
 	uint32_t idx;
 	char path[64];
-	int card;
 
-	ASSERT_GE(g, 0);
-	ASSERT_EQ(0, mvgal_gpu_detach(self->m, g));
-	card = open_card("vgem", path, sizeof(path));
-	ASSERT_GE(card, 0);
-	close(card);
+	detach_vgem(_metadata, self->m, path, sizeof(path));
 	ASSERT_EQ(0, run("echo 100 > /sys/module/mvgal/parameters/max_pool_mb"));
 	EXPECT_EQ(0, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, &idx));
 	/* An explicit size is not halved: refused as asked. */
