@@ -8,6 +8,7 @@
  * every first access to a page passes through mvgal.
  */
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -42,7 +43,7 @@ static void mvgal_bo_free_page(struct mvgal_bo *bo, struct page *page)
  * The host page @idx of @bo, allocated on first need with the contents a
  * new buffer promises: zeroes, or the poison byte. Caller holds bo->lock.
  */
-static struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
+struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	struct page *page = bo->pages[idx];
@@ -73,9 +74,10 @@ static struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 	return page;
 }
 
-/*
- * mvgal_bo_access() - copy between @buf and the buffer's storage
- * @bo: the buffer
+/**
+ * mvgal_bo_access_locked() - copy between @buf and the buffer's home
+ * storage, whatever the chunk states say
+ * @bo: the buffer; caller holds bo->lock
  * @offset: byte offset in the buffer; [offset, offset + len) is in range
  * @buf: kernel memory
  * @len: bytes
@@ -83,8 +85,8 @@ static struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
  *
  * Return: 0, or -ENOMEM when a lazily allocated page cannot be had.
  */
-int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
-		    bool write)
+int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
+			   size_t len, bool write)
 {
 	int ret = 0;
 
@@ -99,7 +101,6 @@ int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
 		return 0;
 	}
 
-	mutex_lock(&bo->lock);
 	while (len) {
 		unsigned long idx = offset >> PAGE_SHIFT;
 		size_t in = offset & ~PAGE_MASK;
@@ -121,13 +122,12 @@ int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
 		offset += n;
 		len -= n;
 	}
-	mutex_unlock(&bo->lock);
 	return ret;
 }
 
-static void mvgal_bo_free(struct drm_gem_object *obj)
+static void mvgal_bo_release(struct mvgal_bo *bo)
 {
-	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	struct drm_gem_object *obj = &bo->base;
 	struct mvgal_device *mdev = to_mvgal(obj->dev);
 	unsigned long i;
 
@@ -152,9 +152,58 @@ static void mvgal_bo_free(struct drm_gem_object *obj)
 		dma_buf_detach(dmabuf, obj->import_attach);
 		dma_buf_put(dmabuf);
 	}
+	kvfree(bo->chunks);
+	kvfree(bo->live);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
+}
+
+static bool mvgal_bo_has_places(struct mvgal_bo *bo)
+{
+	unsigned int i;
+
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (bo->place[i])
+			return true;
+	return false;
+}
+
+/*
+ * The deferred end of a buffer that still had fences or placements:
+ * destroying waits for its fences, and giving placements back needs
+ * gpu_lock, which the final reference may have been dropped under.
+ */
+static void mvgal_bo_free_work(struct work_struct *work)
+{
+	struct mvgal_bo *bo = container_of(work, struct mvgal_bo, free_work);
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned int i;
+
+	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
+			      MAX_SCHEDULE_TIMEOUT);
+	mutex_lock(&mdev->gpu_lock);
+	mutex_lock(&bo->lock);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (bo->place[i])
+			mvgal_place_drain(bo, i, true);
+	mutex_unlock(&bo->lock);
+	mutex_unlock(&mdev->gpu_lock);
+	mvgal_bo_release(bo);
+}
+
+static void mvgal_bo_free(struct drm_gem_object *obj)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	struct mvgal_device *mdev = to_mvgal(obj->dev);
+
+	if (mvgal_bo_has_places(bo) ||
+	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		INIT_WORK(&bo->free_work, mvgal_bo_free_work);
+		queue_work(mdev->free_wq, &bo->free_work);
+		return;
+	}
+	mvgal_bo_release(bo);
 }
 
 /* The buffer page a fault in @vma at @address falls on. */
@@ -174,26 +223,80 @@ static unsigned long mvgal_bo_fault_index(struct vm_area_struct *vma,
 	return pgoff + ((address - vma->vm_start) >> PAGE_SHIFT);
 }
 
-static vm_fault_t mvgal_bo_fault(struct vm_fault *vmf)
+/*
+ * A CPU fault is a CPU access of the chunk around the page: the chunk is
+ * brought home first if a GPU holds its only current copy (after that
+ * GPU's write fence). A read maps the page read-only unless home is the
+ * chunk's only holder, so that the first write faults again
+ * (pfn_mkwrite) and takes the chunk from every GPU copy.
+ */
+static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct mvgal_bo *bo = to_mvgal_bo(vma->vm_private_data);
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	unsigned long idx = mvgal_bo_fault_index(vma, vmf->address);
+	u64 off = (u64)idx << PAGE_SHIFT;
+	unsigned long c = off >> bo->chunk_shift;
+	bool home_before, owner;
+	pgprot_t prot = vma->vm_page_prot;
 	struct page *page;
+	int ret;
 
 	if (idx >= bo->npages)
 		return VM_FAULT_SIGBUS;
-	mutex_lock(&bo->lock);
+	spin_lock(&bo->state_lock);
+	home_before = mvgal_chunk_valid_at(&bo->chunks[c], bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, write, true);
+	if (ret == -ERESTARTSYS || ret == -EINTR)
+		return VM_FAULT_NOPAGE;	/* a signal: fault again later */
+	if (ret)
+		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	if (!home_before)
+		atomic64_inc(&mdev->ctr.cpu_faults);
 	page = mvgal_bo_page(bo, idx);
+	spin_lock(&bo->state_lock);
+	owner = mvgal_chunk_state(&bo->chunks[c], bo->home_loc) ==
+		MVGAL_CS_OWNER;
+	spin_unlock(&bo->state_lock);
 	mutex_unlock(&bo->lock);
 	if (IS_ERR(page))
 		return VM_FAULT_OOM;
-	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(page),
-				   vma->vm_page_prot);
+	if (!write && !owner)
+		prot = vm_get_page_prot(vma->vm_flags & ~VM_WRITE);
+	if (!write && !owner && (bo->flags & MVGAL_BO_CPU_UNCACHED))
+		prot = pgprot_writecombine(prot);
+	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(page), prot);
+}
+
+static vm_fault_t mvgal_bo_fault(struct vm_fault *vmf)
+{
+	return mvgal_bo_cpu_fault(vmf, vmf->flags & FAULT_FLAG_WRITE);
+}
+
+/* A write to a page mapped read-only: the chunk becomes the CPU's. */
+static vm_fault_t mvgal_bo_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mvgal_bo *bo = to_mvgal_bo(vma->vm_private_data);
+	u64 off = (u64)mvgal_bo_fault_index(vma, vmf->address) << PAGE_SHIFT;
+	int ret;
+
+	if (off >= bo->base.size)
+		return VM_FAULT_SIGBUS;
+	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, true, true);
+	if (ret == -ERESTARTSYS || ret == -EINTR)
+		return VM_FAULT_NOPAGE;
+	if (ret)
+		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	mutex_unlock(&bo->lock);
+	return 0;
 }
 
 static const struct vm_operations_struct mvgal_bo_vm_ops = {
 	.fault = mvgal_bo_fault,
+	.pfn_mkwrite = mvgal_bo_pfn_mkwrite,
 	.open = drm_gem_vm_open,
 	.close = drm_gem_vm_close,
 };
@@ -217,6 +320,15 @@ static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 			drm_gem_object_put(obj);
 		return ret;
 	}
+	/* A private writable mapping would copy pages behind mvgal's back. */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+	mutex_lock(&bo->lock);
+	bo->cpu_mapped = true;
+	if (vma->vm_file && vma->vm_file->f_mapping !=
+	    obj->dev->anon_inode->i_mapping)
+		bo->dmabuf_mapping = vma->vm_file->f_mapping;
+	mutex_unlock(&bo->lock);
 	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 	if (bo->flags & MVGAL_BO_CPU_UNCACHED)
@@ -343,6 +455,10 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			goto err_put;
 	}
 
+	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
+	ret = mvgal_bo_coherence_init(bo);
+	if (ret)
+		goto err_put;
 	if (bo->home) {
 		struct iosys_map map = bo->home->pool.map;
 
@@ -422,6 +538,31 @@ static u32 mvgal_bo_pages_node(struct mvgal_bo *bo)
 	return node;
 }
 
+/* Bytes held and bytes held alone per location. Caller holds bo->lock. */
+static void mvgal_bo_residency(struct mvgal_bo *bo, u64 *valid, u64 *owned)
+{
+	unsigned long c;
+	unsigned int l;
+
+	memset(valid, 0, sizeof(u64) * MVGAL_LOC_COUNT);
+	memset(owned, 0, sizeof(u64) * MVGAL_LOC_COUNT);
+	spin_lock(&bo->state_lock);
+	for (c = 0; c < bo->nchunks; c++) {
+		/* Clipped to the size the buffer was created with. */
+		u64 start = mvgal_chunk_start(bo, c);
+		u64 len = min_t(u64, bo->size - start, 1ULL << bo->chunk_shift);
+
+		for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+			if (!mvgal_chunk_valid_at(&bo->chunks[c], l))
+				continue;
+			valid[l] += len;
+			if (bo->chunks[c].valid == 1U << l)
+				owned[l] += len;
+		}
+	}
+	spin_unlock(&bo->state_lock);
+}
+
 /* Fills everything of @args but the handle; 0 or -errno. */
 static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *args)
 {
@@ -453,9 +594,16 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	memset(args->resident, 0, sizeof(args->resident));
 	mutex_lock(&bo->lock);
 	args->resident[MVGAL_LOC_HOST] = (u64)bo->nr_pages << PAGE_SHIFT;
-	mutex_unlock(&bo->lock);
 	if (bo->home)
 		args->resident[1 + bo->home->index] = bo->alloc.node.size;
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (bo->place[i])
+			args->resident[1 + i] = bo->place[i]->alloc.node.size;
+	mvgal_bo_residency(bo, args->valid, args->owned);
+	args->sessions = bo->sessions;
+	mutex_unlock(&bo->lock);
+	args->chunk_size = 1ULL << bo->chunk_shift;
+	args->pad = 0;
 	return 0;
 }
 

@@ -7,13 +7,29 @@
 #define MVGAL_BO_H
 
 #include <linux/atomic.h>
+#include <linux/iosys-map.h>
 #include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/uidgid.h>
 #include <linux/mutex.h>
 
 #include <drm/drm_gem.h>
 
+#include "core/mvgal_chunk.h"
 #include "mvgal_drv.h"
+
+/* A buffer's copy in one GPU's pool, allocated on first need. */
+struct mvgal_place {
+	struct mvgal_gpu *gpu;
+	struct mvgal_pool_alloc alloc;
+};
+
+/* Live sessions on one chunk. */
+struct mvgal_live {
+	u16 readers;
+	u16 writers;
+};
 
 struct mvgal_bo {
 	struct drm_gem_object base;
@@ -51,6 +67,31 @@ struct mvgal_bo {
 	atomic64_t bytes_read;
 	atomic64_t bytes_written;
 	atomic64_t access[MVGAL_MAX_GPUS];
+
+	/*
+	 * Coherence. @chunks and @live are guarded by @state_lock, which
+	 * nests inside @lock; @lock serializes every operation that plans
+	 * copies. A job's copies are ordered against every other access by
+	 * the job's fence, which is in the buffer's dma_resv (KERNEL usage)
+	 * before the chunk states say the copy is there; a job that fails
+	 * takes its chunks back under @state_lock alone, before its fence
+	 * signals, so that waiters holding @lock cannot deadlock with it.
+	 */
+	spinlock_t state_lock;
+	unsigned int home_loc;		/* MVGAL_LOC_HOST, or 1 + home GPU */
+	unsigned int chunk_shift;
+	unsigned long nchunks;
+	struct mvgal_chunk *chunks;
+	struct mvgal_live *live;
+	unsigned int sessions;		/* live sessions */
+	unsigned int sessions_at[MVGAL_MAX_GPUS];
+	/* Placements in other GPUs' pools (never the device-only home). */
+	struct mvgal_place *place[MVGAL_MAX_GPUS];
+	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */
+	bool cpu_mapped;
+	/* The mapping of its exported dma-buf's file, while that lives. */
+	struct address_space *dmabuf_mapping;
+	struct work_struct free_work;
 };
 
 static inline struct mvgal_bo *to_mvgal_bo(struct drm_gem_object *obj)
@@ -71,6 +112,21 @@ static inline bool mvgal_bo_mapped(const struct mvgal_bo *bo)
 
 extern const struct drm_gem_object_funcs mvgal_bo_funcs;
 
+/* Bytes [0, size) of a buffer in chunk @c's coordinates. */
+static inline u64 mvgal_chunk_start(const struct mvgal_bo *bo, unsigned long c)
+{
+	return (u64)c << bo->chunk_shift;
+}
+
+static inline u64 mvgal_chunk_len(const struct mvgal_bo *bo, unsigned long c)
+{
+	u64 start = mvgal_chunk_start(bo, c);
+
+	return min_t(u64, bo->base.size - start, 1ULL << bo->chunk_shift);
+}
+
+int mvgal_bo_coherence_init(struct mvgal_bo *bo);
+
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
 int mvgal_bo_populate(struct mvgal_bo *bo);
 void mvgal_bo_track(struct mvgal_bo *bo);
@@ -83,8 +139,6 @@ struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj);
 int mvgal_bo_pin(struct drm_gem_object *obj);
 struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 					      struct dma_buf *dmabuf);
-int mvgal_bo_access(struct mvgal_bo *bo, u64 offset, void *buf, size_t len,
-		    bool write);
 
 int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			  struct drm_file *file);
@@ -96,5 +150,39 @@ int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 			struct drm_file *file);
+
+/* mvgal_place.c: where each location's copy is, and moving it. */
+struct mvgal_view {
+	struct page **pages;	/* host pages, or NULL: @map */
+	struct iosys_map map;
+	u64 base;
+};
+
+bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc,
+		   struct mvgal_view *v);
+int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
+			u64 len, unsigned int method, void *bounce);
+int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
+		   u64 off, u64 len, unsigned int method, void *bounce);
+int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len);
+int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
+int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
+		     bool write);
+int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		      bool fault);
+void mvgal_bo_zap(struct mvgal_bo *bo, unsigned long first,
+		  unsigned long last);
+int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying);
+bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
+			 unsigned long last, bool write);
+int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
+		     unsigned long first, unsigned long last, unsigned int dst);
+void mvgal_chunks_written(struct mvgal_bo *bo, unsigned long first,
+			  unsigned long last, unsigned int loc);
+struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx);
+int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
+			   size_t len, bool write);
+int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
+			   struct drm_file *file);
 
 #endif /* MVGAL_BO_H */

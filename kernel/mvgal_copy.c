@@ -64,11 +64,11 @@ static int mvgal_bo_rw(struct drm_file *file, struct drm_mvgal_bo_rw *args,
 				ret = -EFAULT;
 				break;
 			}
-			ret = mvgal_bo_access(bo, args->offset + done, bounce, n,
-					      true);
+			ret = mvgal_cpu_access(bo, args->offset + done, bounce, n,
+					       true);
 		} else {
-			ret = mvgal_bo_access(bo, args->offset + done, bounce, n,
-					      false);
+			ret = mvgal_cpu_access(bo, args->offset + done, bounce, n,
+					       false);
 			if (!ret && copy_to_user(uptr + done, bounce, n))
 				ret = -EFAULT;
 		}
@@ -142,10 +142,11 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 		size_t n = min_t(u64, size - done, MVGAL_COPY_CHUNK);
 		u64 at = backward ? size - done - n : done;
 
-		ret = mvgal_bo_access(src, args->src_offset + at, bounce, n, false);
+		ret = mvgal_cpu_access(src, args->src_offset + at, bounce, n,
+				       false);
 		if (!ret)
-			ret = mvgal_bo_access(dst, args->dst_offset + at, bounce, n,
-					      true);
+			ret = mvgal_cpu_access(dst, args->dst_offset + at, bounce,
+					       n, true);
 		if (ret)
 			break;
 		done += n;

@@ -46,6 +46,20 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_COPY, mvgal_ioctl_bo_copy, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_LIST, mvgal_ioctl_bo_list, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BEGIN, mvgal_ioctl_begin, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_END, mvgal_ioctl_end, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_MIGRATE, mvgal_ioctl_migrate, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_CANCEL, mvgal_ioctl_cancel, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_PLACE_FREE, mvgal_ioctl_place_free,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_STATS, mvgal_ioctl_get_stats,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_PATH, mvgal_ioctl_get_path,
+			  DRM_RENDER_ALLOW),
+	/* CAP_SYS_ADMIN, checked inside: it takes pool space for a while. */
+	DRM_IOCTL_DEF_DRV(MVGAL_CALIBRATE, mvgal_ioctl_calibrate,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_POOL_FD, mvgal_ioctl_pool_fd, DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);
@@ -55,6 +69,8 @@ static const struct drm_driver mvgal_driver = {
 	.ioctls = mvgal_ioctls,
 	.num_ioctls = ARRAY_SIZE(mvgal_ioctls),
 	.fops = &mvgal_fops,
+	.open = mvgal_file_open,
+	.postclose = mvgal_file_close,
 	.gem_prime_import = mvgal_gem_prime_import,
 	MVGAL_DRM_PRIME_FD_OPS
 	.name = MVGAL_DRIVER_NAME,
@@ -98,6 +114,15 @@ static int __init mvgal_init(void)
 	mutex_init(&mvgal_dev->gpu_lock);
 	mutex_init(&mvgal_dev->bos_lock);
 	INIT_LIST_HEAD(&mvgal_dev->bos);
+	spin_lock_init(&mvgal_dev->cal_lock);
+	ret = mvgal_engine_init(mvgal_dev);
+	if (ret)
+		goto out_devres;
+	mvgal_dev->free_wq = alloc_workqueue("mvgal-free", WQ_UNBOUND, 0);
+	if (!mvgal_dev->free_wq) {
+		ret = -ENOMEM;
+		goto out_engine;
+	}
 	mvgal_debugfs_init(mvgal_dev);
 
 	ret = drm_dev_register(&mvgal_dev->drm, 0);
@@ -108,6 +133,9 @@ static int __init mvgal_init(void)
 
 out_debugfs:
 	mvgal_debugfs_fini(mvgal_dev);
+	destroy_workqueue(mvgal_dev->free_wq);
+out_engine:
+	mvgal_engine_fini(mvgal_dev);
 
 out_devres:
 	devres_release_group(&pdev->dev, NULL);
@@ -125,6 +153,9 @@ static void __exit mvgal_exit(void)
 	 */
 	drm_dev_unregister(&mvgal_dev->drm);
 	mvgal_debugfs_fini(mvgal_dev);
+	/* Buffers still ending give their placements back first. */
+	destroy_workqueue(mvgal_dev->free_wq);
+	mvgal_engine_fini(mvgal_dev);
 	mvgal_gpu_detach_all(mvgal_dev);
 	mutex_destroy(&mvgal_dev->bos_lock);
 	mutex_destroy(&mvgal_dev->gpu_lock);

@@ -6,7 +6,11 @@
 #define MVGAL_DRV_H
 
 #include <linux/iosys-map.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
@@ -64,6 +68,8 @@ struct mvgal_gpu {
 	char slot[MVGAL_NAME_LEN];
 	char root[MVGAL_NAME_LEN];
 	struct mvgal_pool pool;
+	/* Placements of buffers in @pool; under mdev->gpu_lock. */
+	unsigned int nr_places;
 	/* Idle/active, counted under pool.lock. */
 	bool active;
 	u64 state_changes;
@@ -74,6 +80,46 @@ struct mvgal_link {
 	u32 link_flags;
 	u32 import_error;
 	struct mvgal_link_verdict verdict;
+};
+
+/* Counters of the migration engine (DRM_IOCTL_MVGAL_GET_STATS). */
+struct mvgal_counters {
+	atomic64_t scheduled;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t cancelled;
+	atomic64_t depth;
+	atomic64_t jobs[MVGAL_PRIO_COUNT];
+	atomic64_t bytes[MVGAL_METHOD_COUNT];
+	atomic64_t copies[MVGAL_METHOD_COUNT];
+	atomic64_t sessions;
+	atomic64_t busy;
+	atomic64_t cpu_faults;
+	atomic64_t drained;
+};
+
+/*
+ * The migration engine: jobs whose dependencies have signaled wait on
+ * @ready, highest priority first, for the one worker.
+ */
+struct mvgal_engine {
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	spinlock_t lock;
+	struct list_head ready[MVGAL_PRIO_COUNT];
+	/* Jobs not started yet, for CANCEL; under @lock. */
+	struct list_head pending;
+	u64 next_id;
+	/* Per NUMA node: the staging bounce buffer of the worker. */
+	void **bounce;
+};
+
+/* Per open file: its live sessions. */
+struct mvgal_file {
+	struct mutex lock;
+	struct xarray sessions;
+	u32 next;
+	unsigned int count;
 };
 
 struct mvgal_device {
@@ -93,6 +139,16 @@ struct mvgal_device {
 	struct dentry *debugfs;
 	/* Allocations made through debugfs, for tests; under gpu_lock. */
 	struct list_head debug_allocs;
+
+	struct mvgal_engine engine;
+	struct mvgal_counters ctr;
+	/* Buffers whose end waits for fences or gpu_lock. */
+	struct workqueue_struct *free_wq;
+	/* Calibrated paths between locations; @cal_lock guards them. */
+	spinlock_t cal_lock;
+	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]
+				 [MVGAL_METHOD_COUNT];
+	u64 calibrated_ns;
 };
 
 static inline struct mvgal_device *to_mvgal(struct drm_device *dev)
@@ -107,6 +163,7 @@ extern unsigned int mvgal_stats_interval;
 extern unsigned int mvgal_chunk_size;
 extern unsigned int mvgal_max_gpus;
 extern unsigned int mvgal_max_pool_mb;
+extern int mvgal_force_method;
 
 int mvgal_params_check(void);
 
@@ -123,6 +180,8 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
+			struct drm_file *file);
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);
 struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 				   int *err);
@@ -140,6 +199,58 @@ void mvgal_pool_usage(struct mvgal_pool *pool, u64 *used, u64 *largest_free,
 /* mvgal_heap.c */
 int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+
+/* mvgal_migrate.c */
+struct mvgal_job;
+struct mvgal_bo;
+struct dma_fence;
+int mvgal_engine_init(struct mvgal_device *mdev);
+void mvgal_engine_fini(struct mvgal_device *mdev);
+struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
+				  unsigned int prio, void *owner);
+int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned int dst, unsigned int src, u64 off, u64 len,
+		       unsigned int method);
+int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo);
+int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
+u64 mvgal_job_bytes(const struct mvgal_job *job);
+struct dma_fence *mvgal_job_fence(struct mvgal_job *job);
+u64 mvgal_job_id(const struct mvgal_job *job);
+void mvgal_job_push(struct mvgal_job *job);
+void mvgal_job_set_move(struct mvgal_job *job);
+void mvgal_job_mark(struct mvgal_job *job);
+void mvgal_job_publish(struct mvgal_job *job);
+bool mvgal_job_empty(const struct mvgal_job *job);
+int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
+			    bool write);
+struct sync_file;
+int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf);
+void mvgal_job_abort(struct mvgal_job *job);
+int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
+			struct drm_file *file);
+int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+
+/* mvgal_session.c */
+int mvgal_ioctl_begin(struct drm_device *dev, void *data,
+		      struct drm_file *file);
+int mvgal_ioctl_end(struct drm_device *dev, void *data,
+		    struct drm_file *file);
+int mvgal_file_open(struct drm_device *dev, struct drm_file *file);
+void mvgal_file_close(struct drm_device *dev, struct drm_file *file);
+
+/* mvgal_calib.c: the one path selector and its calibration. */
+unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,
+			  unsigned int dst, u64 bytes,
+			  struct mvgal_path_choice *choice);
+int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
+			 struct drm_file *file);
+int mvgal_ioctl_calibrate(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+void mvgal_cal_forget(struct mvgal_device *mdev, unsigned int loc);
+int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 
 /* mvgal_debugfs.c */
 void mvgal_debugfs_init(struct mvgal_device *mdev);

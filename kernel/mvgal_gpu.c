@@ -110,6 +110,8 @@ static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
 		.src_mapped = !iosys_map_is_null(&src->pool.map),
 		.dst_mapped = !iosys_map_is_null(&dst->pool.map),
 		.src_iomem = src->pool.map.is_iomem,
+		/* mvgal has no dmaengine copier yet: see the README. */
+		.p2p_copier = false,
 	};
 	struct drm_gem_object *obj;
 
@@ -329,6 +331,7 @@ static void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 
 	mdev->gpus[gpu->index] = NULL;
 	mdev->gpu_count--;
+	mvgal_cal_forget(mdev, 1 + gpu->index);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
 		memset(&mdev->links[gpu->index][i], 0, sizeof(struct mvgal_link));
 		memset(&mdev->links[i][gpu->index], 0, sizeof(struct mvgal_link));
@@ -355,13 +358,16 @@ int mvgal_ioctl_gpu_detach(struct drm_device *dev, void *data,
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out;
-	/* Placements will be drained by the migration engine; until then a
-	 * pool in use cannot go.
+	/* Every placement goes home first; a pool that still holds a
+	 * device-only buffer (or a live session) cannot go.
 	 */
-	mutex_lock(&gpu->pool.lock);
-	if (gpu->pool.nr_allocs)
-		ret = -EBUSY;
-	mutex_unlock(&gpu->pool.lock);
+	ret = mvgal_gpu_drain(mdev, gpu);
+	if (!ret) {
+		mutex_lock(&gpu->pool.lock);
+		if (gpu->pool.nr_allocs)
+			ret = -EBUSY;
+		mutex_unlock(&gpu->pool.lock);
+	}
 	if (!ret)
 		mvgal_gpu_remove(mdev, gpu);
 out:
@@ -450,4 +456,35 @@ int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 out:
 	mutex_unlock(&mdev->gpu_lock);
 	return ret;
+}
+
+int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_pool_fd *args = data;
+	struct dma_buf *dmabuf = NULL;
+	struct mvgal_gpu *gpu;
+	int ret = 0, fd;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (gpu) {
+		dmabuf = gpu->pool.dmabuf;
+		get_dma_buf(dmabuf);
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	if (!dmabuf)
+		return ret;
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC | O_RDWR);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	args->fd = fd;
+	return 0;
 }

@@ -25,7 +25,8 @@ int mvgal_ioctl_get_info(struct drm_device *dev, void *data,
 		return -EINVAL;
 
 	args->abi_version = MVGAL_ABI_VERSION;
-	args->caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH;
+	args->caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
+		     MVGAL_CAP_SESSIONS | MVGAL_CAP_MIGRATION;
 	args->chunk_size = mvgal_chunk_size;
 	args->gpu_count = READ_ONCE(mdev->gpu_count);
 	args->max_gpus = mvgal_max_gpus;

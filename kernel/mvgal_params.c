@@ -66,6 +66,36 @@ module_param_named(max_pool_mb, mvgal_max_pool_mb, uint, 0644);
 MODULE_PARM_DESC(max_pool_mb,
 		 "Largest pool a GPU may lend, in MiB; 0 = no limit (default: 0)");
 
+/*
+ * For tests and for tuning: make the path selector use one method
+ * wherever it is possible (-1: let the cost model decide).
+ */
+int mvgal_force_method = -1;
+
+static int mvgal_param_set_force_method(const char *val,
+					const struct kernel_param *kp)
+{
+	int v, ret;
+
+	ret = kstrtoint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v < -1 || v >= MVGAL_METHOD_COUNT)
+		return -ERANGE;
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops mvgal_force_method_ops = {
+	.set = mvgal_param_set_force_method,
+	.get = param_get_int,
+};
+
+module_param_cb(force_method, &mvgal_force_method_ops, &mvgal_force_method,
+		0644);
+MODULE_PARM_DESC(force_method,
+		 "Use this transfer method where possible: -1 auto, 0 in place, 1 p2p, 2 cpu copy, 3 staging (default: -1)");
+
 /**
  * mvgal_params_check() - validate the load-time parameters
  *

@@ -150,8 +150,18 @@ static void mvgal_dmabuf_unmap(struct dma_buf_attachment *attach,
 static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
 				   enum dma_data_direction dir, bool begin)
 {
+	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
 	struct dma_buf_attachment *attach;
+	int ret;
 
+	/* The CPU goes through the home copy: make it current first. */
+	if (begin) {
+		ret = mvgal_cpu_prepare(bo, 0, bo->size,
+					dir != DMA_FROM_DEVICE, false);
+		if (ret)
+			return ret;
+		mutex_unlock(&bo->lock);
+	}
 	dma_resv_lock(dmabuf->resv, NULL);
 	list_for_each_entry(attach, &dmabuf->attachments, node) {
 		struct sg_table *sgt = attach->priv;
@@ -179,12 +189,23 @@ static int mvgal_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 	return mvgal_dmabuf_cpu_access(dmabuf, dir, false);
 }
 
+/* Mappings through the dma-buf's file end with it. */
+static void mvgal_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
+
+	mutex_lock(&bo->lock);
+	bo->dmabuf_mapping = NULL;
+	mutex_unlock(&bo->lock);
+	drm_gem_dmabuf_release(dmabuf);
+}
+
 static const struct dma_buf_ops mvgal_dmabuf_ops = {
 	.attach = mvgal_dmabuf_attach,
 	.detach = mvgal_dmabuf_detach,
 	.map_dma_buf = mvgal_dmabuf_map,
 	.unmap_dma_buf = mvgal_dmabuf_unmap,
-	.release = drm_gem_dmabuf_release,
+	.release = mvgal_dmabuf_release,
 	.mmap = drm_gem_dmabuf_mmap,
 	.vmap = drm_gem_dmabuf_vmap,
 	.vunmap = drm_gem_dmabuf_vunmap,
@@ -214,11 +235,20 @@ struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags)
 	return drm_gem_dmabuf_export(obj->dev, &exp_info);
 }
 
-/* &drm_gem_object_funcs.pin: an importer gets every page, now. */
+/*
+ * &drm_gem_object_funcs.pin: an importer gets every page, now, holding
+ * the current bytes: devices reach the home copy, so every chunk a GPU
+ * placement owns comes home first.
+ */
 int mvgal_bo_pin(struct drm_gem_object *obj)
 {
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	int ret;
 
+	ret = mvgal_cpu_prepare(bo, 0, bo->size, false, true);
+	if (ret)
+		return ret;
+	mutex_unlock(&bo->lock);
 	return mvgal_bo_mapped(bo) ? 0 : mvgal_bo_populate(bo);
 }
 
@@ -305,6 +335,15 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	if (ret) {
 		/* A buffer the CPU cannot reach could never be copied. */
 		ret = -EOPNOTSUPP;
+		goto err_detach;
+	}
+	bo->npages = dmabuf->size >> PAGE_SHIFT;
+	bo->home_loc = MVGAL_LOC_HOST;
+	ret = mvgal_bo_coherence_init(bo);
+	if (ret) {
+		kvfree(bo->chunks);
+		kvfree(bo->live);
+		dma_buf_vunmap_unlocked(dmabuf, &bo->map);
 		goto err_detach;
 	}
 	drm_gem_private_object_init(dev, &bo->base, dmabuf->size);

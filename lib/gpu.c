@@ -252,6 +252,22 @@ static int mvgal_node_is_mvgal(const char *path)
 	return ret;
 }
 
+/* Measures the paths after GPUs were attached, for the path selector. Best
+ * effort: a module without the migration engine or any error of the
+ * calibration (-EPERM without CAP_SYS_ADMIN) is ignored.
+ */
+static void mvgal_calibrate_quietly(struct mvgal *dev)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+
+	if (geteuid() != 0)
+		return;
+	if (mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi) ||
+	    !(gi.caps & MVGAL_CAP_MIGRATION))
+		return;
+	(void)mvgal_calibrate(dev, NULL);
+}
+
 int mvgal_attach_all(struct mvgal *dev, const struct mvgal_config *cfg,
 		     mvgal_attach_cb cb, void *ctx)
 {
@@ -288,6 +304,8 @@ int mvgal_attach_all(struct mvgal *dev, const struct mvgal_config *cfg,
 			first_err = ret;
 	}
 	globfree(&g);
+	if (attached)
+		mvgal_calibrate_quietly(dev);
 	return first_err ? first_err : attached;
 }
 

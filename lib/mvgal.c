@@ -153,6 +153,10 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "syncobj";
 	case MVGAL_CAP_GPU_ATTACH:
 		return "gpu-attach";
+	case MVGAL_CAP_SESSIONS:
+		return "sessions";
+	case MVGAL_CAP_MIGRATION:
+		return "migration";
 	default:
 		return NULL;
 	}

@@ -194,6 +194,9 @@ typedef void (*mvgal_attach_cb)(const char *path, int result, uint32_t gpu,
  * Nodes matching device_pattern are taken in sorted order; mvgal's own
  * node is skipped, as are nodes of GPUs attached already. Each new GPU
  * takes the lowest free slot N and a pool of [gpu_N] memory_limit_mb.
+ * When at least one GPU was attached, the caller is root and the module
+ * has MVGAL_CAP_MIGRATION, the paths are then calibrated (best effort:
+ * a failed calibration does not fail the call).
  *
  * Return: the number of GPUs attached now, or the first -errno (after
  * trying every node).
@@ -275,6 +278,89 @@ MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
  */
 MVGAL_API int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
 			    uint32_t src, uint64_t src_offset, uint64_t size);
+
+/* ---- access sessions, migration, paths (MVGAL_CAP_SESSIONS/_MIGRATION) ---- */
+
+/*
+ * Locations are MVGAL_LOC_HOST or 1 + a GPU slot. Fences are sync_file
+ * fds (O_CLOEXEC) that the caller closes; -1 means "none" where a fence
+ * is passed in.
+ */
+
+/**
+ * mvgal_begin() - begin an access session (DRM_IOCTL_MVGAL_BEGIN)
+ * @dev: the mvgal device
+ * @gpu: the GPU that will access the buffers
+ * @flags: MVGAL_ACCESS_READ or _WRITE, optionally MVGAL_ACCESS_NO_IN_PLACE
+ * @priority: MVGAL_PRIO_* of the copies
+ * @in_fence_fd: a sync_file the copies wait for too, or -1
+ * @accesses: (in/out) the buffers and their ranges; pool_gpu and
+ *	pool_offset tell where each buffer's bytes are
+ * @count: entries in @accesses, 1..MVGAL_SESSION_MAX_BUFFERS
+ * @session: (out) the session, for mvgal_end()
+ * @out_fence_fd: (out) sync_file that signals when the data is in place
+ * @bytes_copied: (out, optional) bytes the copies move
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_begin).
+ */
+MVGAL_API int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			  uint32_t priority, int in_fence_fd,
+			  struct drm_mvgal_access *accesses, uint32_t count,
+			  uint32_t *session, int *out_fence_fd,
+			  uint64_t *bytes_copied);
+/**
+ * mvgal_end() - end a session (DRM_IOCTL_MVGAL_END)
+ * @dev: the mvgal device
+ * @session: from mvgal_begin()
+ * @fence_fd: sync_file of the GPU work, or -1 when it is done
+ * @written: (optional) the ranges written (handle and ranges only)
+ * @count: entries in @written; 0 for WRITE: everything named was written
+ */
+MVGAL_API int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
+			const struct drm_mvgal_access *written, uint32_t count);
+/**
+ * mvgal_migrate() - make a range current at a location, as one job
+ *
+ * The caller fills the (in) fields of @m; job, bytes and out_fence_fd are
+ * filled on success only. -EPERM while enable_memory_migration is off.
+ */
+MVGAL_API int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m);
+/** mvgal_cancel() - cancel a job that has not started; -EBUSY once it has. */
+MVGAL_API int mvgal_cancel(struct mvgal *dev, uint64_t job);
+/** mvgal_place_free() - free a buffer's placement in @gpu's pool. */
+MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,
+			       uint32_t gpu);
+/** mvgal_get_stats() - the migration engine's counters since load. */
+MVGAL_API int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats);
+/**
+ * mvgal_get_path() - how @size bytes move from location @src to @dst:
+ * possible methods, calibrated figures, and the method chosen.
+ */
+MVGAL_API int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
+			     uint64_t size, struct drm_mvgal_path *path);
+/**
+ * mvgal_calibrate() - measure every path now (CAP_SYS_ADMIN)
+ * @dev: the mvgal device
+ * @paths: (out, optional) ordered pairs of locations measured
+ */
+MVGAL_API int mvgal_calibrate(struct mvgal *dev, uint32_t *paths);
+/**
+ * mvgal_fence_wait() - wait for a sync_file to signal
+ * @fence_fd: the sync_file
+ * @timeout_ms: milliseconds; 0 polls, negative waits forever
+ *
+ * Return: 0 once signaled (with or without error: see
+ * mvgal_fence_status()), -ETIME on timeout, or another -errno.
+ */
+MVGAL_API int mvgal_fence_wait(int fence_fd, int timeout_ms);
+/**
+ * mvgal_fence_status() - 1 signaled without error, 0 pending, or the
+ * fence's negative error (e.g. -ECANCELED); -errno if @fence_fd is not
+ * a sync_file (SYNC_IOC_FILE_INFO fails).
+ */
+MVGAL_API int mvgal_fence_status(int fence_fd);
+/** mvgal_prio_name() - "high", "normal", "low" (MVGAL_PRIO_*), or NULL. */
+MVGAL_API const char *mvgal_prio_name(uint32_t prio);
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,10 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 	else
 		v->reasons[MVGAL_METHOD_IN_PLACE] = MVGAL_REASON_IMPORT_REFUSED;
 
-	if (f->dma_engine)
+	if (f->dma_engine && f->p2p_copier)
 		v->methods |= 1U << MVGAL_METHOD_P2P;
+	else if (f->dma_engine)
+		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_NO_P2P_COPIER;
 	else
 		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_NO_DMA_ENGINE;
 
@@ -58,4 +60,114 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 		v->chosen = MVGAL_METHOD_NONE;
 		v->why = MVGAL_WHY_NONE;
 	}
+}
+
+/*
+ * mvgal_path_cost() - modelled time to move @bytes: latency + bytes / bw,
+ * in ns. MVGAL_COST_NEVER for a method never measured.
+ */
+unsigned long long mvgal_path_cost(const struct mvgal_path_cal *cal,
+				   unsigned long long bytes)
+{
+	unsigned long long whole, rest;
+
+	if (!cal->bw)
+		return MVGAL_COST_NEVER;
+	/* bytes * 1e9 / bw without overflowing for any size up to 2^64. */
+	whole = bytes / cal->bw * 1000000000ULL;
+	rest = bytes % cal->bw * 1000000000ULL / cal->bw;
+	return cal->latency_ns + whole + rest;
+}
+
+/**
+ * mvgal_path_select() - the one transfer-path decision
+ * @v: what is possible on the pair (mvgal_link_judge())
+ * @cal: calibrated figures per method of the pair
+ * @bytes: the transfer size
+ * @force: a method to use when possible, or -1
+ * @out: the method and the cost of each
+ *
+ * In place moves nothing, so it wins whenever it is possible. Among the
+ * copying methods, the cheapest by the cost model wins when every
+ * possible one has been measured; until then, the static order of
+ * mvgal_link_judge() stands, because an unmeasured method has no cost to
+ * compare.
+ */
+void mvgal_path_select(const struct mvgal_link_verdict *v,
+		       const struct mvgal_path_cal *cal,
+		       unsigned long long bytes, int force,
+		       struct mvgal_path_choice *out)
+{
+	unsigned long long best = MVGAL_COST_NEVER;
+	bool all_measured = true;
+	unsigned int m;
+
+	out->method = MVGAL_METHOD_NONE;
+	out->forced = false;
+	out->measured = false;
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		out->cost[m] = MVGAL_COST_NEVER;
+		if (!(v->methods & (1U << m)))
+			continue;
+		if (m == MVGAL_METHOD_IN_PLACE)
+			out->cost[m] = 0;
+		else
+			out->cost[m] = mvgal_path_cost(&cal[m], bytes);
+		if (out->cost[m] == MVGAL_COST_NEVER)
+			all_measured = false;
+	}
+	if (force >= 0 && force < MVGAL_METHOD_COUNT &&
+	    (v->methods & (1U << force))) {
+		out->method = force;
+		out->forced = true;
+		return;
+	}
+	if (v->methods & (1U << MVGAL_METHOD_IN_PLACE)) {
+		out->method = MVGAL_METHOD_IN_PLACE;
+		return;
+	}
+	if (!all_measured) {
+		out->method = v->chosen;
+		return;
+	}
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		if ((v->methods & (1U << m)) && out->cost[m] < best) {
+			best = out->cost[m];
+			out->method = m;
+		}
+	}
+	out->measured = out->method != MVGAL_METHOD_NONE;
+}
+
+/*
+ * mvgal_path_fit() - latency and bandwidth from two timed copies
+ *
+ * t = latency + n / bw through both points. A larger copy that took no
+ * longer (timer noise on a fast path) is refused with -ERANGE rather
+ * than turned into an infinite bandwidth; a negative intercept is
+ * clamped to 0.
+ *
+ * Return: 0 or -EINVAL (n2 <= n1), -ERANGE.
+ */
+int mvgal_path_fit(unsigned long long n1, unsigned long long t1_ns,
+		   unsigned long long n2, unsigned long long t2_ns,
+		   struct mvgal_path_cal *cal)
+{
+	unsigned long long dn, dt, per1;
+
+	if (n2 <= n1)
+		return -EINVAL;
+	if (t2_ns <= t1_ns)
+		return -ERANGE;
+	dn = n2 - n1;
+	dt = t2_ns - t1_ns;
+	/* bw = dn / dt (bytes per ns) * 1e9; dn < 2^34 in practice. */
+	if (dn > ~0ULL / 1000000000ULL)
+		return -ERANGE;
+	cal->bw = dn * 1000000000ULL / dt;
+	if (!cal->bw)
+		return -ERANGE;
+	per1 = n1 * dt / dn;	/* time the n1 bytes themselves take */
+	cal->latency_ns = t1_ns > per1 ? t1_ns - per1 : 0;
+	return 0;
 }

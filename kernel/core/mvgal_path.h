@@ -16,6 +16,7 @@ struct mvgal_link_facts {
 	bool src_mapped;	/* src pool has a kernel mapping */
 	bool dst_mapped;
 	bool src_iomem;		/* that mapping is I/O memory (e.g. a BAR) */
+	bool p2p_copier;	/* mvgal can drive that engine */
 };
 
 struct mvgal_link_verdict {
@@ -27,5 +28,34 @@ struct mvgal_link_verdict {
 
 void mvgal_link_judge(const struct mvgal_link_facts *f,
 		      struct mvgal_link_verdict *v);
+
+/* Calibrated figures of one method on one path; bw 0: never measured. */
+struct mvgal_path_cal {
+	unsigned long long latency_ns;
+	unsigned long long bw;		/* bytes per second */
+};
+
+#define MVGAL_COST_NEVER	(~0ULL)
+
+unsigned long long mvgal_path_cost(const struct mvgal_path_cal *cal,
+				   unsigned long long bytes);
+
+/* What mvgal_path_select() decided and why. */
+struct mvgal_path_choice {
+	unsigned int method;		/* MVGAL_METHOD_x or _NONE */
+	bool forced;			/* the force knob decided */
+	bool measured;			/* costs decided, not the static order */
+	unsigned long long cost[4];	/* per method; MVGAL_COST_NEVER */
+};
+
+void mvgal_path_select(const struct mvgal_link_verdict *v,
+		       const struct mvgal_path_cal *cal,
+		       unsigned long long bytes, int force,
+		       struct mvgal_path_choice *out);
+
+/* Two timed copies of @n1 < @n2 bytes -> latency and bandwidth. */
+int mvgal_path_fit(unsigned long long n1, unsigned long long t1_ns,
+		   unsigned long long n2, unsigned long long t2_ns,
+		   struct mvgal_path_cal *cal);
 
 #endif /* MVGAL_PATH_H */

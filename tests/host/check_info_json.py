@@ -5,6 +5,11 @@ and what the module reports. Prints TAP lines; exit status 1 on failure."""
 import json
 import sys
 
+if len(sys.argv) > 1:
+    print(__doc__)
+    print("usage: mvgal-info --attach --json | %s" % sys.argv[0])
+    sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
+
 text = sys.stdin.read()
 results = []
 
@@ -25,9 +30,12 @@ except ValueError as e:
 check("json: driver name and version",
       d["driver"]["name"] == "mvgal" and d["driver"]["version"] == "0.1.0"
       and d["driver"]["node"].startswith("/dev/dri/renderD"))
+# Modules without the migration engine lack the last two caps (and the
+# sections below).
 check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 1 and d["library_abi_version"] == 1
-      and d["caps"] == ["syncobj", "gpu-attach"] and d["chunk_size"] == 65536
+      and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration"]
+      and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 check("json: module settings",
       d["module"] == {"enable_memory_migration": True, "enable_dmabuf": True,
@@ -73,6 +81,63 @@ check("json: 12 paths; vgem uses virtio-gpu pools in place, not the reverse",
               and not paths[(vg, v["index"])]["methods"]["in-place"]["possible"]
               and paths[(vg, v["index"])]["import_error"] == 19 for v in virtio)
       and all(not p["methods"]["p2p"]["possible"] for p in paths.values()))
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def int_map(v, keys):
+    return isinstance(v, dict) and sorted(v) == sorted(keys) \
+        and all(is_int(x) for x in v.values())
+
+
+METHODS = ["in-place", "p2p", "cpu-copy", "staging"]
+if "migration" in d["caps"]:
+    s = d.get("stats")
+    check("json: stats counters",
+          isinstance(s, dict)
+          and all(is_int(s.get(k)) for k in
+                  ("scheduled", "completed", "failed", "cancelled",
+                   "queue_depth", "sessions", "busy", "cpu_faults", "drained"))
+          and int_map(s.get("jobs"), ["high", "normal", "low"])
+          and int_map(s.get("bytes"), METHODS)
+          and int_map(s.get("copies"), METHODS))
+    tp = d.get("transfer_paths")
+    locs = ["host"] + ["gpu%d" % g["index"] for g in gpus]
+
+    def path_ok(p):
+        return (isinstance(p, dict) and p.get("src") in locs
+                and p.get("dst") in locs and p["src"] != p["dst"]
+                and isinstance(p.get("methods"), list)
+                and all(m in METHODS for m in p["methods"])
+                and p.get("chosen_64k") in METHODS + ["none"]
+                and p.get("chosen_64m") in METHODS + ["none"]
+                and isinstance(p.get("forced"), bool)
+                and int_map(p.get("latency_ns"), p["methods"])
+                and int_map(p.get("bandwidth"), p["methods"])
+                and isinstance(p.get("calibrated"), bool))
+    check("json: transfer paths for every ordered pair of host and GPUs",
+          isinstance(tp, list) and all(path_ok(p) for p in tp)
+          and sorted((p["src"], p["dst"]) for p in tp)
+          == sorted((a, b) for a in locs for b in locs if a != b))
+    # --attach as root calibrates after attaching.
+    check("json: --attach calibrated every path",
+          d.get("paths_calibrated") is True
+          and all(p["calibrated"] for p in tp or []))
+else:
+    check("json: no stats or transfer paths without the migration engine",
+          "stats" not in d and "transfer_paths" not in d
+          and "paths_calibrated" not in d)
+if "buffers" in d and "sessions" in d["caps"]:
+    check("json: per-buffer residency",
+          all(isinstance(b.get("valid"), dict)
+              and isinstance(b.get("owned"), dict)
+              and "host" in b["valid"] and sorted(b["valid"]) == sorted(b["owned"])
+              and all(is_int(v) for v in list(b["valid"].values())
+                      + list(b["owned"].values()))
+              and is_int(b.get("sessions")) and is_int(b.get("chunk_size"))
+              for b in d["buffers"]))
 
 for name, ok in results:
     print("%s - %s" % ("ok" if ok else "not ok", name))

@@ -14,7 +14,7 @@
 
 TEST(everything_possible_prefers_in_place)
 {
-	struct mvgal_link_facts f = { true, true, true, true, false };
+	struct mvgal_link_facts f = { true, true, true, true, false, true };
 	struct mvgal_link_verdict v;
 
 	mvgal_link_judge(&f, &v);
@@ -25,7 +25,7 @@ TEST(everything_possible_prefers_in_place)
 
 TEST(refused_import_with_dma_engine_is_p2p)
 {
-	struct mvgal_link_facts f = { false, true, true, true, false };
+	struct mvgal_link_facts f = { false, true, true, true, false, true };
 	struct mvgal_link_verdict v;
 
 	mvgal_link_judge(&f, &v);
@@ -101,11 +101,11 @@ TEST(invariants_over_all_facts)
 {
 	unsigned int bits, m;
 
-	for (bits = 0; bits < 32; bits++) {
+	for (bits = 0; bits < 64; bits++) {
 		struct mvgal_link_facts f = {
 			.dst_imports_src = bits & 1, .dma_engine = bits & 2,
 			.src_mapped = bits & 4, .dst_mapped = bits & 8,
-			.src_iomem = bits & 16,
+			.src_iomem = bits & 16, .p2p_copier = bits & 32,
 		};
 		struct mvgal_link_verdict v;
 		unsigned int order[4] = { MVGAL_METHOD_IN_PLACE, MVGAL_METHOD_P2P,
@@ -126,8 +126,167 @@ TEST(invariants_over_all_facts)
 		EXPECT_EQ(want, v.chosen) TH_LOG("facts %#x", bits);
 		EXPECT_EQ(v.chosen == MVGAL_METHOD_NONE, v.why == MVGAL_WHY_NONE);
 		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_IN_PLACE)), f.dst_imports_src);
-		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_P2P)), f.dma_engine);
+		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_P2P)),
+			  f.dma_engine && f.p2p_copier);
 	}
+}
+
+/* An engine mvgal cannot drive is reported as such, not as missing. */
+TEST(engine_without_copier_is_not_p2p)
+{
+	struct mvgal_link_facts f = { false, true, true, true, false, false };
+	struct mvgal_link_verdict v;
+
+	mvgal_link_judge(&f, &v);
+	EXPECT_EQ(MVGAL_REASON_NO_P2P_COPIER, v.reasons[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, v.chosen);
+}
+
+/* The selector: synthetic calibration tables and transfer sizes. */
+#define MB (1000ULL * 1000ULL)
+
+static const struct mvgal_link_verdict cpu_and_staging = {
+	.methods = BIT(MVGAL_METHOD_CPU_COPY) | BIT(MVGAL_METHOD_STAGING),
+	.chosen = MVGAL_METHOD_CPU_COPY,
+};
+
+TEST(cost_is_latency_plus_bytes_over_bandwidth)
+{
+	struct mvgal_path_cal c = { .latency_ns = 1000, .bw = 1000 * MB };
+
+	EXPECT_EQ(1000ULL, mvgal_path_cost(&c, 0));
+	EXPECT_EQ(2000ULL, mvgal_path_cost(&c, 1000));
+	EXPECT_EQ(1000ULL + 1000000000ULL, mvgal_path_cost(&c, 1000 * MB));
+	/* No overflow at the largest sizes. */
+	EXPECT_EQ(1000ULL + 16ULL * 1073741824ULL,
+		  mvgal_path_cost(&c, 16ULL << 30));
+	c.bw = 0;
+	EXPECT_EQ(MVGAL_COST_NEVER, mvgal_path_cost(&c, 1));
+}
+
+TEST(uncalibrated_keeps_static_order)
+{
+	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&cpu_and_staging, cal, 1 << 20, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	EXPECT_FALSE(ch.measured);
+	EXPECT_FALSE(ch.forced);
+	/* One measured method is not enough to compare. */
+	cal[MVGAL_METHOD_STAGING].bw = 100000 * MB;
+	mvgal_path_select(&cpu_and_staging, cal, 1 << 20, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+}
+
+/* A slow-to-read source: direct CPU copy has low latency, staging has a
+ * fixed cost but reads the source once at full speed: small transfers go
+ * direct, large ones staged. The crossover is where the costs meet.
+ */
+TEST(size_decides_between_direct_and_staged)
+{
+	struct mvgal_path_cal cal[4] = {
+		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 500, .bw = 100 * MB },
+		[MVGAL_METHOD_STAGING] = { .latency_ns = 20000, .bw = 1000 * MB },
+	};
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&cpu_and_staging, cal, 1024, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	EXPECT_TRUE(ch.measured);
+	mvgal_path_select(&cpu_and_staging, cal, 64 << 10, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+	mvgal_path_select(&cpu_and_staging, cal, 64 << 20, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+	EXPECT_LT(ch.cost[MVGAL_METHOD_STAGING], ch.cost[MVGAL_METHOD_CPU_COPY]);
+	/* 500 + 10 n = 20000 + n (ns) at n = 2166.7 bytes. */
+	mvgal_path_select(&cpu_and_staging, cal, 2166, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	mvgal_path_select(&cpu_and_staging, cal, 2167, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+}
+
+/* A DMA engine: slow to start, fast once going. */
+TEST(size_decides_between_cpu_and_engine)
+{
+	struct mvgal_link_verdict v = {
+		.methods = BIT(MVGAL_METHOD_P2P) | BIT(MVGAL_METHOD_CPU_COPY) |
+			   BIT(MVGAL_METHOD_STAGING),
+		.chosen = MVGAL_METHOD_P2P,
+	};
+	struct mvgal_path_cal cal[4] = {
+		[MVGAL_METHOD_P2P] = { .latency_ns = 50000, .bw = 12000 * MB },
+		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 200, .bw = 3000 * MB },
+		[MVGAL_METHOD_STAGING] = { .latency_ns = 400, .bw = 1500 * MB },
+	};
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&v, cal, 64 << 10, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	mvgal_path_select(&v, cal, 64 << 20, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_P2P, ch.method);
+}
+
+TEST(in_place_wins_unless_forced)
+{
+	struct mvgal_link_verdict v = {
+		.methods = BIT(MVGAL_METHOD_IN_PLACE) | BIT(MVGAL_METHOD_CPU_COPY) |
+			   BIT(MVGAL_METHOD_STAGING),
+		.chosen = MVGAL_METHOD_IN_PLACE,
+	};
+	struct mvgal_path_cal cal[4] = {
+		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 1, .bw = 100000 * MB },
+		[MVGAL_METHOD_STAGING] = { .latency_ns = 1, .bw = 100000 * MB },
+	};
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&v, cal, 1, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_IN_PLACE, ch.method);
+	EXPECT_EQ(0ULL, ch.cost[MVGAL_METHOD_IN_PLACE]);
+	mvgal_path_select(&v, cal, 1, MVGAL_METHOD_STAGING, &ch);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+	EXPECT_TRUE(ch.forced);
+}
+
+/* Forcing a method the pair cannot do changes nothing. */
+TEST(impossible_force_is_ignored)
+{
+	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&cpu_and_staging, cal, 1, MVGAL_METHOD_IN_PLACE, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	EXPECT_FALSE(ch.forced);
+	mvgal_path_select(&cpu_and_staging, cal, 1, MVGAL_METHOD_P2P, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	mvgal_path_select(&cpu_and_staging, cal, 1, 99, &ch);
+	EXPECT_FALSE(ch.forced);
+	EXPECT_EQ(MVGAL_COST_NEVER, ch.cost[MVGAL_METHOD_P2P]);
+}
+
+TEST(nothing_possible_selects_none)
+{
+	struct mvgal_link_verdict v = { .methods = 0, .chosen = MVGAL_METHOD_NONE };
+	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_choice ch;
+
+	mvgal_path_select(&v, cal, 1, MVGAL_METHOD_CPU_COPY, &ch);
+	EXPECT_EQ(MVGAL_METHOD_NONE, ch.method);
+}
+
+TEST(fit_two_points)
+{
+	struct mvgal_path_cal c;
+
+	/* 4 KiB in 5 us, 1 MiB in 1005 us: ~1 GB/s with ~1 us latency. */
+	ASSERT_EQ(0, mvgal_path_fit(4096, 5000, 4096 + 1000000, 1005000, &c));
+	EXPECT_EQ(1000 * MB, c.bw);
+	EXPECT_EQ(5000ULL - 4096, c.latency_ns);
+	/* Negative intercept clamps to 0. */
+	ASSERT_EQ(0, mvgal_path_fit(1000000, 100, 2000000, 1000100, &c));
+	EXPECT_EQ(0ULL, c.latency_ns);
+	EXPECT_EQ(-ERANGE, mvgal_path_fit(4096, 5000, 1 << 20, 5000, &c));
+	EXPECT_EQ(-EINVAL, mvgal_path_fit(4096, 1, 4096, 2, &c));
 }
 
 TEST_HARNESS_MAIN

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mvgal/mvgal.h>
 
@@ -19,10 +20,22 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mvgal-info [--json] [--config PATH] [--attach] [--buffers]\n"
+		"                  [--paths] [--stats]\n"
 		"Show the mvgal driver, its ABI, capabilities, settings, GPUs, the unified\n"
-		"heap and how every GPU reaches every other's pool.\n"
+		"heap, how every GPU reaches every other's pool and, when the module has the\n"
+		"migration engine, its counters and the transfer paths between host memory\n"
+		"and the GPUs' pools.\n"
 		"\n"
 		"  -b, --buffers      also list the caller's buffers (its user's; all for root)\n"
+		"                     with their residency per location\n"
+		"  -p, --paths        show only the transfer paths: for every ordered pair of\n"
+		"                     host and GPUs the possible methods, the one chosen for\n"
+		"                     64 KiB and for 64 MiB, and each method's calibrated\n"
+		"                     latency and bandwidth ('-' if not measured)\n"
+		"  -s, --stats        show only the migration engine's counters\n"
+		"                     (without --paths or --stats both are part of the full\n"
+		"                     report; either may be combined with the other and\n"
+		"                     with --buffers)\n"
 		"  -a, --attach       first attach every GPU the config's [dri] device_pattern\n"
 		"                     names that is not attached yet (needs root)\n"
 		"  -j, --json         print one JSON object instead of text\n"
@@ -59,6 +72,16 @@ static const char *yesno(bool b)
 	return b ? "true" : "false";
 }
 
+/* Sizes the transfer paths are shown for. */
+#define PATH_SMALL	(64ULL << 10)
+#define PATH_LARGE	(64ULL << 20)
+
+/* One ordered pair of locations (MVGAL_LOC_*) and its paths by size. */
+struct loc_path {
+	uint32_t src, dst;
+	struct drm_mvgal_path small, large;
+};
+
 struct report {
 	struct mvgal *dev;
 	const char *node;
@@ -70,6 +93,13 @@ struct report {
 	struct drm_mvgal_heap_region regions[MVGAL_MAX_GPUS + 1];
 	struct drm_mvgal_heap_region nodes[64];
 	bool want_buffers;
+	bool want_paths;	/* --paths: only the sections asked for */
+	bool want_stats;	/* --stats: likewise */
+	bool migration;		/* MVGAL_CAP_MIGRATION: stats and paths */
+	bool sessions;		/* MVGAL_CAP_SESSIONS: buffer residency */
+	struct drm_mvgal_stats stats;
+	unsigned int nr_paths;
+	struct loc_path paths[MVGAL_LOC_COUNT * (MVGAL_LOC_COUNT - 1)];
 	uint32_t nr_bos;
 	struct drm_mvgal_bo_entry *bos;
 	const char *cfg_path;
@@ -78,7 +108,40 @@ struct report {
 };
 
 static void print_text_buffers(const struct report *r);
-static void print_json_buffers(const struct report *r);
+static void print_json_buffers(const struct report *r, bool *first);
+
+/* The full report, or only the sections --paths / --stats asked for. */
+static bool full_report(const struct report *r)
+{
+	return !r->want_paths && !r->want_stats;
+}
+
+static bool show_stats(const struct report *r)
+{
+	return r->migration && (full_report(r) || r->want_stats);
+}
+
+static bool show_paths(const struct report *r)
+{
+	return r->migration && (full_report(r) || r->want_paths);
+}
+
+/* "host" for MVGAL_LOC_HOST, "gpu<N>" for location 1 + N. */
+static const char *loc_name(uint32_t loc, char *buf, size_t len)
+{
+	if (loc == MVGAL_LOC_HOST)
+		snprintf(buf, len, "host");
+	else
+		snprintf(buf, len, "gpu%u", loc - 1);
+	return buf;
+}
+
+/* Writes the key of a JSON member, with a comma unless it is the first. */
+static void json_key(bool *first, const char *key)
+{
+	printf("%s\"%s\":", *first ? "" : ",", key);
+	*first = false;
+}
 
 static const char *state_name(uint32_t s)
 {
@@ -166,7 +229,7 @@ static void print_text_gpus(const struct report *r)
 	}
 }
 
-static void print_text(const struct report *r)
+static void print_text_module(const struct report *r)
 {
 	const struct mvgal_info *i = &r->info;
 	const struct mvgal_config *c = &r->cfg;
@@ -209,6 +272,149 @@ static void print_text(const struct report *r)
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
 	print_text_gpus(r);
+}
+
+static void print_text_stats(const struct report *r)
+{
+	const struct drm_mvgal_stats *s = &r->stats;
+	unsigned int m, p;
+
+	printf("migration statistics (since load)\n");
+	printf("  jobs:         %llu scheduled, %llu completed, %llu failed, %llu cancelled; queue depth %llu\n",
+	       (unsigned long long)s->scheduled,
+	       (unsigned long long)s->completed,
+	       (unsigned long long)s->failed,
+	       (unsigned long long)s->cancelled,
+	       (unsigned long long)s->queue_depth);
+	printf("  by priority: ");
+	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
+		printf("%s %s %llu", p ? "," : "", mvgal_prio_name(p),
+		       (unsigned long long)s->jobs[p]);
+	printf("\n");
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "%s:", mvgal_method_name(m));
+		printf("  %-13s %llu bytes in %llu chunk copies\n", label,
+		       (unsigned long long)s->bytes[m],
+		       (unsigned long long)s->copies[m]);
+	}
+	printf("  sessions:     %llu begun, %llu refused busy (begins and CPU accesses)\n",
+	       (unsigned long long)s->sessions, (unsigned long long)s->busy);
+	printf("  CPU faults:   %llu (chunks brought home)\n",
+	       (unsigned long long)s->cpu_faults);
+	printf("  drained:      %llu bytes (copied home by frees and detaches)\n",
+	       (unsigned long long)s->drained);
+}
+
+/* Paths measured, and the newest calibration time, over every pair. */
+static unsigned int paths_calibrated(const struct report *r, uint64_t *newest)
+{
+	unsigned int i, n = 0;
+
+	*newest = 0;
+	for (i = 0; i < r->nr_paths; i++) {
+		uint64_t t = r->paths[i].small.calibrated_ns;
+
+		if (!t)
+			continue;
+		n++;
+		if (t > *newest)
+			*newest = t;
+	}
+	return n;
+}
+
+static void methods_text(uint32_t methods, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int m;
+
+	snprintf(buf, len, "none");
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+		if (methods & (1U << m))
+			at += snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+				       at ? "," : "", mvgal_method_name(m));
+}
+
+static void print_text_paths(const struct report *r)
+{
+	uint64_t newest;
+	unsigned int i, m, n = paths_calibrated(r, &newest);
+	bool forced = false;
+
+	printf("transfer paths between host memory and GPU pools (method chosen for 64K and 64M)\n");
+	if (!r->nr_paths) {
+		printf("  calibrated: no (no GPU attached)\n");
+		return;
+	}
+	if (n == r->nr_paths) {
+		struct timespec ts;
+		uint64_t now;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		printf("  calibrated: yes (%llu s ago)\n", now > newest ?
+		       (unsigned long long)((now - newest) / 1000000000ULL) : 0ULL);
+	} else if (n) {
+		printf("  calibrated: no (%u of %u paths measured)\n", n,
+		       r->nr_paths);
+	} else {
+		printf("  calibrated: no\n");
+	}
+	printf("  %-5s %-5s %-30s %-9s %-9s %s\n", "src", "dst", "possible",
+	       "64K", "64M", "per method: latency, bandwidth");
+	for (i = 0; i < r->nr_paths; i++) {
+		const struct loc_path *lp = &r->paths[i];
+		char src[16], dst[16], methods[64], small[16], large[16];
+		const char *sep = "";
+
+		methods_text(lp->small.methods, methods, sizeof(methods));
+		snprintf(small, sizeof(small), "%s%s",
+			 mvgal_method_name(lp->small.chosen),
+			 lp->small.forced ? "*" : "");
+		snprintf(large, sizeof(large), "%s%s",
+			 mvgal_method_name(lp->large.chosen),
+			 lp->large.forced ? "*" : "");
+		forced |= lp->small.forced || lp->large.forced;
+		printf("  %-5s %-5s %-30s %-9s %-9s ",
+		       loc_name(lp->src, src, sizeof(src)),
+		       loc_name(lp->dst, dst, sizeof(dst)), methods, small, large);
+		for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+			uint64_t lat = lp->small.latency_ns[m];
+			uint64_t bw = lp->small.bandwidth[m];
+
+			if (!(lp->small.methods & (1U << m)))
+				continue;
+			printf("%s%s ", sep, mvgal_method_name(m));
+			if (lat)
+				printf("%.1f us, ", (double)lat / 1e3);
+			else
+				printf("- us, ");
+			if (bw)
+				printf("%.0f MB/s", (double)bw / 1e6);
+			else
+				printf("- MB/s");
+			sep = "; ";
+		}
+		printf("%s\n", *sep ? "" : "-");
+	}
+	if (forced)
+		printf("  * forced by the force_method setting\n");
+}
+
+static void print_text(const struct report *r)
+{
+	if (full_report(r))
+		print_text_module(r);
+	if (show_stats(r))
+		print_text_stats(r);
+	else if (r->want_stats)
+		printf("migration statistics: not available (the module has no migration engine)\n");
+	if (show_paths(r))
+		print_text_paths(r);
+	else if (r->want_paths)
+		printf("transfer paths: not available (the module has no migration engine)\n");
 	if (r->want_buffers)
 		print_text_buffers(r);
 }
@@ -295,7 +501,8 @@ static void print_json_gpus(const struct report *r)
 	printf("]");
 }
 
-static void print_json(const struct report *r)
+/* The members of the full report, without the enclosing braces. */
+static void print_json_module(const struct report *r)
 {
 	const struct mvgal_info *i = &r->info;
 	const struct mvgal_config *c = &r->cfg;
@@ -303,7 +510,7 @@ static void print_json(const struct report *r)
 	unsigned int g;
 	int bit;
 
-	printf("{\"driver\":{\"name\":\"mvgal\",\"version\":");
+	printf("\"driver\":{\"name\":\"mvgal\",\"version\":");
 	json_str(i->driver_version);
 	printf(",\"node\":");
 	json_str(r->node);
@@ -343,8 +550,110 @@ static void print_json(const struct report *r)
 	json_str(c->device_pattern);
 	printf(",\"enable_prime\":%s}}", yesno(c->enable_prime));
 	print_json_gpus(r);
+}
+
+/* {"high":N,"normal":N,"low":N} */
+static void json_per_prio(const __u64 *v)
+{
+	unsigned int p;
+
+	printf("{");
+	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
+		printf("%s\"%s\":%llu", p ? "," : "", mvgal_prio_name(p),
+		       (unsigned long long)v[p]);
+	printf("}");
+}
+
+/* {"in-place":N,...} for the methods whose bit is set in @only */
+static void json_per_method(const __u64 *v, uint32_t only)
+{
+	const char *sep = "";
+	unsigned int m;
+
+	printf("{");
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		if (!(only & (1U << m)))
+			continue;
+		printf("%s\"%s\":%llu", sep, mvgal_method_name(m),
+		       (unsigned long long)v[m]);
+		sep = ",";
+	}
+	printf("}");
+}
+
+static void print_json_stats(const struct report *r, bool *first)
+{
+	const struct drm_mvgal_stats *s = &r->stats;
+	const uint32_t all = (1U << MVGAL_METHOD_COUNT) - 1;
+
+	json_key(first, "stats");
+	printf("{\"scheduled\":%llu,\"completed\":%llu,\"failed\":%llu,\"cancelled\":%llu,\"queue_depth\":%llu,\"jobs\":",
+	       (unsigned long long)s->scheduled,
+	       (unsigned long long)s->completed,
+	       (unsigned long long)s->failed,
+	       (unsigned long long)s->cancelled,
+	       (unsigned long long)s->queue_depth);
+	json_per_prio(s->jobs);
+	printf(",\"bytes\":");
+	json_per_method(s->bytes, all);
+	printf(",\"copies\":");
+	json_per_method(s->copies, all);
+	printf(",\"sessions\":%llu,\"busy\":%llu,\"cpu_faults\":%llu,\"drained\":%llu}",
+	       (unsigned long long)s->sessions, (unsigned long long)s->busy,
+	       (unsigned long long)s->cpu_faults,
+	       (unsigned long long)s->drained);
+}
+
+static void print_json_paths(const struct report *r, bool *first)
+{
+	uint64_t newest;
+	unsigned int i, m, n = paths_calibrated(r, &newest);
+
+	json_key(first, "transfer_paths");
+	printf("[");
+	for (i = 0; i < r->nr_paths; i++) {
+		const struct loc_path *lp = &r->paths[i];
+		const char *sep = "";
+		char src[16], dst[16];
+
+		printf("%s{\"src\":\"%s\",\"dst\":\"%s\",\"methods\":[",
+		       i ? "," : "", loc_name(lp->src, src, sizeof(src)),
+		       loc_name(lp->dst, dst, sizeof(dst)));
+		for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+			if (!(lp->small.methods & (1U << m)))
+				continue;
+			printf("%s\"%s\"", sep, mvgal_method_name(m));
+			sep = ",";
+		}
+		printf("],\"chosen_64k\":\"%s\",\"chosen_64m\":\"%s\",\"forced\":%s,\"latency_ns\":",
+		       mvgal_method_name(lp->small.chosen),
+		       mvgal_method_name(lp->large.chosen),
+		       yesno(lp->small.forced || lp->large.forced));
+		json_per_method(lp->small.latency_ns, lp->small.methods);
+		printf(",\"bandwidth\":");
+		json_per_method(lp->small.bandwidth, lp->small.methods);
+		printf(",\"calibrated\":%s}", yesno(lp->small.calibrated_ns));
+	}
+	printf("]");
+	json_key(first, "paths_calibrated");
+	printf("%s", yesno(r->nr_paths && n == r->nr_paths));
+}
+
+static void print_json(const struct report *r)
+{
+	bool first = true;
+
+	printf("{");
+	if (full_report(r)) {
+		print_json_module(r);
+		first = false;
+	}
+	if (show_stats(r))
+		print_json_stats(r, &first);
+	if (show_paths(r))
+		print_json_paths(r, &first);
 	if (r->want_buffers)
-		print_json_buffers(r);
+		print_json_buffers(r, &first);
 	printf("}\n");
 }
 
@@ -359,10 +668,48 @@ static void attach_report(const char *path, int result, uint32_t gpu, void *ctx)
 			strerror(-result));
 }
 
-static int gather(struct report *r)
+/* GET_PATH for every ordered pair of host and the attached GPUs. */
+static int gather_paths(struct report *r)
+{
+	uint32_t locs[MVGAL_LOC_COUNT];
+	unsigned int i, j, nr_locs = 0;
+	int ret;
+
+	locs[nr_locs++] = MVGAL_LOC_HOST;
+	for (i = 0; i < r->nr_gpus && nr_locs < MVGAL_LOC_COUNT; i++)
+		locs[nr_locs++] = 1 + r->gpus[i];
+	r->nr_paths = 0;
+	for (i = 0; i < nr_locs; i++) {
+		for (j = 0; j < nr_locs; j++) {
+			struct loc_path *lp = &r->paths[r->nr_paths];
+
+			if (i == j)
+				continue;
+			lp->src = locs[i];
+			lp->dst = locs[j];
+			ret = mvgal_get_path(r->dev, lp->src, lp->dst,
+					     PATH_SMALL, &lp->small);
+			if (!ret)
+				ret = mvgal_get_path(r->dev, lp->src, lp->dst,
+						     PATH_LARGE, &lp->large);
+			if (ret == -ENODEV)
+				continue; /* detached meanwhile */
+			if (ret)
+				return ret;
+			r->nr_paths++;
+		}
+	}
+	return 0;
+}
+
+static int gather(struct report *r, const char **what)
 {
 	unsigned int i;
 	int n;
+
+	*what = "reading GPUs and heap";
+	r->migration = r->info.caps & MVGAL_CAP_MIGRATION;
+	r->sessions = r->info.caps & MVGAL_CAP_SESSIONS;
 
 	n = mvgal_gpu_list(r->dev, r->gpus, MVGAL_MAX_GPUS);
 	if (n < 0)
@@ -378,8 +725,23 @@ static int gather(struct report *r)
 	r->nr_nodes = 64;
 	n = mvgal_get_heap(r->dev, r->regions, &r->nr_regions, r->nodes,
 			   &r->nr_nodes);
-	if (n || !r->want_buffers)
+	if (n)
 		return n;
+	if (show_stats(r)) {
+		*what = "GET_STATS";
+		n = mvgal_get_stats(r->dev, &r->stats);
+		if (n)
+			return n;
+	}
+	if (show_paths(r)) {
+		*what = "GET_PATH";
+		n = gather_paths(r);
+		if (n)
+			return n;
+	}
+	if (!r->want_buffers)
+		return 0;
+	*what = "listing buffers";
 	/* Buffers come and go: ask for the count, then for that many plus
 	 * room for a few more.
 	 */
@@ -420,6 +782,28 @@ static void flags_text(uint32_t f, char *buf, size_t len)
 				       at ? "," : "", names[i]);
 }
 
+/* Valid / owned bytes per location that has any, and live sessions. */
+static void print_text_residency(const struct drm_mvgal_bo_info *b)
+{
+	const char *sep = "";
+	unsigned int l;
+
+	printf("      valid / owned:");
+	for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+		char name[16];
+
+		if (!b->resident[l] && !b->valid[l] && !b->owned[l])
+			continue;
+		printf("%s %s: %llu / %llu B", sep,
+		       loc_name(l, name, sizeof(name)),
+		       (unsigned long long)b->valid[l],
+		       (unsigned long long)b->owned[l]);
+		sep = ",";
+	}
+	printf("%s; sessions %u (chunk %llu B)\n", *sep ? "" : " none",
+	       b->sessions, (unsigned long long)b->chunk_size);
+}
+
 static void print_text_buffers(const struct report *r)
 {
 	uint32_t i, n = r->nr_bos;
@@ -453,14 +837,50 @@ static void print_text_buffers(const struct report *r)
 				printf(", GPU %u %llu B", l - 1,
 				       (unsigned long long)b->resident[l]);
 		printf("\n");
+		if (r->sessions)
+			print_text_residency(b);
 	}
 }
 
-static void print_json_buffers(const struct report *r)
+/* Whether location @l of buffer @b is a member of its "valid"/"owned". */
+static bool json_loc_shown(const struct report *r,
+			   const struct drm_mvgal_bo_info *b, uint32_t l)
+{
+	unsigned int g;
+
+	if (l == MVGAL_LOC_HOST || b->resident[l] || b->valid[l] || b->owned[l])
+		return true;
+	for (g = 0; g < r->nr_gpus; g++)
+		if (r->gpus[g] + 1 == l)
+			return true;
+	return false;
+}
+
+static void json_per_loc(const struct report *r,
+			 const struct drm_mvgal_bo_info *b, const __u64 *v)
+{
+	const char *sep = "";
+	uint32_t l;
+
+	printf("{");
+	for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+		char name[16];
+
+		if (!json_loc_shown(r, b, l))
+			continue;
+		printf("%s\"%s\":%llu", sep, loc_name(l, name, sizeof(name)),
+		       (unsigned long long)v[l]);
+		sep = ",";
+	}
+	printf("}");
+}
+
+static void print_json_buffers(const struct report *r, bool *first)
 {
 	uint32_t i, l;
 
-	printf(",\"buffers\":[");
+	json_key(first, "buffers");
+	printf("[");
 	for (i = 0; i < r->nr_bos; i++) {
 		const struct drm_mvgal_bo_info *b = &r->bos[i].info;
 
@@ -484,7 +904,16 @@ static void print_json_buffers(const struct report *r)
 		for (l = 1; l < MVGAL_LOC_COUNT; l++)
 			printf("%s%llu", l > 1 ? "," : "",
 			       (unsigned long long)b->resident[l]);
-		printf("]}}");
+		printf("]}");
+		if (r->sessions) {
+			printf(",\"valid\":");
+			json_per_loc(r, b, b->valid);
+			printf(",\"owned\":");
+			json_per_loc(r, b, b->owned);
+			printf(",\"sessions\":%u,\"chunk_size\":%llu",
+			       b->sessions, (unsigned long long)b->chunk_size);
+		}
+		printf("}");
 	}
 	printf("]");
 }
@@ -494,22 +923,30 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "attach", no_argument, NULL, 'a' },
 		{ "buffers", no_argument, NULL, 'b' },
+		{ "paths", no_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report r = { 0 };
-	const char *cfg_path = NULL;
+	const char *cfg_path = NULL, *what;
 	struct mvgal *dev;
 	char err[512];
 	bool json = false, attach = false;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "abjc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "abpsjc:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			r.want_buffers = true;
+			break;
+		case 'p':
+			r.want_paths = true;
+			break;
+		case 's':
+			r.want_stats = true;
 			break;
 		case 'a':
 			attach = true;
@@ -576,10 +1013,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	r.node = mvgal_node_path(dev);
-	ret = gather(&r);
+	ret = gather(&r, &what);
 	if (ret) {
-		fprintf(stderr, "mvgal-info: reading GPUs and heap failed: %s\n",
+		fprintf(stderr, "mvgal-info: %s failed: %s\n", what,
 			strerror(-ret));
+		free(r.bos);
 		mvgal_close(dev);
 		return 1;
 	}

@@ -39,6 +39,14 @@ extern "C" {
  */
 #define MVGAL_CAP_SYNCOBJ		(1ULL << 0)
 #define MVGAL_CAP_GPU_ATTACH		(1ULL << 1)
+/*
+ * MVGAL_CAP_SESSIONS: access sessions (BEGIN/END), chunk residency in
+ * &drm_mvgal_bo_info, PLACE_FREE.
+ * MVGAL_CAP_MIGRATION: the migration engine (MIGRATE, CANCEL, GET_STATS,
+ * GET_PATH, CALIBRATE).
+ */
+#define MVGAL_CAP_SESSIONS		(1ULL << 2)
+#define MVGAL_CAP_MIGRATION		(1ULL << 3)
 
 /**
  * DOC: core settings
@@ -189,7 +197,8 @@ struct drm_mvgal_gpu_info {
  * pool and uses the data where it is (zero-copy).
  * MVGAL_METHOD_P2P: a DMA engine that reaches both pools copies.
  * MVGAL_METHOD_CPU_COPY: the CPU copies between the two kernel mappings.
- * MVGAL_METHOD_STAGING: the CPU copies through a host bounce buffer.
+ * MVGAL_METHOD_STAGING: the CPU copies through a host bounce buffer on
+ * the destination's NUMA node.
  */
 #define MVGAL_METHOD_IN_PLACE	0
 #define MVGAL_METHOD_P2P	1
@@ -203,7 +212,8 @@ struct drm_mvgal_gpu_info {
 #define MVGAL_REASON_IMPORT_REFUSED	1 /* see import_error */
 #define MVGAL_REASON_NO_DMA_ENGINE	2 /* no memcpy dmaengine channel */
 #define MVGAL_REASON_NO_CPU_MAPPING	3 /* a pool has no kernel mapping */
-#define MVGAL_REASON_COUNT		4
+#define MVGAL_REASON_NO_P2P_COPIER	4 /* an engine exists; mvgal cannot drive it yet */
+#define MVGAL_REASON_COUNT		5
 
 /* Why the chosen method was chosen: &drm_mvgal_gpu_link.why. */
 #define MVGAL_WHY_NONE		0 /* no method possible */
@@ -442,6 +452,19 @@ struct drm_mvgal_bo_info {
 	__u64 access_count[MVGAL_MAX_GPUS];
 	/** @resident: (out) bytes allocated per location MVGAL_LOC_*. */
 	__u64 resident[MVGAL_LOC_COUNT];
+	/**
+	 * @valid: (out) bytes whose current contents each location holds
+	 * (whole chunks, the last one clipped to @size).
+	 */
+	__u64 valid[MVGAL_LOC_COUNT];
+	/** @owned: (out) of those, bytes no other location holds. */
+	__u64 owned[MVGAL_LOC_COUNT];
+	/** @chunk_size: (out) the coherence granule, bytes. */
+	__u64 chunk_size;
+	/** @sessions: (out) access sessions live on the buffer now. */
+	__u32 sessions;
+	/** @pad: (out) 0. */
+	__u32 pad;
 };
 
 /**
@@ -522,6 +545,327 @@ struct drm_mvgal_bo_list {
 	__u64 entries;
 };
 
+
+/**
+ * DOC: access sessions
+ *
+ * A GPU uses buffers inside an access session. DRM_IOCTL_MVGAL_BEGIN
+ * names the GPU, READ or WRITE, and per buffer the byte ranges the work
+ * touches (rounded out to whole chunks). It makes the GPU's copy of
+ * those chunks current: each chunk the GPU's placement lacks is copied
+ * from the cheapest location that holds it, after every fence the access
+ * must wait for (a reader waits for the last writer; a writer waits for
+ * the last writer and every reader since). It returns, per buffer, the
+ * pool and the offset in it where the bytes are, and one sync_file that
+ * signals when all of them are in place. The GPU work must wait for that
+ * fence.
+ *
+ * DRM_IOCTL_MVGAL_END hands in the fence of the GPU work (or -1 when the
+ * work is done) and, for WRITE, the ranges written. The fence goes into
+ * each buffer's dma_resv as a READ or WRITE fence; written chunks become
+ * owned by the GPU and invalid everywhere else, and CPU mappings of them
+ * are torn down so that the next CPU access faults and brings them home.
+ *
+ * A begin that conflicts with a live session on any chunk it names
+ * (WRITE while any session is live, READ while a WRITE is live) fails
+ * with -EBUSY at once. So do CPU writes (pwrite, copy) into chunks of a
+ * live session, and CPU reads of chunks a live WRITE session holds.
+ * Sessions still open when their file is closed are ended as if written
+ * in full, with no fence.
+ *
+ * The pool of @pool_gpu may be another GPU's: when the session's GPU
+ * imports that pool (MVGAL_METHOD_IN_PLACE) and every chunk named is
+ * current there, nothing is copied and the session uses it in place.
+ */
+#define MVGAL_ACCESS_READ	(1U << 0)
+#define MVGAL_ACCESS_WRITE	(1U << 1)
+/* Never use a peer's pool in place: copy into the GPU's own placement. */
+#define MVGAL_ACCESS_NO_IN_PLACE (1U << 2)
+#define MVGAL_ACCESS_FLAGS	0x7U
+
+/* Priorities of migration jobs; LOW is prefetch. */
+#define MVGAL_PRIO_HIGH		0
+#define MVGAL_PRIO_NORMAL	1
+#define MVGAL_PRIO_LOW		2
+#define MVGAL_PRIO_COUNT	3
+
+/* The most buffers in one session, ranges per buffer, sessions per file. */
+#define MVGAL_SESSION_MAX_BUFFERS	64
+#define MVGAL_SESSION_MAX_RANGES	64
+#define MVGAL_SESSIONS_PER_FILE		256
+
+/**
+ * struct drm_mvgal_range - bytes [@offset, @offset + @size) of a buffer
+ */
+struct drm_mvgal_range {
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+};
+
+/**
+ * struct drm_mvgal_access - one buffer of a session
+ */
+struct drm_mvgal_access {
+	/** @handle: (in) GEM handle; at most once per session. */
+	__u32 handle;
+	/** @nr_ranges: (in) entries in @ranges; 0: the whole buffer. */
+	__u32 nr_ranges;
+	/** @ranges: (in) user pointer to &struct drm_mvgal_range[]. */
+	__u64 ranges;
+	/** @pool_offset: (out, BEGIN) where byte 0 of the buffer is in the pool. */
+	__u64 pool_offset;
+	/** @pool_gpu: (out, BEGIN) the GPU whose pool holds the bytes. */
+	__u32 pool_gpu;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_begin - DRM_IOCTL_MVGAL_BEGIN
+ *
+ * Errors: -EINVAL (unknown flags, not exactly one of READ and WRITE,
+ * non-zero padding, @count 0 or too big, a handle twice, a range empty,
+ * overflowing or beyond its buffer, a bad @priority, a device-only
+ * buffer of another GPU... see the README), -ENOENT (a handle names no
+ * buffer), -ENODEV (no such GPU), -EBUSY (a conflicting live session, or
+ * too many sessions open), -ENOSPC (the pool cannot hold a placement),
+ * -EFAULT. A failed begin changes nothing.
+ */
+struct drm_mvgal_begin {
+	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
+	__u64 accesses;
+	/** @count: (in) entries in @accesses, 1..MVGAL_SESSION_MAX_BUFFERS. */
+	__u32 count;
+	/** @gpu: (in) the GPU that will access the buffers. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_ACCESS_*. */
+	__u32 flags;
+	/** @in_fence_fd: (in) sync_file the copies wait for too, or -1. */
+	__s32 in_fence_fd;
+	/** @priority: (in) MVGAL_PRIO_* of the copies. */
+	__u32 priority;
+	/** @session: (out) the session, for END. */
+	__u32 session;
+	/** @out_fence_fd: (out) sync_file: the data is in place. O_CLOEXEC. */
+	__s32 out_fence_fd;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @bytes_copied: (out) bytes the copies move. */
+	__u64 bytes_copied;
+};
+
+/**
+ * struct drm_mvgal_end - DRM_IOCTL_MVGAL_END
+ *
+ * Errors: -EINVAL (unknown flags, non-zero padding, ranges for a READ
+ * session, a written range outside what the session named, a handle not
+ * in the session), -ENOENT (no such session on this file), -EFAULT. A
+ * failed end leaves the session live.
+ */
+struct drm_mvgal_end {
+	/** @session: (in) from BEGIN. */
+	__u32 session;
+	/** @fence_fd: (in) sync_file of the GPU work, or -1: it is done. */
+	__s32 fence_fd;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/**
+	 * @count: (in) entries in @written. 0 for a WRITE session: all it
+	 * named was written. Must be 0 for a READ session.
+	 */
+	__u32 count;
+	/**
+	 * @written: (in) user pointer to &struct drm_mvgal_access[] (handle
+	 * and ranges; the other fields must be 0).
+	 */
+	__u64 written;
+};
+
+/* &drm_mvgal_migrate.flags */
+/* Leave the range only at @location: other copies become invalid. */
+#define MVGAL_MIGRATE_MOVE	(1U << 0)
+#define MVGAL_MIGRATE_FLAGS	0x1U
+
+/**
+ * struct drm_mvgal_migrate - DRM_IOCTL_MVGAL_MIGRATE
+ *
+ * Makes [@offset, @offset + @size) of a buffer current at @location
+ * (MVGAL_LOC_HOST or 1 + GPU), asynchronously: the copies run as one
+ * job of the migration engine. Refused with -EPERM while
+ * enable_memory_migration is off. Errors: -EINVAL (unknown flags,
+ * non-zero padding, a bad range, location or priority, a location a
+ * device-only buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live
+ * session conflicts), -ENOSPC, -EPERM.
+ */
+struct drm_mvgal_migrate {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_MIGRATE_*. */
+	__u32 flags;
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+	/** @location: (in) MVGAL_LOC_HOST or 1 + GPU index. */
+	__u32 location;
+	/** @priority: (in) MVGAL_PRIO_*; LOW is a prefetch. */
+	__u32 priority;
+	/** @in_fence_fd: (in) sync_file the job waits for too, or -1. */
+	__s32 in_fence_fd;
+	/** @out_fence_fd: (out) sync_file: the job is done. O_CLOEXEC. */
+	__s32 out_fence_fd;
+	/** @job: (out) the job, for CANCEL; 0 when nothing had to move. */
+	__u64 job;
+	/** @bytes: (out) bytes the job moves. */
+	__u64 bytes;
+};
+
+/**
+ * struct drm_mvgal_cancel - DRM_IOCTL_MVGAL_CANCEL
+ *
+ * Cancels a job that has not started: its fence signals with -ECANCELED
+ * and the chunks it would have filled stay invalid there. Errors:
+ * -EINVAL (non-zero flags or padding), -ENOENT (no such job pending for
+ * this file), -EBUSY (it is running or done).
+ */
+struct drm_mvgal_cancel {
+	/** @job: (in) from MIGRATE. */
+	__u64 job;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_place_free - DRM_IOCTL_MVGAL_PLACE_FREE
+ *
+ * Frees a buffer's placement in @gpu's pool. Chunks only it holds are
+ * copied home first; afterwards no chunk is valid at @gpu. Errors:
+ * -EINVAL (non-zero flags or padding, the placement is the storage of a
+ * device-only buffer), -ENOENT, -ENODEV, -EBUSY (a live session or an
+ * unsignaled fence may still touch it).
+ */
+struct drm_mvgal_place_free {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_stats - DRM_IOCTL_MVGAL_GET_STATS
+ *
+ * Migration engine counters since load. Errors: -EINVAL (non-zero
+ * flags or padding).
+ */
+struct drm_mvgal_stats {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @scheduled: (out) jobs queued. */
+	__u64 scheduled;
+	/** @completed: (out) jobs that moved all their bytes. */
+	__u64 completed;
+	/** @failed: (out) jobs that stopped on an error. */
+	__u64 failed;
+	/** @cancelled: (out) jobs cancelled before they ran. */
+	__u64 cancelled;
+	/** @queue_depth: (out) jobs queued or running now. */
+	__u64 queue_depth;
+	/** @jobs: (out) jobs per MVGAL_PRIO_*. */
+	__u64 jobs[MVGAL_PRIO_COUNT];
+	/** @pad2: (out) 0. */
+	__u64 pad2;
+	/** @bytes: (out) bytes moved per MVGAL_METHOD_* (IN_PLACE: used in place). */
+	__u64 bytes[MVGAL_METHOD_COUNT];
+	/** @copies: (out) chunk copies per MVGAL_METHOD_*. */
+	__u64 copies[MVGAL_METHOD_COUNT];
+	/** @sessions: (out) sessions begun. */
+	__u64 sessions;
+	/** @busy: (out) begins and CPU accesses refused with -EBUSY. */
+	__u64 busy;
+	/** @cpu_faults: (out) CPU faults that brought chunks home. */
+	__u64 cpu_faults;
+	/** @drained: (out) bytes copied home by frees and detaches. */
+	__u64 drained;
+};
+
+/**
+ * struct drm_mvgal_path - DRM_IOCTL_MVGAL_GET_PATH
+ *
+ * How @size bytes move from location @src to location @dst
+ * (MVGAL_LOC_HOST or 1 + GPU): the possible methods, the calibrated
+ * figures of each, and the one the path selector picks. Errors: -EINVAL
+ * (non-zero flags or padding, a location out of range, @src == @dst),
+ * -ENODEV (an empty GPU slot).
+ */
+struct drm_mvgal_path {
+	/** @src: (in) location of the data. */
+	__u32 src;
+	/** @dst: (in) location that needs it. */
+	__u32 dst;
+	/** @size: (in) bytes to move. */
+	__u64 size;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @methods: (out) bit MVGAL_METHOD_x set when x is possible. */
+	__u32 methods;
+	/** @chosen: (out) MVGAL_METHOD_* the selector picks for @size. */
+	__u32 chosen;
+	/** @forced: (out) 1 when the force_method knob decided. */
+	__u32 forced;
+	/** @latency_ns: (out) calibrated fixed cost per method; 0 unmeasured. */
+	__u64 latency_ns[MVGAL_METHOD_COUNT];
+	/** @bandwidth: (out) calibrated bytes/s per method; 0 unmeasured. */
+	__u64 bandwidth[MVGAL_METHOD_COUNT];
+	/** @cost_ns: (out) modelled time for @size per method; ~0 impossible. */
+	__u64 cost_ns[MVGAL_METHOD_COUNT];
+	/** @calibrated_ns: (out) CLOCK_MONOTONIC of the calibration; 0 never. */
+	__u64 calibrated_ns;
+};
+
+/**
+ * struct drm_mvgal_calibrate - DRM_IOCTL_MVGAL_CALIBRATE
+ *
+ * Measures every path between the attached GPUs' pools and host memory
+ * now, and keeps the figures for the path selector. Needs CAP_SYS_ADMIN.
+ * Errors: -EINVAL (non-zero flags or padding), -EPERM.
+ */
+struct drm_mvgal_calibrate {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @paths: (out) ordered pairs of locations measured. */
+	__u32 paths;
+};
+
+/**
+ * struct drm_mvgal_pool_fd - DRM_IOCTL_MVGAL_POOL_FD
+ *
+ * A dma-buf fd (O_CLOEXEC, read-write) of GPU @gpu's pool: what a GPU
+ * API imports once to reach the (pool, offset) pairs BEGIN returns. The
+ * pool holds every client's buffers, so this needs CAP_SYS_ADMIN until
+ * drivers can map a part of it per client. Errors: -EINVAL (non-zero
+ * flags or padding, a slot out of range), -ENODEV, -EPERM.
+ */
+struct drm_mvgal_pool_fd {
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @fd: (out) the dma-buf. */
+	__s32 fd;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -535,6 +879,15 @@ struct drm_mvgal_bo_list {
 #define DRM_MVGAL_BO_PREAD	0x09
 #define DRM_MVGAL_BO_COPY	0x0a
 #define DRM_MVGAL_BO_LIST	0x0b
+#define DRM_MVGAL_BEGIN		0x0c
+#define DRM_MVGAL_END		0x0d
+#define DRM_MVGAL_MIGRATE	0x0e
+#define DRM_MVGAL_CANCEL	0x0f
+#define DRM_MVGAL_PLACE_FREE	0x10
+#define DRM_MVGAL_GET_STATS	0x11
+#define DRM_MVGAL_GET_PATH	0x12
+#define DRM_MVGAL_CALIBRATE	0x13
+#define DRM_MVGAL_POOL_FD	0x14
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -560,6 +913,24 @@ struct drm_mvgal_bo_list {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_COPY, struct drm_mvgal_bo_copy)
 #define DRM_IOCTL_MVGAL_BO_LIST \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_LIST, struct drm_mvgal_bo_list)
+#define DRM_IOCTL_MVGAL_BEGIN \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BEGIN, struct drm_mvgal_begin)
+#define DRM_IOCTL_MVGAL_END \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_END, struct drm_mvgal_end)
+#define DRM_IOCTL_MVGAL_MIGRATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_MIGRATE, struct drm_mvgal_migrate)
+#define DRM_IOCTL_MVGAL_CANCEL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_CANCEL, struct drm_mvgal_cancel)
+#define DRM_IOCTL_MVGAL_PLACE_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FREE, struct drm_mvgal_place_free)
+#define DRM_IOCTL_MVGAL_GET_STATS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_STATS, struct drm_mvgal_stats)
+#define DRM_IOCTL_MVGAL_GET_PATH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_PATH, struct drm_mvgal_path)
+#define DRM_IOCTL_MVGAL_CALIBRATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_CALIBRATE, struct drm_mvgal_calibrate)
+#define DRM_IOCTL_MVGAL_POOL_FD \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_FD, struct drm_mvgal_pool_fd)
 
 #if defined(__cplusplus)
 }

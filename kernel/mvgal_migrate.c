@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The migration engine: copies between locations run as jobs.
+ *
+ * A job is a list of copies (a buffer, a chunk-aligned range, source,
+ * destination, method) and a dma_fence. It waits for its dependency
+ * fences one at a time through callbacks, as drm_sched's entities do,
+ * then joins the ready list of its priority. One worker runs ready jobs,
+ * highest priority first, so a prefetch never delays a copy that a GPU
+ * is waiting for. A job that has not started can be cancelled; a job that
+ * fails or is cancelled gives its chunks back (they were marked held at
+ * the destination when it was planned) before its fence signals with the
+ * error.
+ */
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+
+#include <drm/drm_file.h>
+
+#include "core/mvgal_range.h"
+#include "mvgal_bo.h"
+
+#define MVGAL_BOUNCE_SIZE	(64 * 1024)
+
+enum mvgal_job_state {
+	MVGAL_JOB_WAITING,
+	MVGAL_JOB_READY,
+	MVGAL_JOB_RUNNING,
+	MVGAL_JOB_DONE,
+};
+
+struct mvgal_copy_seg {
+	struct mvgal_bo *bo;
+	unsigned int dst, src, method;
+	bool move;
+	u64 off, len;
+};
+
+struct mvgal_job {
+	struct dma_fence base;
+	spinlock_t fence_lock;
+	struct mvgal_device *mdev;
+	u64 id;
+	unsigned int prio;
+	void *owner;
+	enum mvgal_job_state state;	/* under engine.lock */
+	bool cancelled;			/* under engine.lock */
+	int error;
+	struct list_head link;		/* on a ready list */
+	struct list_head plink;		/* on engine.pending */
+	struct work_struct dep_work;
+	struct dma_fence_cb cb;
+	struct dma_fence **deps;
+	unsigned int ndeps, next_dep;
+	struct mvgal_copy_seg *segs;
+	unsigned int nsegs;
+	struct mvgal_bo **bos;
+	unsigned int nbos;
+	u64 bytes;
+};
+
+static const char *mvgal_job_driver_name(struct dma_fence *f)
+{
+	return MVGAL_DRIVER_NAME;
+}
+
+static const char *mvgal_job_timeline_name(struct dma_fence *f)
+{
+	return "migration";
+}
+
+static void mvgal_job_release(struct dma_fence *f)
+{
+	struct mvgal_job *job = container_of(f, struct mvgal_job, base);
+
+	/* Everything else went when the job finished. */
+	dma_fence_free(&job->base);
+}
+
+static const struct dma_fence_ops mvgal_job_fence_ops = {
+	.get_driver_name = mvgal_job_driver_name,
+	.get_timeline_name = mvgal_job_timeline_name,
+	.release = mvgal_job_release,
+};
+
+static void mvgal_job_dep_work(struct work_struct *work);
+static void mvgal_job_finish(struct mvgal_job *job, int error);
+
+/**
+ * mvgal_job_alloc() - a new, empty job
+ * @mdev: the device
+ * @prio: MVGAL_PRIO_*
+ * @owner: who may cancel it (the drm_file), or NULL
+ *
+ * Each job's fence has a context of its own: jobs finish out of order,
+ * and dma_resv would otherwise take a later job for a newer version of
+ * an earlier one.
+ *
+ * Return: the job or NULL.
+ */
+struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
+				  unsigned int prio, void *owner)
+{
+	struct mvgal_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	spin_lock_init(&job->fence_lock);
+	dma_fence_init(&job->base, &mvgal_job_fence_ops, &job->fence_lock,
+		       dma_fence_context_alloc(1), 1);
+	job->mdev = mdev;
+	job->prio = prio;
+	job->owner = owner;
+	INIT_LIST_HEAD(&job->link);
+	INIT_LIST_HEAD(&job->plink);
+	INIT_LIST_HEAD(&job->cb.node);
+	INIT_WORK(&job->dep_work, mvgal_job_dep_work);
+	return job;
+}
+
+/* Grows @*arr of @n elements of @size by one slot when @n is a power of 2. */
+static int mvgal_grow(void **arr, unsigned int n, size_t size)
+{
+	void *p;
+
+	if (n & (n - 1) || (n && n < 4))
+		return 0;
+	p = krealloc_array(*arr, n ? n * 2 : 4, size, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+/*
+ * mvgal_job_add_bo() - the job touches @bo: hold a reference until done
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++)
+		if (job->bos[i] == bo)
+			return 0;
+	if (mvgal_grow((void **)&job->bos, job->nbos, sizeof(*job->bos)))
+		return -ENOMEM;
+	drm_gem_object_get(&bo->base);
+	job->bos[job->nbos++] = bo;
+	return 0;
+}
+
+/*
+ * mvgal_job_add_copy() - one more copy, merged with the last when it
+ * continues it
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned int dst, unsigned int src, u64 off, u64 len,
+		       unsigned int method)
+{
+	struct mvgal_copy_seg *last = job->nsegs ? &job->segs[job->nsegs - 1] :
+				      NULL;
+	int ret;
+
+	ret = mvgal_job_add_bo(job, bo);
+	if (ret)
+		return ret;
+	job->bytes += len;
+	if (last && last->bo == bo && last->dst == dst && last->src == src &&
+	    last->method == method && last->off + last->len == off) {
+		last->len += len;
+		return 0;
+	}
+	if (mvgal_grow((void **)&job->segs, job->nsegs, sizeof(*job->segs)))
+		return -ENOMEM;
+	job->segs[job->nsegs++] = (struct mvgal_copy_seg) {
+		.bo = bo, .dst = dst, .src = src, .method = method,
+		.off = off, .len = len,
+	};
+	return 0;
+}
+
+/* Every copy of the job leaves the other holders at completion. */
+void mvgal_job_set_move(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nsegs; i++)
+		job->segs[i].move = true;
+}
+
+/*
+ * mvgal_job_add_dep() - the job starts after @fence
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
+{
+	if (!fence || dma_fence_is_signaled(fence))
+		return 0;
+	if (mvgal_grow((void **)&job->deps, job->ndeps, sizeof(*job->deps)))
+		return -ENOMEM;
+	job->deps[job->ndeps++] = dma_fence_get(fence);
+	return 0;
+}
+
+/*
+ * mvgal_job_mark() - the chunks the job fills count as held there from
+ * now on (its fence orders every access after the copies)
+ */
+void mvgal_job_mark(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nsegs; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+		unsigned long first, last, c;
+
+		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
+				 &last);
+		spin_lock(&s->bo->state_lock);
+		for (c = first; c <= last; c++)
+			mvgal_chunk_filled(&s->bo->chunks[c], s->dst);
+		spin_unlock(&s->bo->state_lock);
+	}
+}
+
+/*
+ * mvgal_job_publish() - put the job's fence into the dma_resv of every
+ * buffer it copies, as a KERNEL fence: every later access, ours or an
+ * importer's, waits for the copies
+ *
+ * Caller holds each reservation with a fence slot reserved.
+ */
+void mvgal_job_publish(struct mvgal_job *job)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < job->nbos; i++) {
+		struct mvgal_bo *bo = job->bos[i];
+
+		for (j = 0; j < job->nsegs; j++) {
+			if (job->segs[j].bo == bo) {
+				dma_resv_add_fence(bo->base.resv, &job->base,
+						   DMA_RESV_USAGE_KERNEL);
+				break;
+			}
+		}
+	}
+}
+
+bool mvgal_job_empty(const struct mvgal_job *job)
+{
+	return !job->nsegs && !job->ndeps;
+}
+
+/*
+ * mvgal_job_add_resv_deps() - the job waits for @bo's fences that an
+ * access of this kind must wait for
+ * @write: a writer waits for everything, a reader for the last writer
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
+			    bool write)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	int ret;
+
+	dma_resv_for_each_fence(&cursor, bo->base.resv,
+				dma_resv_usage_rw(write), fence) {
+		ret = mvgal_job_add_dep(job, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * mvgal_fence_fd() - a sync_file fd (O_CLOEXEC) for @fence, not yet
+ * installed
+ * @sf: (out) the sync_file, for fd_install() once nothing can fail
+ *
+ * Return: the fd or -errno.
+ */
+int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf)
+{
+	int fd = get_unused_fd_flags(O_CLOEXEC);
+
+	if (fd < 0)
+		return fd;
+	*sf = sync_file_create(fence);
+	if (!*sf) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+u64 mvgal_job_bytes(const struct mvgal_job *job)
+{
+	return job->bytes;
+}
+
+struct dma_fence *mvgal_job_fence(struct mvgal_job *job)
+{
+	return &job->base;
+}
+
+u64 mvgal_job_id(const struct mvgal_job *job)
+{
+	return job->id;
+}
+
+/* Drops what the job held: dependencies, buffers, the copy list. */
+static void mvgal_job_put_refs(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->ndeps; i++)
+		dma_fence_put(job->deps[i]);
+	kfree(job->deps);
+	job->deps = NULL;
+	for (i = 0; i < job->nbos; i++)
+		drm_gem_object_put(&job->bos[i]->base);
+	kfree(job->bos);
+	job->bos = NULL;
+	kfree(job->segs);
+	job->segs = NULL;
+}
+
+/**
+ * mvgal_job_abort() - drop a job that was never pushed
+ * @job: the job; nothing was marked for it yet
+ */
+void mvgal_job_abort(struct mvgal_job *job)
+{
+	mvgal_job_put_refs(job);
+	dma_fence_set_error(&job->base, -ECANCELED);
+	dma_fence_signal(&job->base);
+	dma_fence_put(&job->base);
+}
+
+/* The chunks a failed or cancelled job would have filled are not there. */
+static void mvgal_job_unfill(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nsegs; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+		unsigned long first, last, c;
+
+		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
+				 &last);
+		spin_lock(&s->bo->state_lock);
+		for (c = first; c <= last; c++)
+			mvgal_chunk_unfill(&s->bo->chunks[c], s->dst);
+		spin_unlock(&s->bo->state_lock);
+	}
+}
+
+/* Ends a job: chunks, counters, fence, references. */
+static void mvgal_job_finish(struct mvgal_job *job, int error)
+{
+	struct mvgal_counters *ctr = &job->mdev->ctr;
+	unsigned int i;
+
+	if (error) {
+		mvgal_job_unfill(job);
+		dma_fence_set_error(&job->base, error);
+		atomic64_inc(error == -ECANCELED ? &ctr->cancelled : &ctr->failed);
+	} else {
+		for (i = 0; i < job->nsegs; i++) {
+			struct mvgal_copy_seg *s = &job->segs[i];
+			unsigned long first, last, c;
+
+			if (!s->move)
+				continue;
+			mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift,
+					 &first, &last);
+			spin_lock(&s->bo->state_lock);
+			for (c = first; c <= last; c++)
+				mvgal_chunk_written(&s->bo->chunks[c], s->dst);
+			spin_unlock(&s->bo->state_lock);
+		}
+		atomic64_inc(&ctr->completed);
+	}
+	atomic64_dec(&ctr->depth);
+	dma_fence_signal(&job->base);
+	mvgal_job_put_refs(job);
+	dma_fence_put(&job->base);
+}
+
+static void mvgal_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct mvgal_job *job = container_of(cb, struct mvgal_job, cb);
+
+	/* Fence callbacks run under the fence's lock: move on from a work. */
+	queue_work(job->mdev->engine.wq, &job->dep_work);
+}
+
+/*
+ * Waits for the next unsignaled dependency, or puts the job on its ready
+ * list. A dependency that failed fails the job: its inputs are not
+ * valid. Caller holds engine.lock, which CANCEL takes too: the current
+ * dependency (next_dep) only moves under it.
+ *
+ * Return: true when the job is ready and the worker must be kicked,
+ * false while it waits, or when it was cancelled (then *@cancelled).
+ */
+static bool mvgal_job_next_dep(struct mvgal_job *job, bool *cancelled)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+
+	lockdep_assert_held(&e->lock);
+	*cancelled = false;
+	while (!job->cancelled && job->next_dep < job->ndeps) {
+		struct dma_fence *dep = job->deps[job->next_dep];
+
+		if (!dma_fence_add_callback(dep, &job->cb, mvgal_job_dep_cb))
+			return false;
+		job->next_dep++;
+		if (dep->error && !job->error)
+			job->error = dep->error;
+	}
+	if (job->cancelled) {
+		*cancelled = true;
+		return false;
+	}
+	job->state = MVGAL_JOB_READY;
+	list_add_tail(&job->link, &e->ready[job->prio]);
+	return true;
+}
+
+/* Steps a job on after a dependency signaled, outside the fence lock. */
+static void mvgal_job_step(struct mvgal_job *job, bool consumed)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+	bool ready, cancelled;
+
+	spin_lock(&e->lock);
+	if (consumed) {
+		struct dma_fence *dep = job->deps[job->next_dep++];
+
+		if (dep->error && !job->error)
+			job->error = dep->error;
+	}
+	ready = mvgal_job_next_dep(job, &cancelled);
+	spin_unlock(&e->lock);
+	if (ready)
+		queue_work(e->wq, &e->work);
+	else if (cancelled)
+		mvgal_job_finish(job, -ECANCELED);
+}
+
+static void mvgal_job_dep_work(struct work_struct *work)
+{
+	mvgal_job_step(container_of(work, struct mvgal_job, dep_work), true);
+}
+
+/**
+ * mvgal_job_push() - hand a planned job to the engine
+ * @job: the job; its chunks are marked and its fence published
+ *
+ * The engine owns the caller's reference from here on.
+ */
+void mvgal_job_push(struct mvgal_job *job)
+{
+	struct mvgal_device *mdev = job->mdev;
+	struct mvgal_engine *e = &mdev->engine;
+
+	atomic64_inc(&mdev->ctr.scheduled);
+	atomic64_inc(&mdev->ctr.jobs[job->prio]);
+	atomic64_inc(&mdev->ctr.depth);
+	spin_lock(&e->lock);
+	job->id = ++e->next_id;
+	job->state = MVGAL_JOB_WAITING;
+	list_add_tail(&job->plink, &e->pending);
+	spin_unlock(&e->lock);
+	mvgal_job_step(job, false);
+}
+
+/* The node whose memory is closest to location @loc of @bo. */
+static int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
+{
+	struct mvgal_view v;
+
+	if (loc == MVGAL_LOC_HOST)
+		return bo->nid;
+	if (!mvgal_bo_view(bo, loc, &v))
+		return NUMA_NO_NODE;
+	if (bo->home && bo->home->index == loc - 1)
+		return bo->home->numa_node;
+	return bo->place[loc - 1] ? bo->place[loc - 1]->gpu->numa_node :
+	       NUMA_NO_NODE;
+}
+
+static int mvgal_job_run(struct mvgal_job *job)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+	struct mvgal_counters *ctr = &job->mdev->ctr;
+	unsigned int i;
+	int ret;
+
+	if (job->error)
+		return job->error;
+	for (i = 0; i < job->nsegs; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+		int nid = mvgal_loc_node(s->bo, s->dst);
+		void *bounce = e->bounce[nid == NUMA_NO_NODE ? first_online_node
+					 : nid];
+
+		ret = mvgal_loc_copy(s->bo, s->dst, s->src, s->off, s->len,
+				     s->method, bounce ?: e->bounce[first_online_node]);
+		if (ret)
+			return ret;
+		atomic64_add(s->len, &ctr->bytes[s->method]);
+		atomic64_add(DIV_ROUND_UP_ULL(s->len, 1ULL << s->bo->chunk_shift),
+			     &ctr->copies[s->method]);
+	}
+	return 0;
+}
+
+/* The one worker: ready jobs, highest priority first. */
+static void mvgal_engine_work(struct work_struct *work)
+{
+	struct mvgal_engine *e = container_of(work, struct mvgal_engine, work);
+
+	for (;;) {
+		struct mvgal_job *job = NULL;
+		unsigned int p;
+
+		spin_lock(&e->lock);
+		for (p = 0; p < MVGAL_PRIO_COUNT && !job; p++) {
+			job = list_first_entry_or_null(&e->ready[p],
+						       struct mvgal_job, link);
+		}
+		if (job) {
+			list_del_init(&job->link);
+			job->state = MVGAL_JOB_RUNNING;
+			list_del_init(&job->plink);
+		}
+		spin_unlock(&e->lock);
+		if (!job)
+			return;
+		mvgal_job_finish(job, mvgal_job_run(job));
+		cond_resched();
+	}
+}
+
+int mvgal_engine_init(struct mvgal_device *mdev)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	unsigned int p;
+	int nid;
+
+	spin_lock_init(&e->lock);
+	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
+		INIT_LIST_HEAD(&e->ready[p]);
+	INIT_LIST_HEAD(&e->pending);
+	INIT_WORK(&e->work, mvgal_engine_work);
+	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL);
+	if (!e->bounce)
+		return -ENOMEM;
+	/* Staging goes through memory on the destination's node. */
+	for_each_node_state(nid, N_MEMORY) {
+		e->bounce[nid] = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL, nid);
+		if (!e->bounce[nid])
+			goto err;
+	}
+	e->wq = alloc_workqueue("mvgal-migrate", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!e->wq)
+		goto err;
+	return 0;
+err:
+	for_each_node(nid)
+		kfree(e->bounce[nid]);
+	kfree(e->bounce);
+	return -ENOMEM;
+}
+
+/* At unload: every file is closed, so every job has finished or will. */
+void mvgal_engine_fini(struct mvgal_device *mdev)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	int nid;
+
+	destroy_workqueue(e->wq);
+	WARN_ON(!list_empty(&e->pending));
+	for_each_node(nid)
+		kfree(e->bounce[nid]);
+	kfree(e->bounce);
+}
+
+int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_engine *e = &mdev->engine;
+	struct drm_mvgal_cancel *args = data;
+	struct mvgal_job *job = NULL, *j;
+	bool finish = false;
+	int ret = 0;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	spin_lock(&e->lock);
+	list_for_each_entry(j, &e->pending, plink) {
+		if (j->id == args->job && j->owner == file) {
+			job = j;
+			break;
+		}
+	}
+	if (!job) {
+		/* A job of this file that already started, or none at all. */
+		ret = args->job && args->job <= e->next_id ? -EBUSY : -ENOENT;
+		spin_unlock(&e->lock);
+		return ret;
+	}
+	list_del_init(&job->plink);
+	job->cancelled = true;
+	if (job->state == MVGAL_JOB_READY) {
+		list_del_init(&job->link);
+		finish = true;
+	} else if (job->next_dep < job->ndeps) {
+		/* Still waiting: if the callback has not fired, nothing
+		 * else will touch the job; if it has, the dependency work
+		 * sees the flag and finishes it.
+		 */
+		finish = dma_fence_remove_callback(job->deps[job->next_dep],
+						   &job->cb);
+	}
+	spin_unlock(&e->lock);
+	if (finish)
+		mvgal_job_finish(job, -ECANCELED);
+	return 0;
+}
+
+int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_counters *c = &to_mvgal(dev)->ctr;
+	struct drm_mvgal_stats *args = data;
+	unsigned int i;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	args->scheduled = atomic64_read(&c->scheduled);
+	args->completed = atomic64_read(&c->completed);
+	args->failed = atomic64_read(&c->failed);
+	args->cancelled = atomic64_read(&c->cancelled);
+	args->queue_depth = atomic64_read(&c->depth);
+	for (i = 0; i < MVGAL_PRIO_COUNT; i++)
+		args->jobs[i] = atomic64_read(&c->jobs[i]);
+	args->pad2 = 0;
+	for (i = 0; i < MVGAL_METHOD_COUNT; i++) {
+		args->bytes[i] = atomic64_read(&c->bytes[i]);
+		args->copies[i] = atomic64_read(&c->copies[i]);
+	}
+	args->sessions = atomic64_read(&c->sessions);
+	args->busy = atomic64_read(&c->busy);
+	args->cpu_faults = atomic64_read(&c->cpu_faults);
+	args->drained = atomic64_read(&c->drained);
+	return 0;
+}
+
+/* Validates a MIGRATE request that needs no lookup; 0 or -EINVAL. */
+static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
+{
+	if (args->flags & ~MVGAL_MIGRATE_FLAGS || !args->size ||
+	    args->location >= 1 + mvgal_max_gpus ||
+	    args->priority >= MVGAL_PRIO_COUNT)
+		return -EINVAL;
+	return 0;
+}
+
+int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_migrate *args = data;
+	bool move = args->flags & MVGAL_MIGRATE_MOVE;
+	struct dma_fence *in_fence = NULL;
+	struct sync_file *sf = NULL;
+	struct mvgal_gpu *gpu = NULL;
+	unsigned long first, last;
+	struct mvgal_job *job;
+	struct mvgal_bo *bo;
+	bool new_place = false;
+	int ret, fd = -1;
+
+	ret = mvgal_migrate_check(args);
+	if (ret)
+		return ret;
+	if (!READ_ONCE(mvgal_enable_memory_migration))
+		return -EPERM;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	if (!mvgal_range_ok(args->offset, args->size, bo->size) ||
+	    (args->location == MVGAL_LOC_HOST && mvgal_bo_device_only(bo))) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence) {
+			ret = -EINVAL;
+			goto out_put;
+		}
+	}
+	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
+			 &last);
+	job = mvgal_job_alloc(mdev, args->priority, file);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out_fence;
+	}
+
+	mutex_lock(&mdev->gpu_lock);
+	if (args->location != MVGAL_LOC_HOST) {
+		gpu = mvgal_gpu_lookup(mdev, args->location - 1, &ret);
+		if (!gpu)
+			goto out_gpu;
+	}
+	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	if (ret)
+		goto out_gpu;
+	ret = dma_resv_reserve_fences(bo->base.resv, 1);
+	if (ret)
+		goto out_resv;
+	mutex_lock(&bo->lock);
+	if (mvgal_live_conflict(bo, first, last, move)) {
+		atomic64_inc(&mdev->ctr.busy);
+		ret = -EBUSY;
+		goto out_bo;
+	}
+	if (gpu) {
+		new_place = gpu != bo->home && !bo->place[gpu->index];
+		ret = mvgal_place_get(bo, gpu);
+		if (ret)
+			goto out_bo;
+	}
+	ret = mvgal_job_add_dep(job, in_fence);
+	if (!ret)
+		ret = mvgal_job_add_resv_deps(job, bo, move);
+	if (!ret)
+		ret = mvgal_plan_fetch(job, bo, first, last, args->location);
+	if (ret)
+		goto out_place;
+	if (move)
+		mvgal_job_set_move(job);
+	if (!mvgal_job_empty(job)) {
+		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (fd < 0) {
+			ret = fd;
+			goto out_place;
+		}
+	}
+
+	/* Nothing can fail from here on. */
+	args->bytes = mvgal_job_bytes(job);
+	args->out_fence_fd = fd;
+	if (move && args->location != bo->home_loc)
+		mvgal_bo_zap(bo, first, last);
+	if (mvgal_job_empty(job)) {
+		if (move)
+			mvgal_chunks_written(bo, first, last, args->location);
+		args->job = 0;
+		mvgal_job_abort(job);
+	} else {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		/* The sync_file's reference keeps the job readable. */
+		mvgal_job_push(job);
+		args->job = mvgal_job_id(job);
+		fd_install(fd, sf->file);
+	}
+	mutex_unlock(&bo->lock);
+	dma_resv_unlock(bo->base.resv);
+	mutex_unlock(&mdev->gpu_lock);
+	dma_fence_put(in_fence);
+	drm_gem_object_put(&bo->base);
+	return 0;
+
+out_place:
+	if (new_place)
+		mvgal_place_drain(bo, gpu->index, true);
+out_bo:
+	mutex_unlock(&bo->lock);
+out_resv:
+	dma_resv_unlock(bo->base.resv);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	mvgal_job_abort(job);
+out_fence:
+	dma_fence_put(in_fence);
+out_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Placements and coherence: where each location's copy of a buffer is,
+ * copying chunks between locations, bringing chunks home for the CPU,
+ * and draining a placement home before it goes.
+ *
+ * Location 0 is the host copy (pages, or an import's vmap); location
+ * 1 + N is GPU N's pool. A device-only buffer's home is its GPU's pool
+ * range (bo->alloc); every other pool copy is a placement (bo->place[]).
+ */
+#include <linux/dma-resv.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include <drm/drm_vma_manager.h>
+
+#include "core/mvgal_range.h"
+#include "mvgal_bo.h"
+
+/* Staging copies move through a bounce buffer of this size. */
+#define MVGAL_BOUNCE_SIZE	(64 * 1024)
+
+/**
+ * mvgal_bo_coherence_init() - chunk states for a new buffer: all at home
+ * @bo: the buffer, with npages and home_loc set
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_bo_coherence_init(struct mvgal_bo *bo)
+{
+	unsigned long i;
+
+	spin_lock_init(&bo->state_lock);
+	bo->chunk_shift = ilog2(mvgal_chunk_size);
+	/* npages rather than base.size: an import calls this first. */
+	bo->nchunks = DIV_ROUND_UP_ULL((u64)bo->npages << PAGE_SHIFT,
+				       1ULL << bo->chunk_shift);
+	bo->chunks = kvmalloc_array(bo->nchunks, sizeof(*bo->chunks),
+				    GFP_KERNEL);
+	bo->live = kvcalloc(bo->nchunks, sizeof(*bo->live), GFP_KERNEL);
+	if (!bo->chunks || !bo->live)
+		return -ENOMEM;
+	for (i = 0; i < bo->nchunks; i++)
+		mvgal_chunk_init(&bo->chunks[i], bo->home_loc);
+	return 0;
+}
+
+/**
+ * mvgal_bo_view() - how the CPU reaches location @loc's copy of @bo
+ * @bo: the buffer
+ * @loc: MVGAL_LOC_HOST or 1 + GPU
+ * @v: (out) host pages, or a kernel mapping and the buffer's base in it
+ *
+ * Return: false when @loc has no storage for the buffer.
+ */
+bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
+{
+	struct mvgal_place *p;
+
+	memset(v, 0, sizeof(*v));
+	if (loc == MVGAL_LOC_HOST) {
+		if (mvgal_bo_device_only(bo))
+			return false;
+		if (bo->pages) {
+			v->pages = bo->pages;
+			return true;
+		}
+		v->map = bo->map;	/* an import */
+		v->base = bo->map_offset;
+		return true;
+	}
+	if (bo->home && bo->home->index == loc - 1) {
+		v->map = bo->map;
+		v->base = bo->map_offset;
+		return true;
+	}
+	p = bo->place[loc - 1];
+	if (!p)
+		return false;
+	v->map = p->gpu->pool.map;
+	v->base = p->alloc.node.start;
+	return true;
+}
+
+/* Copy between @buf and bytes [off, off + len) of a view. */
+static void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
+			  bool write)
+{
+	if (!v->pages) {
+		if (write)
+			iosys_map_memcpy_to(&v->map, v->base + off, buf, len);
+		else
+			iosys_map_memcpy_from(buf, &v->map, v->base + off, len);
+		return;
+	}
+	while (len) {
+		struct page *page = v->pages[off >> PAGE_SHIFT];
+		size_t in = off & ~PAGE_MASK;
+		size_t n = min_t(size_t, len, PAGE_SIZE - in);
+		void *va;
+
+		/* Pages are populated before any copy is planned. */
+		if (!WARN_ON_ONCE(!page)) {
+			va = kmap_local_page(page);
+			if (write)
+				memcpy(va + in, buf, n);
+			else
+				memcpy(buf, va + in, n);
+			kunmap_local(va);
+		}
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* The direct CPU copy: one pass, each side reached where it is. */
+static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
+			    u64 off, u64 len, void *bounce)
+{
+	struct mvgal_view *paged = s->pages ? s : d;
+
+	if (!s->pages && !d->pages) {
+		if (!s->map.is_iomem) {
+			iosys_map_memcpy_to(&d->map, d->base + off,
+					    s->map.vaddr + s->base + off, len);
+		} else if (!d->map.is_iomem) {
+			iosys_map_memcpy_from(d->map.vaddr + d->base + off,
+					      &s->map, s->base + off, len);
+		} else {
+			/* I/O memory on both sides: nothing to point at. */
+			while (len) {
+				size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
+
+				mvgal_view_rw(s, off, bounce, n, false);
+				mvgal_view_rw(d, off, bounce, n, true);
+				off += n;
+				len -= n;
+			}
+		}
+		return;
+	}
+	/* Walk the paged side a page at a time; the other is a mapping or
+	 * pages too (a host-to-host copy never happens: one host copy).
+	 */
+	while (len) {
+		struct page *page = paged->pages[off >> PAGE_SHIFT];
+		size_t in = off & ~PAGE_MASK;
+		size_t n = min_t(u64, len, PAGE_SIZE - in);
+		void *va;
+
+		if (!WARN_ON_ONCE(!page)) {
+			va = kmap_local_page(page);
+			if (paged == s)
+				mvgal_view_rw(d, off, va + in, n, true);
+			else
+				mvgal_view_rw(s, off, va + in, n, false);
+			kunmap_local(va);
+		}
+		off += n;
+		len -= n;
+	}
+}
+
+/**
+ * mvgal_loc_copy() - copy bytes of @bo from location @src to @dst
+ * @bo: the buffer; both locations have storage, host pages populated
+ * @dst: destination location
+ * @src: source location
+ * @off: byte offset, the same at both ends
+ * @len: bytes
+ * @method: MVGAL_METHOD_CPU_COPY or MVGAL_METHOD_STAGING
+ * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node (staging,
+ *	    or I/O memory at both ends)
+ *
+ * Return: 0, or -EOPNOTSUPP for a method the CPU cannot carry out.
+ */
+int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
+		   u64 off, u64 len, unsigned int method, void *bounce)
+{
+	struct mvgal_view d, s;
+
+	if (!mvgal_bo_view(bo, dst, &d) || !mvgal_bo_view(bo, src, &s))
+		return -EINVAL;
+	return mvgal_view_transfer(&d, &s, off, len, method, bounce);
+}
+
+/*
+ * mvgal_view_transfer() - move bytes [off, off + len) from @s to @d
+ * with @method (see mvgal_loc_copy()); the calibration times this too
+ */
+int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
+			u64 len, unsigned int method, void *bounce)
+{
+	switch (method) {
+	case MVGAL_METHOD_CPU_COPY:
+		mvgal_view_copy(d, s, off, len, bounce);
+		return 0;
+	case MVGAL_METHOD_STAGING:
+		/* Read the source once, sequentially, into memory local to
+		 * the destination; then write the destination from there.
+		 */
+		while (len) {
+			size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
+
+			mvgal_view_rw(s, off, bounce, n, false);
+			mvgal_view_rw(d, off, bounce, n, true);
+			off += n;
+			len -= n;
+		}
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/*
+ * mvgal_bo_populate_range() - host pages for bytes [off, off + len)
+ * @bo: the buffer; caller holds bo->lock
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	unsigned long i;
+
+	lockdep_assert_held(&bo->lock);
+	if (!bo->pages || !len)
+		return 0;
+	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++) {
+		struct page *page = mvgal_bo_page(bo, i);
+
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+	}
+	return 0;
+}
+
+/**
+ * mvgal_place_get() - make sure @bo has a placement in @gpu's pool
+ * @bo: the buffer; caller holds bo->lock
+ * @gpu: the GPU; caller holds mdev->gpu_lock
+ *
+ * A new placement holds no chunk: nothing is valid there until copied.
+ *
+ * Return: 0, -ENOMEM or -ENOSPC.
+ */
+int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
+{
+	struct mvgal_place *p;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	if (bo->home == gpu || bo->place[gpu->index])
+		return 0;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	ret = mvgal_pool_alloc(gpu, &p->alloc, bo->base.size);
+	if (ret) {
+		kfree(p);
+		return ret;
+	}
+	p->gpu = gpu;
+	gpu->nr_places++;
+	bo->place[gpu->index] = p;
+	return 0;
+}
+
+/* Gives a placement's range back. Caller holds bo->lock and gpu_lock. */
+static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
+{
+	struct mvgal_place *p = bo->place[gidx];
+
+	bo->place[gidx] = NULL;
+	p->gpu->nr_places--;
+	mvgal_pool_free(p->gpu, &p->alloc);
+	kfree(p);
+}
+
+/*
+ * The cheapest location holding chunk @c for a copy to @dst, and the
+ * method: the path selector prices each holder's path for this size.
+ */
+static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
+				      unsigned int dst, unsigned int *method)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned long long cost[MVGAL_LOC_COUNT];
+	unsigned int methods[MVGAL_LOC_COUNT];
+	struct mvgal_path_choice ch;
+	unsigned int l, src;
+	struct mvgal_chunk chunk;
+
+	spin_lock(&bo->state_lock);
+	chunk = bo->chunks[c];
+	spin_unlock(&bo->state_lock);
+	for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+		cost[l] = MVGAL_COST_NEVER;
+		methods[l] = MVGAL_METHOD_NONE;
+		if (l == dst || !mvgal_chunk_valid_at(&chunk, l))
+			continue;
+		methods[l] = mvgal_select(mdev, l, dst,
+					  mvgal_chunk_len(bo, c), &ch);
+		/* In place is no copy at all; for a copy, price the copy. */
+		if (methods[l] == MVGAL_METHOD_IN_PLACE)
+			methods[l] = MVGAL_METHOD_CPU_COPY;
+		if (methods[l] == MVGAL_METHOD_NONE)
+			continue;
+		cost[l] = ch.cost[methods[l]];
+		if (cost[l] == MVGAL_COST_NEVER)
+			cost[l] = MVGAL_COST_NEVER - 1;	/* unmeasured: possible */
+	}
+	src = mvgal_chunk_source(&chunk, dst, cost, MVGAL_LOC_COUNT);
+	if (src < MVGAL_LOC_COUNT)
+		*method = methods[src];
+	return src;
+}
+
+/**
+ * mvgal_plan_fetch() - add to @job the copies that bring chunks
+ * [first, last] that @dst lacks there, each from its cheapest holder
+ * @job: the job
+ * @bo: the buffer; caller holds bo->lock; @dst has storage
+ * @first: first chunk
+ * @last: last chunk
+ * @dst: the location
+ *
+ * Nothing is marked: mvgal_job_mark() does that once nothing can fail.
+ *
+ * Return: 0, -ENOMEM, or -EIO when a chunk has no holder to copy from.
+ */
+int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
+		     unsigned long first, unsigned long last, unsigned int dst)
+{
+	unsigned long c;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	for (c = first; c <= last; c++) {
+		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);
+		unsigned int src, method = MVGAL_METHOD_NONE;
+
+		src = mvgal_pick_source(bo, c, dst, &method);
+		if (src == dst)
+			continue;
+		if (WARN_ON_ONCE(src >= MVGAL_LOC_COUNT))
+			return -EIO;
+		/* Host pages at either end exist before the job runs. */
+		ret = mvgal_bo_populate_range(bo, start, len);
+		if (!ret)
+			ret = mvgal_job_add_copy(job, bo, dst, src, start, len,
+						 method);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Chunks [first, last], held at @loc, were written there. */
+void mvgal_chunks_written(struct mvgal_bo *bo, unsigned long first,
+			  unsigned long last, unsigned int loc)
+{
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for (c = first; c <= last; c++)
+		mvgal_chunk_written(&bo->chunks[c], loc);
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * Copies chunks [first, last] that @dst lacks to it now, on the calling
+ * thread, and marks them held there. Caller holds bo->lock and has seen
+ * every fence of the buffer signaled, so every holder's bytes are there.
+ */
+static int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
+			      unsigned long last, unsigned int dst, u64 *moved)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	void *bounce = NULL;
+	unsigned long c;
+	int ret = 0;
+
+	for (c = first; c <= last; c++) {
+		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);
+		unsigned int src, method = MVGAL_METHOD_NONE;
+
+		src = mvgal_pick_source(bo, c, dst, &method);
+		if (src == dst)
+			continue;
+		if (src >= MVGAL_LOC_COUNT) {
+			ret = -EIO;	/* a broken invariant: never expected */
+			WARN_ON_ONCE(1);
+			break;
+		}
+		ret = mvgal_bo_populate_range(bo, start, len);
+		if (ret)
+			break;
+		if (!bounce) {
+			bounce = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL,
+					      dst == MVGAL_LOC_HOST ? bo->nid :
+					      NUMA_NO_NODE);
+			if (!bounce) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		ret = mvgal_loc_copy(bo, dst, src, start, len, method, bounce);
+		if (ret)
+			break;
+		atomic64_add(len, &mdev->ctr.bytes[method]);
+		atomic64_inc(&mdev->ctr.copies[method]);
+		if (moved)
+			*moved += len;
+		spin_lock(&bo->state_lock);
+		mvgal_chunk_filled(&bo->chunks[c], dst);
+		spin_unlock(&bo->state_lock);
+	}
+	kfree(bounce);
+	return ret;
+}
+
+/*
+ * mvgal_bo_zap() - tear down CPU mappings of chunks [first, last]
+ * @bo: the buffer; caller holds bo->lock
+ *
+ * The next CPU access faults and goes through the chunk states.
+ */
+void mvgal_bo_zap(struct mvgal_bo *bo, unsigned long first, unsigned long last)
+{
+	loff_t start, len;
+
+	lockdep_assert_held(&bo->lock);
+	if (!bo->cpu_mapped)
+		return;
+	start = drm_vma_node_offset_addr(&bo->base.vma_node) +
+		mvgal_chunk_start(bo, first);
+	len = mvgal_chunk_start(bo, last) + mvgal_chunk_len(bo, last) -
+	      mvgal_chunk_start(bo, first);
+	unmap_mapping_range(bo->base.dev->anon_inode->i_mapping, start, len, 1);
+	if (bo->dmabuf_mapping)
+		unmap_mapping_range(bo->dmabuf_mapping, start, len, 1);
+}
+
+/*
+ * mvgal_live_conflict() - would an access of chunks [first, last]
+ * conflict with a live session: a write with any, a read with a writer
+ */
+bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
+			 unsigned long last, bool write)
+{
+	bool busy = false;
+	unsigned long c;
+
+	if (!READ_ONCE(bo->sessions))
+		return false;
+	spin_lock(&bo->state_lock);
+	for (c = first; c <= last && !busy; c++)
+		busy = bo->live[c].writers || (write && bo->live[c].readers);
+	spin_unlock(&bo->state_lock);
+	return busy;
+}
+
+/**
+ * mvgal_cpu_prepare() - make bytes [off, off + len) current at home for
+ * a CPU access
+ * @bo: the buffer
+ * @off: byte offset; [off, off + len) is in range and @len > 0
+ * @len: bytes
+ * @write: the CPU will write them: home becomes their only holder
+ * @fault: a CPU page fault: it cannot be refused for a live session
+ *	   (issue 6's hand-off); it goes ahead
+ *
+ * Waits (interruptibly) for the fences the access must wait for: a read
+ * for the last writer, a write for everything. Chunks home lacks are
+ * copied home from the cheapest holder.
+ *
+ * Return: 0 with bo->lock held, or -EBUSY (a live session conflicts),
+ * -ERESTARTSYS, -ENOMEM, without it.
+ */
+int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		      bool fault)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	enum dma_resv_usage usage = dma_resv_usage_rw(write);
+	unsigned long first, last;
+	long t;
+	int ret;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	for (;;) {
+		if (!fault && mvgal_live_conflict(bo, first, last, write)) {
+			atomic64_inc(&mdev->ctr.busy);
+			return -EBUSY;
+		}
+		t = dma_resv_wait_timeout(bo->base.resv, usage, true,
+					  MAX_SCHEDULE_TIMEOUT);
+		if (t < 0)
+			return t;
+		mutex_lock(&bo->lock);
+		/* Nothing new can be planned while bo->lock is held. */
+		if (dma_resv_test_signaled(bo->base.resv, usage))
+			break;
+		mutex_unlock(&bo->lock);
+	}
+	if (!fault && mvgal_live_conflict(bo, first, last, write)) {
+		ret = -EBUSY;
+		atomic64_inc(&mdev->ctr.busy);
+		goto err_unlock;
+	}
+	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
+	if (ret)
+		goto err_unlock;
+	if (write)
+		mvgal_chunks_written(bo, first, last, bo->home_loc);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
+/**
+ * mvgal_cpu_access() - a coherent CPU read or write of buffer bytes
+ * @bo: the buffer
+ * @off: byte offset; [off, off + len) in range
+ * @buf: kernel memory
+ * @len: bytes
+ * @write: @buf -> buffer, else buffer -> @buf
+ *
+ * Return: 0 or -errno of mvgal_cpu_prepare().
+ */
+int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
+		     bool write)
+{
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = mvgal_cpu_prepare(bo, off, len, write, false);
+	if (ret)
+		return ret;
+	ret = mvgal_bo_access_locked(bo, off, buf, len, write);
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
+/*
+ * mvgal_place_drain() - give up the copy at GPU @gidx: chunks only it
+ * holds are copied home first (unless the buffer is dying), then the
+ * placement's range goes back to the pool
+ * @bo: the buffer; caller holds gpu_lock and bo->lock, no session is
+ *	live at the GPU and every fence has signaled
+ *
+ * Afterwards no chunk is valid at the GPU, placement or not: a buffer
+ * that only ever used a peer's pool in place has nothing to free, and
+ * still nothing is left pointing at the GPU.
+ *
+ * Return: 0, or -ENOMEM (nothing lost: the placement stays).
+ */
+int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned int loc = 1 + gidx;
+	unsigned long c;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	for (c = 0; c < bo->nchunks; c++) {
+		u64 moved = 0;
+		bool only;
+
+		spin_lock(&bo->state_lock);
+		only = mvgal_chunk_drop(&bo->chunks[c], loc) == -ENODATA;
+		spin_unlock(&bo->state_lock);
+		if (!only)
+			continue;
+		if (dying) {
+			/* Nobody can read it any more: hand the chunk home
+			 * without its bytes, so the invariant holds.
+			 */
+			spin_lock(&bo->state_lock);
+			mvgal_chunk_init(&bo->chunks[c], bo->home_loc);
+			spin_unlock(&bo->state_lock);
+			continue;
+		}
+		ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, &moved);
+		if (ret)
+			return ret;
+		atomic64_add(moved, &mdev->ctr.drained);
+		spin_lock(&bo->state_lock);
+		mvgal_chunk_drop(&bo->chunks[c], loc);
+		spin_unlock(&bo->state_lock);
+	}
+	if (bo->place[gidx])
+		mvgal_place_put(bo, gidx);
+	return 0;
+}
+
+/*
+ * Waits for every fence of @bo, then takes bo->lock with them all still
+ * signaled. Return: 0 (locked), -EBUSY when @nowait and busy, or
+ * -ERESTARTSYS.
+ */
+static int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait)
+{
+	long t;
+
+	for (;;) {
+		if (!nowait) {
+			t = dma_resv_wait_timeout(bo->base.resv,
+						  DMA_RESV_USAGE_BOOKKEEP, true,
+						  MAX_SCHEDULE_TIMEOUT);
+			if (t < 0)
+				return t;
+		}
+		mutex_lock(&bo->lock);
+		if (dma_resv_test_signaled(bo->base.resv,
+					   DMA_RESV_USAGE_BOOKKEEP))
+			return 0;
+		mutex_unlock(&bo->lock);
+		if (nowait)
+			return -EBUSY;
+	}
+}
+
+int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_place_free *args = data;
+	struct mvgal_gpu *gpu;
+	struct mvgal_bo *bo;
+	int ret = 0;
+
+	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_unlock;
+	if (bo->home == gpu) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	/* Pending work may still touch the placement: refuse, not wait. */
+	ret = mvgal_bo_lock_idle(bo, true);
+	if (ret)
+		goto out_unlock;
+	if (bo->sessions_at[gpu->index])
+		ret = -EBUSY;
+	else
+		ret = mvgal_place_drain(bo, gpu->index, false);
+	mutex_unlock(&bo->lock);
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * mvgal_gpu_drain() - before a detach: every placement in @gpu's pool
+ * goes home
+ * @mdev: the device; caller holds gpu_lock
+ * @gpu: the GPU
+ *
+ * Buffers whose home is the pool (device-only) cannot leave it: with any
+ * of them, nothing is touched and the answer is -EBUSY. So it is with a
+ * live session at the GPU. Dying buffers lose their placements without a
+ * copy.
+ *
+ * Return: 0, -EBUSY, -ERESTARTSYS or -ENOMEM.
+ */
+int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	struct mvgal_bo *bo, **bos = NULL;
+	unsigned int n = 0, cap = 0, i;
+	u64 used, largest, allocs;
+	int ret = 0;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	mvgal_pool_usage(&gpu->pool, &used, &largest, &allocs);
+	if (allocs > gpu->nr_places)
+		return -EBUSY;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link)
+		cap++;
+	bos = kvcalloc(cap ?: 1, sizeof(*bos), GFP_KERNEL);
+	if (!bos) {
+		mutex_unlock(&mdev->bos_lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (!bo->place[gpu->index])
+			continue;
+		if (kref_get_unless_zero(&bo->base.refcount)) {
+			bos[n++] = bo;
+			continue;
+		}
+		/* Dying: its free waits for gpu_lock; nothing to keep. */
+		mutex_lock(&bo->lock);
+		if (bo->place[gpu->index])
+			mvgal_place_drain(bo, gpu->index, true);
+		mutex_unlock(&bo->lock);
+	}
+	mutex_unlock(&mdev->bos_lock);
+
+	for (i = 0; i < n && !ret; i++) {
+		bo = bos[i];
+		if (READ_ONCE(bo->sessions_at[gpu->index])) {
+			ret = -EBUSY;
+			break;
+		}
+		ret = mvgal_bo_lock_idle(bo, false);
+		if (ret)
+			break;
+		if (bo->sessions_at[gpu->index])
+			ret = -EBUSY;
+		else
+			ret = mvgal_place_drain(bo, gpu->index, false);
+		mutex_unlock(&bo->lock);
+	}
+	for (i = 0; i < n; i++)
+		drm_gem_object_put(&bos[i]->base);
+	kvfree(bos);
+	return ret;
+}

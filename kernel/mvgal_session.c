@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Access sessions: a GPU's use of buffers between BEGIN and END.
+ *
+ * BEGIN makes the GPU's copy of the named chunks current through one job
+ * of the migration engine and counts the session live on those chunks;
+ * END publishes the fence of the GPU's work in each buffer's dma_resv and
+ * moves ownership of what was written. The completion-ledger rules hold
+ * per chunk: readers wait for the last writer, a writer waits for all,
+ * and a conflicting begin is refused with -EBUSY rather than waited on.
+ */
+#include <linux/bitmap.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_gem.h>
+
+#include "core/mvgal_range.h"
+#include "mvgal_bo.h"
+
+struct mvgal_sbo {
+	struct mvgal_bo *bo;
+	unsigned long *chunks;	/* bitmap: chunks the session named */
+	unsigned int loc;	/* where the session's bytes are */
+	bool new_place;		/* BEGIN made the placement (for undo) */
+};
+
+struct mvgal_session {
+	u32 id;
+	u32 gpu;
+	bool write;
+	unsigned int count;
+	struct mvgal_sbo b[];
+};
+
+static void mvgal_session_free(struct mvgal_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		bitmap_free(s->b[i].chunks);
+		if (s->b[i].bo)
+			drm_gem_object_put(&s->b[i].bo->base);
+	}
+	kfree(s);
+}
+
+/*
+ * Reads @nr ranges from user memory into a bitmap of the chunks they
+ * touch; every range must be non-empty and inside the buffer. @nr 0:
+ * the whole buffer. Return: the bitmap or ERR_PTR(-EINVAL, -EFAULT,
+ * -ENOMEM).
+ */
+static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
+					     u32 nr)
+{
+	struct drm_mvgal_range r;
+	unsigned long *map, first, last;
+	u32 i;
+
+	if (nr > MVGAL_SESSION_MAX_RANGES)
+		return ERR_PTR(-EINVAL);
+	map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	if (!nr) {
+		bitmap_set(map, 0, bo->nchunks);
+		return map;
+	}
+	for (i = 0; i < nr; i++) {
+		if (copy_from_user(&r, u64_to_user_ptr(uptr) + i * sizeof(r),
+				   sizeof(r))) {
+			bitmap_free(map);
+			return ERR_PTR(-EFAULT);
+		}
+		if (!r.size || !mvgal_range_ok(r.offset, r.size, bo->size)) {
+			bitmap_free(map);
+			return ERR_PTR(-EINVAL);
+		}
+		mvgal_chunk_span(r.offset, r.size, bo->chunk_shift, &first,
+				 &last);
+		bitmap_set(map, first, last - first + 1);
+	}
+	return map;
+}
+
+/* Does the session's access conflict with a live one on its chunks? */
+static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
+{
+	struct mvgal_bo *bo = b->bo;
+	unsigned long c;
+	bool busy = false;
+
+	if (!bo->sessions)
+		return false;
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(c, b->chunks, bo->nchunks) {
+		if (bo->live[c].writers || (write && bo->live[c].readers)) {
+			busy = true;
+			break;
+		}
+	}
+	spin_unlock(&bo->state_lock);
+	return busy;
+}
+
+/* Is every named chunk held at @loc? */
+static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
+{
+	struct mvgal_bo *bo = b->bo;
+	unsigned long c;
+	bool all = true;
+
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(c, b->chunks, bo->nchunks) {
+		if (!mvgal_chunk_valid_at(&bo->chunks[c], loc)) {
+			all = false;
+			break;
+		}
+	}
+	spin_unlock(&bo->state_lock);
+	return all;
+}
+
+/*
+ * A peer whose pool @gpu's driver uses in place and that holds every
+ * named chunk: the session can use the bytes there. 0 when none.
+ */
+static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
+				       struct mvgal_sbo *b, u32 gpu)
+{
+	struct mvgal_path_choice ch;
+	unsigned int p;
+	u64 bytes = (u64)bitmap_weight(b->chunks, b->bo->nchunks) <<
+		    b->bo->chunk_shift;
+
+	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
+		if (p == gpu || !mdev->gpus[p])
+			continue;
+		if (mvgal_select(mdev, 1 + p, 1 + gpu, bytes, &ch) !=
+		    MVGAL_METHOD_IN_PLACE)
+			continue;
+		if (mvgal_sbo_all_at(b, 1 + p))
+			return 1 + p;
+	}
+	return 0;
+}
+
+/* Plans the copies of one buffer: runs of named chunks. */
+static int mvgal_sbo_plan(struct mvgal_job *job, struct mvgal_sbo *b)
+{
+	struct mvgal_bo *bo = b->bo;
+	unsigned int start, end;
+	int ret;
+
+	for_each_set_bitrange(start, end, b->chunks, bo->nchunks) {
+		ret = mvgal_plan_fetch(job, bo, start, end - 1, b->loc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Counts the session live on its chunks (+1) or no longer (-1). */
+static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
+			   int d)
+{
+	struct mvgal_bo *bo = b->bo;
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(c, b->chunks, bo->nchunks) {
+		if (s->write)
+			bo->live[c].writers += d;
+		else
+			bo->live[c].readers += d;
+	}
+	spin_unlock(&bo->state_lock);
+	bo->sessions += d;
+	bo->sessions_at[s->gpu] += d;
+	if (b->loc != 1 + s->gpu)
+		bo->sessions_at[b->loc - 1] += d;
+}
+
+static void mvgal_sbo_zap(struct mvgal_sbo *b, unsigned long *chunks)
+{
+	unsigned int start, end;
+
+	for_each_set_bitrange(start, end, chunks, b->bo->nchunks)
+		mvgal_bo_zap(b->bo, start, end - 1);
+}
+
+/* Reads and checks the buffers of a BEGIN into @s. */
+static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
+			    struct drm_mvgal_access *acc)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+
+		if (acc[i].pad)
+			return -EINVAL;
+		b->bo = mvgal_bo_lookup(file, acc[i].handle);
+		if (!b->bo)
+			return -ENOENT;
+		for (j = 0; j < i; j++)
+			if (s->b[j].bo == b->bo)
+				return -EINVAL;
+		b->chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
+						   acc[i].nr_ranges);
+		if (IS_ERR(b->chunks)) {
+			int ret = PTR_ERR(b->chunks);
+
+			b->chunks = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static inline struct mvgal_bo *s_bo(struct drm_gem_object *obj)
+{
+	return to_mvgal_bo(obj);
+}
+
+static struct drm_gem_object **mvgal_session_objs(struct mvgal_session *s)
+{
+	struct drm_gem_object **objs;
+	unsigned int i;
+
+	objs = kmalloc_array(s->count, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return NULL;
+	for (i = 0; i < s->count; i++)
+		objs[i] = &s->b[i].bo->base;
+	return objs;
+}
+
+/* Locks every reservation of the session and reserves a fence slot. */
+static int mvgal_session_lock(struct mvgal_session *s,
+			      struct drm_gem_object **objs,
+			      struct ww_acquire_ctx *ctx)
+{
+	unsigned int i;
+	int ret;
+
+	ret = drm_gem_lock_reservations(objs, s->count, ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->count; i++) {
+		ret = dma_resv_reserve_fences(objs[i]->resv, 1);
+		if (ret) {
+			drm_gem_unlock_reservations(objs, s->count, ctx);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int mvgal_begin_check(const struct drm_mvgal_begin *args)
+{
+	u32 mode = args->flags & (MVGAL_ACCESS_READ | MVGAL_ACCESS_WRITE);
+
+	if (args->flags & ~MVGAL_ACCESS_FLAGS || args->pad ||
+	    (mode != MVGAL_ACCESS_READ && mode != MVGAL_ACCESS_WRITE) ||
+	    !args->count || args->count > MVGAL_SESSION_MAX_BUFFERS ||
+	    args->priority >= MVGAL_PRIO_COUNT || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	return 0;
+}
+
+/* Everything BEGIN plans while holding the locks; see the ioctl. */
+static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+			    struct mvgal_session *s, struct mvgal_job *job,
+			    struct drm_mvgal_access *acc, u32 flags)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		if (mvgal_sbo_conflict(&s->b[i], s->write)) {
+			atomic64_inc(&mdev->ctr.busy);
+			return -EBUSY;
+		}
+	}
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+		struct mvgal_view v;
+
+		b->loc = 0;
+		if (!(flags & MVGAL_ACCESS_NO_IN_PLACE) && b->bo->home != gpu)
+			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index);
+		if (!b->loc) {
+			b->loc = 1 + gpu->index;
+			b->new_place = gpu != b->bo->home &&
+				       !b->bo->place[gpu->index];
+			ret = mvgal_place_get(b->bo, gpu);
+			if (ret)
+				return ret;
+			ret = mvgal_sbo_plan(job, b);
+			if (ret)
+				return ret;
+		}
+		ret = mvgal_job_add_resv_deps(job, b->bo, s->write);
+		if (ret)
+			return ret;
+		mvgal_bo_view(b->bo, b->loc, &v);
+		acc[i].pool_gpu = b->loc - 1;
+		acc[i].pool_offset = v.base;
+	}
+	return 0;
+}
+
+int mvgal_ioctl_begin(struct drm_device *dev, void *data,
+		      struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_begin *args = data;
+	struct drm_gem_object **objs = NULL;
+	struct drm_mvgal_access *acc;
+	struct dma_fence *in_fence = NULL;
+	struct sync_file *sf = NULL;
+	struct ww_acquire_ctx ctx;
+	struct mvgal_session *s;
+	struct mvgal_job *job = NULL;
+	struct mvgal_gpu *gpu;
+	unsigned int i, locked = 0;
+	int ret, fd = -1;
+	u32 id;
+
+	ret = mvgal_begin_check(args);
+	if (ret)
+		return ret;
+	acc = memdup_array_user(u64_to_user_ptr(args->accesses), args->count,
+				sizeof(*acc));
+	if (IS_ERR(acc))
+		return PTR_ERR(acc);
+	s = kzalloc(struct_size(s, b, args->count), GFP_KERNEL);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out_acc;
+	}
+	s->count = args->count;
+	s->gpu = args->gpu;
+	s->write = args->flags & MVGAL_ACCESS_WRITE;
+	ret = mvgal_begin_read(file, s, acc);
+	if (ret)
+		goto out_session;
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence) {
+			ret = -EINVAL;
+			goto out_session;
+		}
+	}
+	objs = mvgal_session_objs(s);
+	job = mvgal_job_alloc(mdev, args->priority, file);
+	if (!objs || !job) {
+		ret = -ENOMEM;
+		goto out_session;
+	}
+	ret = mvgal_job_add_dep(job, in_fence);
+	if (ret)
+		goto out_session;
+
+	mutex_lock(&mf->lock);
+	if (mf->count >= MVGAL_SESSIONS_PER_FILE) {
+		mutex_unlock(&mf->lock);
+		ret = -EBUSY;
+		goto out_session;
+	}
+	ret = xa_alloc(&mf->sessions, &id, NULL, xa_limit_32b, GFP_KERNEL);
+	if (!ret)
+		mf->count++;
+	mutex_unlock(&mf->lock);
+	if (ret)
+		goto out_session;
+	s->id = id;
+
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_gpu;
+	ret = mvgal_session_lock(s, objs, &ctx);
+	if (ret)
+		goto out_gpu;
+	for (locked = 0; locked < s->count; locked++)
+		mutex_lock(&s->b[locked].bo->lock);
+	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args->flags);
+	if (ret)
+		goto out_unlock;
+	if (!mvgal_job_empty(job)) {
+		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (fd < 0) {
+			ret = fd;
+			goto out_unlock;
+		}
+	}
+	if (copy_to_user(u64_to_user_ptr(args->accesses), acc,
+			 array_size(args->count, sizeof(*acc)))) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+
+	/* Nothing can fail from here on. */
+	xa_store(&mf->sessions, id, s, GFP_KERNEL);
+	atomic64_inc(&mdev->ctr.sessions);
+	for (i = 0; i < s->count; i++) {
+		mvgal_sbo_live(s, &s->b[i], 1);
+		/* The GPU's copy becomes current: CPU mappings must fault
+		 * again, so that a CPU write is seen.
+		 */
+		mvgal_sbo_zap(&s->b[i], s->b[i].chunks);
+	}
+	args->bytes_copied = mvgal_job_bytes(job);
+	args->session = id;
+	args->out_fence_fd = fd;
+	if (mvgal_job_empty(job)) {
+		mvgal_job_abort(job);
+	} else {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		mvgal_job_push(job);
+		fd_install(fd, sf->file);
+	}
+	job = NULL;
+	s = NULL;
+	ret = 0;
+	goto out_locked;
+
+out_unlock:
+	if (sf) {
+		fput(sf->file);
+		put_unused_fd(fd);
+	}
+	for (i = 0; i < s->count; i++)
+		if (s->b[i].new_place)
+			mvgal_place_drain(s->b[i].bo, gpu->index, true);
+out_locked:
+	while (locked--)
+		mutex_unlock(&s_bo(objs[locked])->lock);
+	drm_gem_unlock_reservations(objs, args->count, &ctx);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	if (s) {
+		mutex_lock(&mf->lock);
+		xa_erase(&mf->sessions, id);
+		mf->count--;
+		mutex_unlock(&mf->lock);
+	}
+out_session:
+	if (job)
+		mvgal_job_abort(job);
+	dma_fence_put(in_fence);
+	kfree(objs);
+	if (s)
+		mvgal_session_free(s);
+out_acc:
+	kfree(acc);
+	return ret;
+}
+
+/*
+ * Ends a session: ownership of what was written, the fence, live counts.
+ * @written: per buffer, the chunks written (WRITE sessions), or NULL:
+ *	     everything named
+ * @fence: the GPU work, or NULL
+ * With @fence, caller holds every buffer's reservation with a fence slot
+ * reserved. The session is off the file's list.
+ */
+static void mvgal_session_finish(struct mvgal_session *s,
+				 unsigned long **written,
+				 struct dma_fence *fence)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+		struct mvgal_bo *bo = b->bo;
+		unsigned long *w = written ? written[i] : b->chunks;
+		unsigned long c;
+
+		mutex_lock(&bo->lock);
+		mvgal_sbo_live(s, b, -1);
+		if (s->write && w) {
+			spin_lock(&bo->state_lock);
+			for_each_set_bit(c, w, bo->nchunks) {
+				/* Not held there any more only if the CPU
+				 * wrote the chunk meanwhile: it keeps it.
+				 */
+				mvgal_chunk_written(&bo->chunks[c], b->loc);
+			}
+			spin_unlock(&bo->state_lock);
+			if (b->loc != bo->home_loc)
+				mvgal_sbo_zap(b, w);
+		}
+		if (fence)
+			dma_resv_add_fence(bo->base.resv, fence,
+					   s->write ? DMA_RESV_USAGE_WRITE :
+					   DMA_RESV_USAGE_READ);
+		mutex_unlock(&bo->lock);
+	}
+}
+
+/* Reads END's written ranges into per-buffer bitmaps; NULL entries for
+ * buffers with none. Every chunk must be one the session named.
+ */
+static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
+			  const struct drm_mvgal_end *args,
+			  unsigned long **written)
+{
+	struct drm_mvgal_access *acc;
+	unsigned int i, j;
+	int ret = 0;
+
+	acc = memdup_array_user(u64_to_user_ptr(args->written), args->count,
+				sizeof(*acc));
+	if (IS_ERR(acc))
+		return PTR_ERR(acc);
+	for (i = 0; i < args->count && !ret; i++) {
+		struct mvgal_sbo *b = NULL;
+		struct drm_gem_object *obj;
+		unsigned long *map;
+
+		if (acc[i].pad || acc[i].pool_offset || acc[i].pool_gpu) {
+			ret = -EINVAL;
+			break;
+		}
+		/* Only compared, never used: the session holds references. */
+		obj = drm_gem_object_lookup(file, acc[i].handle);
+		if (obj)
+			drm_gem_object_put(obj);
+		for (j = 0; obj && j < s->count; j++) {
+			if (obj == &s->b[j].bo->base) {
+				b = &s->b[j];
+				break;
+			}
+		}
+		if (!b || written[j]) {
+			ret = -EINVAL;	/* not in the session, or twice */
+			break;
+		}
+		map = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
+					     acc[i].nr_ranges);
+		if (IS_ERR(map)) {
+			ret = PTR_ERR(map);
+			break;
+		}
+		written[j] = map;
+		if (!bitmap_subset(map, b->chunks, b->bo->nchunks))
+			ret = -EINVAL;
+	}
+	kfree(acc);
+	return ret;
+}
+
+int mvgal_ioctl_end(struct drm_device *dev, void *data,
+		    struct drm_file *file)
+{
+	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_end *args = data;
+	struct drm_gem_object **objs = NULL;
+	unsigned long **written = NULL;
+	struct dma_fence *fence = NULL;
+	struct ww_acquire_ctx ctx;
+	struct mvgal_session *s;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	mutex_lock(&mf->lock);
+	s = xa_load(&mf->sessions, args->session);
+	if (!s) {
+		mutex_unlock(&mf->lock);
+		return -ENOENT;
+	}
+	/* Held across the ioctl: a second END of the same session waits,
+	 * then finds nothing.
+	 */
+	if ((!s->write && args->count) || args->count > s->count) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (args->fence_fd != -1) {
+		fence = sync_file_get_fence(args->fence_fd);
+		if (!fence) {
+			ret = -EINVAL;
+			goto out_unlock;
+		}
+	}
+	if (args->count) {
+		n = s->count;
+		written = kcalloc(n, sizeof(*written), GFP_KERNEL);
+		if (!written) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		ret = mvgal_end_read(file, s, args, written);
+		if (ret)
+			goto out_unlock;
+	}
+	objs = mvgal_session_objs(s);
+	if (!objs) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = mvgal_session_lock(s, objs, &ctx);
+	if (ret)
+		goto out_unlock;
+	xa_erase(&mf->sessions, s->id);
+	mf->count--;
+	mvgal_session_finish(s, written, fence);
+	drm_gem_unlock_reservations(objs, s->count, &ctx);
+	mvgal_session_free(s);
+	s = NULL;
+out_unlock:
+	mutex_unlock(&mf->lock);
+	if (written) {
+		for (i = 0; i < n; i++)
+			bitmap_free(written[i]);
+		kfree(written);
+	}
+	kfree(objs);
+	dma_fence_put(fence);
+	return ret;
+}
+
+int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct mvgal_file *mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+
+	if (!mf)
+		return -ENOMEM;
+	mutex_init(&mf->lock);
+	xa_init_flags(&mf->sessions, XA_FLAGS_ALLOC1);
+	file->driver_priv = mf;
+	return 0;
+}
+
+/*
+ * A file closed with sessions open: each ends as if its work wrote all
+ * it named and is done. The GPU driver owns the work; the chunks it may
+ * have written stay owned by the GPU, so nothing written is lost.
+ */
+void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
+{
+	struct mvgal_file *mf = file->driver_priv;
+	struct mvgal_session *s;
+	unsigned long id;
+
+	/* No fence is added, so no reservation needs to be held. */
+	xa_for_each(&mf->sessions, id, s) {
+		xa_erase(&mf->sessions, id);
+		mvgal_session_finish(s, NULL, NULL);
+		mvgal_session_free(s);
+	}
+	xa_destroy(&mf->sessions);
+	mutex_destroy(&mf->lock);
+	kfree(mf);
+}

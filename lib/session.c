@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libmvgal: access sessions, the migration engine, paths and fences.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/sync_file.h>
+
+#include <mvgal/mvgal.h>
+
+#include "internal.h"
+
+int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+		uint32_t priority, int in_fence_fd,
+		struct drm_mvgal_access *accesses, uint32_t count,
+		uint32_t *session, int *out_fence_fd, uint64_t *bytes_copied)
+{
+	struct drm_mvgal_begin b = {
+		.accesses = (uintptr_t)accesses,
+		.count = count,
+		.gpu = gpu,
+		.flags = flags,
+		.in_fence_fd = in_fence_fd,
+		.priority = priority,
+	};
+	int ret;
+
+	if (!dev || !accesses || !session || !out_fence_fd)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BEGIN, &b);
+	if (ret)
+		return ret;
+	*session = b.session;
+	*out_fence_fd = b.out_fence_fd;
+	if (bytes_copied)
+		*bytes_copied = b.bytes_copied;
+	return 0;
+}
+
+int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
+	      const struct drm_mvgal_access *written, uint32_t count)
+{
+	struct drm_mvgal_end e = {
+		.session = session,
+		.fence_fd = fence_fd,
+		.count = count,
+		.written = (uintptr_t)written,
+	};
+
+	if (!dev || (count && !written))
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_END, &e);
+}
+
+int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m)
+{
+	struct drm_mvgal_migrate args;
+	int ret;
+
+	if (!dev || !m)
+		return -EINVAL;
+	/* The module writes the struct back even on failure: work on a copy
+	 * so that the caller's is only changed on success.
+	 */
+	args = *m;
+	args.out_fence_fd = 0;
+	args.job = 0;
+	args.bytes = 0;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_MIGRATE, &args);
+	if (!ret)
+		*m = args;
+	return ret;
+}
+
+int mvgal_cancel(struct mvgal *dev, uint64_t job)
+{
+	struct drm_mvgal_cancel c = { .job = job };
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_CANCEL, &c);
+}
+
+int mvgal_place_free(struct mvgal *dev, uint32_t handle, uint32_t gpu)
+{
+	struct drm_mvgal_place_free p = { .handle = handle, .gpu = gpu };
+
+	if (!dev)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_FREE, &p);
+}
+
+int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats)
+{
+	struct drm_mvgal_stats s = { 0 };
+	int ret;
+
+	if (!dev || !stats)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_STATS, &s);
+	if (!ret)
+		*stats = s;
+	return ret;
+}
+
+int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
+		   uint64_t size, struct drm_mvgal_path *path)
+{
+	struct drm_mvgal_path p = { .src = src, .dst = dst, .size = size };
+	int ret;
+
+	if (!dev || !path)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_PATH, &p);
+	if (!ret)
+		*path = p;
+	return ret;
+}
+
+int mvgal_calibrate(struct mvgal *dev, uint32_t *paths)
+{
+	struct drm_mvgal_calibrate c = { 0 };
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_CALIBRATE, &c);
+	if (!ret && paths)
+		*paths = c.paths;
+	return ret;
+}
+
+static int64_t mvgal_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int mvgal_fence_wait(int fence_fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fence_fd, .events = POLLIN };
+	int64_t deadline = 0;
+	int ret, left = timeout_ms;
+
+	if (fence_fd < 0)
+		return -EINVAL;
+	if (timeout_ms > 0)
+		deadline = mvgal_now_ms() + timeout_ms;
+	for (;;) {
+		ret = poll(&p, 1, left);
+		if (ret > 0)
+			break;
+		if (ret == 0)
+			return -ETIME;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+		/* Interrupted: wait only for what is left of the timeout. */
+		if (timeout_ms > 0) {
+			int64_t rest = deadline - mvgal_now_ms();
+
+			left = rest > 0 ? (int)rest : 0;
+		}
+	}
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	if (!(p.revents & POLLIN))
+		return -EINVAL; /* POLLERR/POLLHUP: not a fence */
+	return 0;
+}
+
+int mvgal_fence_status(int fence_fd)
+{
+	struct sync_file_info info;
+	int ret;
+
+	if (fence_fd < 0)
+		return -EINVAL;
+	/* num_fences 0: only the status of the whole sync_file. */
+	memset(&info, 0, sizeof(info));
+	ret = mvgal_ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info);
+	if (ret)
+		return ret;
+	return info.status > 0 ? 1 : info.status;
+}
+
+const char *mvgal_prio_name(uint32_t prio)
+{
+	static const char *const names[MVGAL_PRIO_COUNT] = {
+		[MVGAL_PRIO_HIGH] = "high",
+		[MVGAL_PRIO_NORMAL] = "normal",
+		[MVGAL_PRIO_LOW] = "low",
+	};
+
+	return prio < MVGAL_PRIO_COUNT ? names[prio] : NULL;
+}

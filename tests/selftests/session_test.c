@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Coherence and migration: access sessions, chunk residency, the path
+ * selector's methods, the migration engine, freeing and detaching.
+ *
+ * A GPU's "work" is played by the test: it reads and writes the pool
+ * range BEGIN returns through an mmap of the pool's dma-buf, and its
+ * fences are vgem fences it signals when it likes.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+
+/* vgem's uapi (include/uapi/drm/vgem_drm.h), which libdrm does not ship. */
+#define DRM_VGEM_FENCE_ATTACH	0x1
+#define DRM_VGEM_FENCE_SIGNAL	0x2
+#define VGEM_FENCE_WRITE	0x1
+struct drm_vgem_fence_attach {
+	__u32 handle;
+	__u32 flags;
+	__u32 out_fence;
+	__u32 pad;
+};
+
+struct drm_vgem_fence_signal {
+	__u32 fence;
+	__u32 flags;
+};
+
+#define DRM_IOCTL_VGEM_FENCE_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_FENCE_ATTACH, struct drm_vgem_fence_attach)
+#define DRM_IOCTL_VGEM_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGEM_FENCE_SIGNAL, struct drm_vgem_fence_signal)
+
+#define CH (64 * 1024)
+#define POOL_BYTES ((size_t)POOL_MB << 20)
+#define FORCE "/sys/module/mvgal/parameters/force_method"
+#define MIGRATION "/sys/module/mvgal/parameters/enable_memory_migration"
+
+static uint8_t pat(uint64_t i, unsigned int s)
+{
+	return (uint8_t)((i * 151 + s * 13 + (i >> 11)) ^ 0xa5);
+}
+
+static void fill(uint8_t *p, uint64_t n, unsigned int s)
+{
+	for (uint64_t i = 0; i < n; i++)
+		p[i] = pat(i, s);
+}
+
+/* First index where @p differs from pattern @s at offset @off, or -1. */
+static long check(const uint8_t *p, uint64_t n, uint64_t off, unsigned int s)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i] != pat(off + i, s))
+			return (long)i;
+	return -1;
+}
+
+static int write_param(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(v, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* A mapping of GPU @gpu's whole pool. */
+static uint8_t *map_pool(int fd, uint32_t gpu)
+{
+	struct drm_mvgal_pool_fd p = { .gpu = gpu };
+	void *va;
+
+	if (drmIoctl(fd, DRM_IOCTL_MVGAL_POOL_FD, &p))
+		return NULL;
+	va = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd, 0);
+	close(p.fd);
+	return va == MAP_FAILED ? NULL : va;
+}
+
+static int begin1(struct mvgal *m, uint32_t gpu, uint32_t flags, uint32_t h,
+		  uint64_t off, uint64_t size, struct drm_mvgal_access *a,
+		  uint32_t *session, int *fence, uint64_t *copied)
+{
+	static struct drm_mvgal_range r;
+
+	r.offset = off;
+	r.size = size;
+	*a = (struct drm_mvgal_access) {
+		.handle = h, .nr_ranges = size ? 1 : 0,
+		.ranges = (uintptr_t)&r,
+	};
+	return mvgal_begin(m, gpu, flags, MVGAL_PRIO_NORMAL, -1, a, 1, session,
+			   fence, copied);
+}
+
+/* Waits for a BEGIN fence (-1: nothing to wait for) and closes it. */
+static int settle(int fence)
+{
+	int ret;
+
+	if (fence < 0)
+		return 0;
+	ret = mvgal_fence_wait(fence, 20000);
+	close(fence);
+	return ret;
+}
+
+static int end_written(struct mvgal *m, uint32_t session, uint32_t h,
+		       uint64_t off, uint64_t size, int fence)
+{
+	struct drm_mvgal_range r = { .offset = off, .size = size };
+	struct drm_mvgal_access w = {
+		.handle = h, .nr_ranges = 1, .ranges = (uintptr_t)&r,
+	};
+
+	return mvgal_end(m, session, fence, &w, 1);
+}
+
+/* A vgem fence the test signals: its sync_file and its vgem id. */
+struct vfence {
+	int vgem;
+	uint32_t bo;
+	uint32_t id;
+	int fd;
+};
+
+static int vfence_new(struct vfence *f)
+{
+	struct drm_mode_create_dumb d = { .width = 64, .height = 1, .bpp = 32 };
+	struct drm_vgem_fence_attach a = { .flags = VGEM_FENCE_WRITE };
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
+	int dmabuf;
+
+	f->vgem = open_card("vgem", NULL, 0);
+	if (f->vgem < 0)
+		return f->vgem;
+	if (drmIoctl(f->vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d))
+		return -errno;
+	f->bo = d.handle;
+	a.handle = d.handle;
+	if (drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+		return -errno;
+	f->id = a.out_fence;
+	if (drmPrimeHandleToFD(f->vgem, d.handle, O_CLOEXEC | O_RDWR, &dmabuf))
+		return -errno;
+	if (ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e)) {
+		close(dmabuf);
+		return -errno;
+	}
+	close(dmabuf);
+	f->fd = e.fd;
+	return 0;
+}
+
+static void vfence_signal(struct vfence *f)
+{
+	struct drm_vgem_fence_signal s = { .fence = f->id };
+
+	drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s);
+}
+
+static void vfence_free(struct vfence *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	close(f->vgem);
+}
+
+FIXTURE(sess) {
+	struct mvgal *m;
+	int fd;
+	int g0, g1, vg;		/* virtio node 0, virtio node 1, vgem */
+	uint8_t *pool[MVGAL_MAX_GPUS];
+};
+
+FIXTURE_SETUP(sess)
+{
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	reset_state(_metadata, self->m);
+	ASSERT_EQ(0, write_param(FORCE, "-1"));
+	ASSERT_EQ(0, write_param(MIGRATION, "Y"));
+	self->g0 = find_gpu(self->m, "virtio_gpu", 0);
+	self->g1 = find_gpu(self->m, "virtio_gpu", 1);
+	self->vg = find_gpu(self->m, "vgem", ~1U);
+	ASSERT_GE(self->g0, 0);
+	ASSERT_GE(self->g1, 0);
+	ASSERT_GE(self->vg, 0);
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		struct drm_mvgal_gpu_info gi;
+
+		if (mvgal_gpu_info(self->m, g, &gi))
+			continue;
+		self->pool[g] = map_pool(self->fd, g);
+		ASSERT_NE(NULL, self->pool[g]) TH_LOG("pool of GPU %d", g);
+	}
+}
+
+FIXTURE_TEARDOWN(sess)
+{
+	write_param(FORCE, "-1");
+	write_param(MIGRATION, "Y");
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (self->pool[g])
+			munmap(self->pool[g], POOL_BYTES);
+	mvgal_close(self->m);
+}
+
+/* CPU-written bytes are at the GPU's placement after BEGIN; only what
+ * was named is copied, whole chunks, and the residency says so.
+ */
+TEST_F(sess, cpu_data_reaches_gpu)
+{
+	const uint64_t size = 3 * CH + 123;
+	static uint8_t buf[3 * CH + 123];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	fill(buf, size, 1);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	/* Bytes 70000..75000 lie in chunk 1 only. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 70000,
+			    5000, &a, &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
+	EXPECT_EQ((uint32_t)self->g1, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset + CH, CH, CH, 1));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ((uint64_t)CH, info.valid[1 + self->g1]);
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(0u, info.owned[1 + self->g1]);
+	EXPECT_EQ(1u, info.sessions);
+	EXPECT_EQ((uint64_t)CH, info.chunk_size);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* The whole buffer now: the three chunks missing, last clipped. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(2 * (uint64_t)CH + 4096, copied);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset, size, 0, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* Resident and clean: nothing to copy, nothing to wait for. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(0u, copied);
+	EXPECT_EQ(-1, fence);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* What the GPU writes in a WRITE session is what the CPU sees after END,
+ * through pread and through a CPU mapping, and only the written chunks
+ * move.
+ */
+TEST_F(sess, gpu_data_reaches_cpu)
+{
+	const uint64_t size = 4 * CH + 777;
+	static uint8_t buf[4 * CH + 777], back[4 * CH + 777];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	uint8_t *cpu;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, self->g0, &h));
+	fill(buf, size, 2);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&cpu));
+	EXPECT_EQ(-1, check(cpu, size, 0, 2));	/* mapped before the GPU */
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, CH + 5,
+			    2 * CH, &a, &s, &fence, &copied));
+	EXPECT_EQ(3 * (uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	/* The GPU writes pattern 3 over [CH + 5, 3 CH + 5). */
+	for (uint64_t i = CH + 5; i < 3 * CH + 5; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 3);
+	ASSERT_EQ(0, end_written(self->m, s, h, CH + 5, 2 * CH, -1));
+	for (uint64_t i = CH + 5; i < 3 * CH + 5; i++)
+		buf[i] = pat(i, 3);
+
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(3 * (uint64_t)CH, info.owned[1 + self->g0]);
+	EXPECT_EQ(size - 3 * CH, info.valid[MVGAL_LOC_HOST]);
+	/* The mapping faults the chunks home: byte for byte. */
+	EXPECT_EQ(0, memcmp(cpu, buf, size));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(0u, info.owned[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(0, memcmp(back, buf, size));
+	munmap(cpu, size);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* pread alone brings GPU-owned chunks home (no mapping involved). */
+TEST_F(sess, pread_brings_chunks_home)
+{
+	const uint64_t size = 2 * CH + 10;
+	static uint8_t back[2 * CH + 10];
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID |
+				     MVGAL_BO_ZERO_INITIALIZED, MVGAL_GPU_ANY,
+				     &h));
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->vg][a.pool_offset + i] = pat(i, 4);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 4));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Conflicts are refused at once with -EBUSY, per chunk. */
+TEST_F(sess, conflicting_access_is_busy)
+{
+	struct drm_mvgal_access a, b;
+	uint8_t x[16] = { 0 };
+	uint32_t h, s, s2;
+	int fence, f2;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 4 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, CH,
+			    &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	/* Write live on chunk 0: a read or write of it by anyone is busy. */
+	EXPECT_EQ(-EBUSY, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 10, 1,
+				 &b, &s2, &f2, NULL));
+	EXPECT_EQ(-EBUSY, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 1,
+				 &b, &s2, &f2, NULL));
+	EXPECT_EQ(-EBUSY, mvgal_bo_write(self->m, h, 100, x, sizeof(x)));
+	EXPECT_EQ(-EBUSY, mvgal_bo_read(self->m, h, 100, x, sizeof(x)));
+	/* Chunk 1 is free. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, CH, 1, &b,
+			    &s2, &f2, NULL));
+	ASSERT_EQ(0, settle(f2));
+	/* Read live on chunk 1: more readers fine, a writer busy. */
+	EXPECT_EQ(-EBUSY, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, CH,
+				 5, &b, &s, &f2, NULL));
+	EXPECT_EQ(-EBUSY, mvgal_bo_write(self->m, h, CH + 1, x, 1));
+	EXPECT_EQ(0, mvgal_bo_read(self->m, h, CH + 1, x, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s2, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* All ended: everything goes. */
+	EXPECT_EQ(0, mvgal_bo_write(self->m, h, 100, x, sizeof(x)));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A reader waits for the last writer's fence; data follows the fence. */
+TEST_F(sess, reader_waits_for_writer_fence)
+{
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	uint8_t back[100];
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < 2 * CH; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 5);
+	/* The "GPU work" is still running: its fence is vgem's. */
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_GE(fence, 0);
+	EXPECT_EQ(0, mvgal_fence_status(fence));
+	EXPECT_EQ(-ETIME, mvgal_fence_wait(fence, 300));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset, 2 * CH, 0, 5));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH - 50, back, sizeof(back)));
+	EXPECT_EQ(-1, check(back, sizeof(back), CH - 50, 5));
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Freeing a placement drains what only it holds; then nothing is valid
+ * there and the next BEGIN copies again.
+ */
+TEST_F(sess, free_placement_drains_home)
+{
+	const uint64_t size = 3 * CH + 1;
+	static uint8_t back[3 * CH + 1];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_stats st0, st1;
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g1][a.pool_offset + i] = pat(i, 6);
+	/* Live: the placement cannot go. */
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g1));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	/* Whole chunks; the last one ends with the buffer's last page. */
+	EXPECT_EQ(3 * (uint64_t)CH + 4096, st1.drained - st0.drained);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.valid[1 + self->g1]);
+	EXPECT_EQ(0u, info.resident[1 + self->g1]);
+	EXPECT_EQ(size, info.owned[MVGAL_LOC_HOST]);
+	/* Poison the freed range: a stale placement would show it. */
+	memset(self->pool[self->g1] + a.pool_offset, 0xee, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 6));
+	/* Idempotent, and the next session copies everything again. */
+	EXPECT_EQ(0, mvgal_place_free(self->m, h, self->g1));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(3 * (uint64_t)CH + 4096, copied);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset, size, 0, 6));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* vgem uses virtio-gpu's pool in place; virtio-gpu refuses vgem's, so
+ * that direction is a copy.
+ */
+TEST_F(sess, in_place_only_where_the_driver_imports)
+{
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < 2 * CH; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 7);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(0u, copied);
+	EXPECT_EQ((uint32_t)self->g0, a.pool_gpu);
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, 2 * CH, 0, 7));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* Asked not to, it copies into its own pool. */
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    &copied));
+	EXPECT_EQ(2 * (uint64_t)CH, copied);
+	EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->vg] + a.pool_offset, 2 * CH, 0, 7));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* vgem now writes: only vgem's pool has the bytes. */
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < 2 * CH; i++)
+		self->pool[self->vg][a.pool_offset + i] = pat(i, 8);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(2 * (uint64_t)CH, copied);
+	EXPECT_EQ((uint32_t)self->g0, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, 2 * CH, 0, 8));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Each CPU-driven method, forced in turn, moves correct bytes and is
+ * counted as itself.
+ */
+TEST_F(sess, forced_methods_move_correct_bytes)
+{
+	static const struct { const char *v; unsigned int m; } force[] = {
+		{ "2", MVGAL_METHOD_CPU_COPY }, { "3", MVGAL_METHOD_STAGING },
+	};
+
+	for (unsigned int k = 0; k < 2; k++) {
+		const uint64_t size = 5 * CH + 99;
+		static uint8_t buf[5 * CH + 99];
+		struct drm_mvgal_stats st0, st1;
+		struct drm_mvgal_access a;
+		uint32_t h, s;
+		int fence;
+
+		ASSERT_EQ(0, write_param(FORCE, force[k].v));
+		ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+					     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY,
+					     &h));
+		fill(buf, size, 10 + k);
+		ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+		/* host -> g0, then g0 -> vgem: in place is possible there,
+		 * but a forced copy method wins.
+		 */
+		ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0,
+				    0, &a, &s, &fence, NULL));
+		ASSERT_EQ(0, settle(fence));
+		EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, size,
+				    0, 10 + k));
+		ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+		ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0,
+				    0, &a, &s, &fence, NULL));
+		EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+		ASSERT_EQ(0, settle(fence));
+		EXPECT_EQ(-1, check(self->pool[self->vg] + a.pool_offset, size,
+				    0, 10 + k));
+		ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+		/* Two copies of 5 chunks and the last page. */
+		EXPECT_EQ(2 * (5 * (uint64_t)CH + 4096),
+			  st1.bytes[force[k].m] - st0.bytes[force[k].m]);
+		EXPECT_EQ(0u, st1.bytes[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING -
+					force[k].m] -
+			      st0.bytes[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING -
+					force[k].m]);
+		mvgal_bo_destroy(self->m, h);
+	}
+}
+
+/* MIGRATE runs as a job; a job behind an unsignaled fence can be
+ * cancelled, and then nothing moved.
+ */
+TEST_F(sess, migrate_and_cancel)
+{
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_stats st0, st1;
+	struct drm_mvgal_migrate mg;
+	struct vfence vf;
+	uint32_t h;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .offset = CH, .size = CH + 1,
+		.location = 1 + self->g1, .priority = MVGAL_PRIO_LOW,
+		.in_fence_fd = -1,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	EXPECT_EQ(2 * (uint64_t)CH, mg.bytes);
+	EXPECT_NE(0u, mg.job);
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(2 * (uint64_t)CH, info.valid[1 + self->g1]);
+
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .offset = 0, .size = 3 * CH,
+		.location = 1 + self->g0, .priority = MVGAL_PRIO_LOW,
+		.in_fence_fd = vf.fd,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	EXPECT_EQ(0, mvgal_fence_status(mg.out_fence_fd));
+	EXPECT_EQ(0, mvgal_cancel(self->m, mg.job));
+	EXPECT_EQ(-ECANCELED, mvgal_fence_status(mg.out_fence_fd));
+	EXPECT_EQ(-ENOENT, mvgal_cancel(self->m, mg.job + 1000));
+	close(mg.out_fence_fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.valid[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(2u, st1.scheduled - st0.scheduled);
+	EXPECT_EQ(1u, st1.completed - st0.completed);
+	EXPECT_EQ(1u, st1.cancelled - st0.cancelled);
+	EXPECT_EQ(2u, st1.jobs[MVGAL_PRIO_LOW] - st0.jobs[MVGAL_PRIO_LOW]);
+	vfence_signal(&vf);
+	vfence_free(&vf);
+
+	/* Switched off: refused, but sessions still copy. */
+	ASSERT_EQ(0, write_param(MIGRATION, "N"));
+	mg.in_fence_fd = -1;
+	EXPECT_EQ(-EPERM, mvgal_migrate(self->m, &mg));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A process that exits inside a WRITE session: the session ends, the
+ * chunks it may have written stay the GPU's, nothing is live after.
+ */
+TEST_F(sess, exit_ends_sessions)
+{
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint8_t back[64];
+	uint32_t h, s;
+	int fence, status, dmabuf;
+	pid_t pid;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 2 * CH,
+					    MVGAL_BO_HOST_VALID |
+					    MVGAL_BO_GPU_VALID | MVGAL_BO_DMA_BUF,
+					    MVGAL_GPU_ANY, MVGAL_SHARING_DMA_BUF,
+					    &h));
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &dmabuf));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct mvgal *m;
+		uint32_t ch;
+
+		if (mvgal_open(&m) || mvgal_bo_import(m, dmabuf, &ch))
+			_exit(2);
+		if (begin1(m, self->g0, MVGAL_ACCESS_WRITE, ch, 0, 0, &a, &s,
+			   &fence, NULL) || settle(fence))
+			_exit(3);
+		for (uint64_t i = 0; i < 64; i++)
+			self->pool[self->g0][a.pool_offset + i] = pat(i, 9);
+		_exit(0);	/* no END */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.sessions);
+	EXPECT_EQ(2 * (uint64_t)CH, info.owned[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, sizeof(back)));
+	EXPECT_EQ(-1, check(back, sizeof(back), 0, 9));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	close(dmabuf);
+	mvgal_bo_destroy(self->m, h);
+}
+
+TEST_HARNESS_MAIN
