@@ -105,6 +105,7 @@ struct mvgal_counters {
 struct mvgal_engine {
 	struct workqueue_struct *wq;
 	struct work_struct work;
+	/* Guards @ready, @pending, @next_id and each job's state. */
 	spinlock_t lock;
 	struct list_head ready[MVGAL_PRIO_COUNT];
 	/* Jobs not started yet, for CANCEL; under @lock. */
@@ -116,9 +117,9 @@ struct mvgal_engine {
 
 /* Per open file: its live sessions. */
 struct mvgal_file {
+	/* Guards @sessions and @count; held across END. */
 	struct mutex lock;
 	struct xarray sessions;
-	u32 next;
 	unsigned int count;
 };
 

@@ -42,7 +42,7 @@ struct mvgal_copy_seg {
 
 struct mvgal_job {
 	struct dma_fence base;
-	spinlock_t fence_lock;
+	spinlock_t fence_lock;		/* the fence's lock */
 	struct mvgal_device *mdev;
 	u64 id;
 	unsigned int prio;

@@ -545,7 +545,6 @@ struct drm_mvgal_bo_list {
 	__u64 entries;
 };
 
-
 /**
  * DOC: access sessions
  *
