@@ -45,6 +45,7 @@ INFO     := $(B)/bin/mvgal-info
 EXAMPLE  := $(B)/bin/mvgal-example
 UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
+BENCH    := $(B)/tests/bench/mvgal_bench
 HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
 
 KMOD_DIR  = $(B)/kmod/$(subst /,_,$(patsubst /%,%,$(1)))
@@ -73,7 +74,7 @@ module: FORCE
 
 userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE)
 
-tests: $(UNIT) $(SELF)
+tests: $(UNIT) $(SELF) $(BENCH)
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -114,6 +115,10 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
 
 # Guest selftests link the shared library, as applications do.
+$(BENCH): tests/bench/mvgal_bench.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
 $(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
@@ -125,7 +130,7 @@ GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
 	/usr/bin/mvgal-info=$(INFO) \
 	/usr/bin/mvgal-example=$(EXAMPLE) \
-	$(foreach t,$(SELF),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
+	$(foreach t,$(SELF) $(BENCH),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
 	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t))
 
 vm: guest-module userspace tests
@@ -148,7 +153,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm
-	@echo "no benchmarks yet: they arrive with the first data path (see README)"
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --timeout 1200 -- /usr/libexec/mvgal/mvgal_bench
 
 install: userspace
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \

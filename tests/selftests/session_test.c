@@ -672,4 +672,242 @@ TEST_F(sess, exit_ends_sessions)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* Raw BEGIN: the library would catch some of these itself. */
+static int raw_begin(int fd, struct drm_mvgal_begin *b)
+{
+	return drmIoctl(fd, DRM_IOCTL_MVGAL_BEGIN, b) ? -errno : 0;
+}
+
+/* Every malformed BEGIN is refused, and nothing changes. */
+TEST_F(sess, begin_rejections)
+{
+	struct drm_mvgal_range r = { .offset = 0, .size = 1 };
+	struct drm_mvgal_access a[2];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_stats st0, st1;
+	struct drm_mvgal_begin b;
+	uint32_t h, h2;
+	const struct {
+		const char *what;
+		uint32_t flags, count, gpu, prio, pad, apad, nr;
+		uint64_t roff, rsize;
+		int dup, handle, badptr;
+		int err;
+	} cases[] = {
+		{ "unknown flag", 1u << 7, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "no mode", 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "read and write", 3, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "count 0", 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "count too big", 1, 65, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "gpu out of range", 1, 1, 8, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "empty gpu slot", 1, 1, 7, 1, 0, 0, 1, 0, 1, 0, 0, 0, -ENODEV },
+		{ "bad priority", 1, 1, 0, 3, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "padding", 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "access padding", 1, 1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "too many ranges", 1, 1, 0, 1, 0, 0, 65, 0, 1, 0, 0, 0, -EINVAL },
+		{ "empty range", 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, -EINVAL },
+		{ "range past the end", 1, 1, 0, 1, 0, 0, 1, 3 * CH - 1, 2, 0, 0, 0, -EINVAL },
+		{ "overflowing range", 1, 1, 0, 1, 0, 0, 1, ~0ull, 2, 0, 0, 0, -EINVAL },
+		{ "handle twice", 1, 2, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, -EINVAL },
+		{ "bad handle", 1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, -ENOENT },
+		{ "bad pointer", 1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, -EFAULT },
+	};
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h2));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct drm_mvgal_begin before;
+
+		r = (struct drm_mvgal_range) { cases[i].roff, cases[i].rsize };
+		for (int k = 0; k < 2; k++)
+			a[k] = (struct drm_mvgal_access) {
+				.handle = k && !cases[i].dup ? h2 : h,
+				.nr_ranges = cases[i].nr,
+				.ranges = (uintptr_t)&r, .pad = cases[i].apad,
+			};
+		if (cases[i].handle)
+			a[0].handle = 0xdead;
+		b = (struct drm_mvgal_begin) {
+			.accesses = cases[i].badptr ? 8 : (uintptr_t)a,
+			.count = cases[i].count,
+			.gpu = cases[i].gpu == 0 ? (uint32_t)self->g0 :
+			       cases[i].gpu == 7 ? 7 : cases[i].gpu,
+			.flags = cases[i].flags, .in_fence_fd = -1,
+			.priority = cases[i].prio, .pad = cases[i].pad,
+		};
+		before = b;
+		EXPECT_EQ(cases[i].err, raw_begin(self->fd, &b))
+			TH_LOG("%s", cases[i].what);
+		EXPECT_EQ(0, memcmp(&before, &b, sizeof(b)))
+			TH_LOG("%s: struct written", cases[i].what);
+	}
+	/* A bad in-fence. */
+	a[0] = (struct drm_mvgal_access) { .handle = h };
+	b = (struct drm_mvgal_begin) {
+		.accesses = (uintptr_t)a, .count = 1, .gpu = self->g0,
+		.flags = MVGAL_ACCESS_READ, .in_fence_fd = self->fd,
+	};
+	EXPECT_EQ(-EINVAL, raw_begin(self->fd, &b));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(st0.scheduled, st1.scheduled);
+	EXPECT_EQ(st0.sessions, st1.sessions);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.sessions);
+	EXPECT_EQ(0u, info.resident[1 + self->g0]);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+}
+
+/* END, MIGRATE, CANCEL, PLACE_FREE, GET_STATS, GET_PATH, CALIBRATE and
+ * POOL_FD refuse malformed input; a refused END leaves the session live.
+ */
+TEST_F(sess, other_rejections)
+{
+	struct drm_mvgal_range r = { .offset = 2 * CH, .size = 1 };
+	struct drm_mvgal_access a, w;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_end e;
+	struct drm_mvgal_migrate mg;
+	struct drm_mvgal_cancel c = { 0 };
+	struct drm_mvgal_place_free pf;
+	struct drm_mvgal_stats st = { 0 };
+	struct drm_mvgal_path p;
+	struct drm_mvgal_calibrate cal = { 0 };
+	struct drm_mvgal_pool_fd pfd;
+	uint32_t h, s, rs;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, CH,
+			    &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	w = (struct drm_mvgal_access) { .handle = h, .nr_ranges = 1,
+					.ranges = (uintptr_t)&r };
+#define END(...) ({ e = (struct drm_mvgal_end) { __VA_ARGS__ }; \
+	drmIoctl(self->fd, DRM_IOCTL_MVGAL_END, &e) ? -errno : 0; })
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = -1, .flags = 1));
+	EXPECT_EQ(-ENOENT, END(.session = s + 100, .fence_fd = -1));
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = self->fd));
+	/* A written range the session did not name. */
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = -1, .count = 1,
+			       .written = (uintptr_t)&w));
+	r.offset = 0;
+	w.pool_offset = 1;
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = -1, .count = 1,
+			       .written = (uintptr_t)&w));
+	w.pool_offset = 0;
+	w.handle = 0xdead;
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = -1, .count = 1,
+			       .written = (uintptr_t)&w));
+	EXPECT_EQ(-EFAULT, END(.session = s, .fence_fd = -1, .count = 1,
+			       .written = 8));
+	EXPECT_EQ(-EINVAL, END(.session = s, .fence_fd = -1, .count = 2,
+			       .written = (uintptr_t)&w));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(1u, info.sessions);
+	w.handle = h;
+	EXPECT_EQ(0, END(.session = s, .fence_fd = -1, .count = 1,
+			 .written = (uintptr_t)&w));
+	EXPECT_EQ(-ENOENT, END(.session = s, .fence_fd = -1));
+	/* A READ session takes no written ranges. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, CH,
+			    &a, &rs, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-EINVAL, END(.session = rs, .fence_fd = -1, .count = 1,
+			       .written = (uintptr_t)&w));
+	EXPECT_EQ(0, END(.session = rs, .fence_fd = -1));
+
+#define MIG(...) ({ mg = (struct drm_mvgal_migrate) { .handle = h, \
+	.size = 1, .location = 1 + self->g1, .in_fence_fd = -1, __VA_ARGS__ }; \
+	drmIoctl(self->fd, DRM_IOCTL_MVGAL_MIGRATE, &mg) ? -errno : 0; })
+	EXPECT_EQ(-EINVAL, MIG(.flags = 2));
+	EXPECT_EQ(-EINVAL, MIG(.size = 0));
+	EXPECT_EQ(-EINVAL, MIG(.offset = 3 * CH));
+	EXPECT_EQ(-EINVAL, MIG(.offset = ~0ull, .size = 2));
+	EXPECT_EQ(-EINVAL, MIG(.location = 9));
+	EXPECT_EQ(-ENODEV, MIG(.location = 8));
+	EXPECT_EQ(-EINVAL, MIG(.priority = 3));
+	EXPECT_EQ(-EINVAL, MIG(.in_fence_fd = self->fd));
+	EXPECT_EQ(-ENOENT, MIG(.handle = 0xdead));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.resident[1 + self->g1]);
+
+	c.flags = 1;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_CANCEL, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c = (struct drm_mvgal_cancel) { .job = ~0ull };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_CANCEL, &c));
+	EXPECT_EQ(ENOENT, errno);
+
+#define PF(...) ({ pf = (struct drm_mvgal_place_free) { .handle = h, \
+	.gpu = self->g0, __VA_ARGS__ }; \
+	drmIoctl(self->fd, DRM_IOCTL_MVGAL_PLACE_FREE, &pf) ? -errno : 0; })
+	EXPECT_EQ(-EINVAL, PF(.flags = 1));
+	EXPECT_EQ(-EINVAL, PF(.pad = 1));
+	EXPECT_EQ(-EINVAL, PF(.gpu = 8));
+	EXPECT_EQ(-ENODEV, PF(.gpu = 7));
+	EXPECT_EQ(-ENOENT, PF(.handle = 0xdead));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_NE(0u, info.resident[1 + self->g0]);
+
+	st.pad = 1;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+#define PATH(...) ({ p = (struct drm_mvgal_path) { .src = 0, .dst = 1, \
+	__VA_ARGS__ }; drmIoctl(self->fd, DRM_IOCTL_MVGAL_GET_PATH, &p) ? -errno : 0; })
+	EXPECT_EQ(-EINVAL, PATH(.flags = 1));
+	EXPECT_EQ(-EINVAL, PATH(.dst = 0));
+	EXPECT_EQ(-EINVAL, PATH(.dst = 9));
+	EXPECT_EQ(-ENODEV, PATH(.dst = 8));
+	cal.flags = 1;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_CALIBRATE, &cal));
+	EXPECT_EQ(EINVAL, errno);
+	pfd = (struct drm_mvgal_pool_fd) { .gpu = 8 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pfd));
+	EXPECT_EQ(EINVAL, errno);
+	pfd = (struct drm_mvgal_pool_fd) { .gpu = 7 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pfd));
+	EXPECT_EQ(ENODEV, errno);
+	pfd = (struct drm_mvgal_pool_fd) { .gpu = self->g0, .flags = 1 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pfd));
+	EXPECT_EQ(EINVAL, errno);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Detaching a GPU drains its placements home, losing nothing. */
+TEST_F(sess, detach_drains_placements)
+{
+	const uint64_t size = 2 * CH + 300;
+	static uint8_t back[2 * CH + 300];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->vg][a.pool_offset + i] = pat(i, 12);
+	/* Live: the GPU cannot go. */
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->vg));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	munmap(self->pool[self->vg], POOL_BYTES);
+	self->pool[self->vg] = NULL;
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, self->vg));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.owned[MVGAL_LOC_HOST]);
+	EXPECT_EQ(0u, info.resident[1 + self->vg]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 12));
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN
