@@ -88,41 +88,15 @@ struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write)
 {
-	int ret = 0;
+	struct mvgal_view v;
+	int ret;
 
-	if (mvgal_bo_mapped(bo)) {
-		struct iosys_map map = bo->map;
-		u64 at = bo->map_offset + offset;
-
-		if (write)
-			iosys_map_memcpy_to(&map, at, buf, len);
-		else
-			iosys_map_memcpy_from(buf, &map, at, len);
-		return 0;
-	}
-
-	while (len) {
-		unsigned long idx = offset >> PAGE_SHIFT;
-		size_t in = offset & ~PAGE_MASK;
-		size_t n = min_t(size_t, len, PAGE_SIZE - in);
-		struct page *page = mvgal_bo_page(bo, idx);
-		void *va;
-
-		if (IS_ERR(page)) {
-			ret = PTR_ERR(page);
-			break;
-		}
-		va = kmap_local_page(page);
-		if (write)
-			memcpy(va + in, buf, n);
-		else
-			memcpy(buf, va + in, n);
-		kunmap_local(va);
-		buf += n;
-		offset += n;
-		len -= n;
-	}
-	return ret;
+	ret = mvgal_bo_populate_range(bo, offset, len);
+	if (ret)
+		return ret;
+	mvgal_bo_view(bo, bo->home_loc, &v);
+	mvgal_view_rw(&v, offset, buf, len, write);
+	return 0;
 }
 
 static void mvgal_bo_release(struct mvgal_bo *bo)

@@ -160,6 +160,8 @@ struct mvgal_view {
 
 bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc,
 		   struct mvgal_view *v);
+void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
+		   bool write);
 int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
 			u64 len, unsigned int method, void *bounce);
 int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,

@@ -208,11 +208,10 @@ int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
 	return 0;
 }
 
-/*
- * mvgal_job_mark() - the chunks the job fills count as held there from
- * now on (its fence orders every access after the copies)
- */
-void mvgal_job_mark(struct mvgal_job *job)
+enum mvgal_job_op { MVGAL_JOB_MARK, MVGAL_JOB_UNFILL, MVGAL_JOB_MOVE };
+
+/* Applies @op to every chunk the job's copies fill. */
+static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 {
 	unsigned int i;
 
@@ -220,13 +219,32 @@ void mvgal_job_mark(struct mvgal_job *job)
 		struct mvgal_copy_seg *s = &job->segs[i];
 		unsigned long first, last, c;
 
+		if (op == MVGAL_JOB_MOVE && !s->move)
+			continue;
 		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
 				 &last);
 		spin_lock(&s->bo->state_lock);
-		for (c = first; c <= last; c++)
-			mvgal_chunk_filled(&s->bo->chunks[c], s->dst);
+		for (c = first; c <= last; c++) {
+			struct mvgal_chunk *chunk = &s->bo->chunks[c];
+
+			if (op == MVGAL_JOB_MARK)
+				mvgal_chunk_filled(chunk, s->dst);
+			else if (op == MVGAL_JOB_UNFILL)
+				mvgal_chunk_unfill(chunk, s->dst);
+			else
+				mvgal_chunk_written(chunk, s->dst);
+		}
 		spin_unlock(&s->bo->state_lock);
 	}
+}
+
+/*
+ * mvgal_job_mark() - the chunks the job fills count as held there from
+ * now on (its fence orders every access after the copies)
+ */
+void mvgal_job_mark(struct mvgal_job *job)
+{
+	mvgal_job_chunks(job, MVGAL_JOB_MARK);
 }
 
 /*
@@ -346,48 +364,18 @@ void mvgal_job_abort(struct mvgal_job *job)
 	dma_fence_put(&job->base);
 }
 
-/* The chunks a failed or cancelled job would have filled are not there. */
-static void mvgal_job_unfill(struct mvgal_job *job)
-{
-	unsigned int i;
-
-	for (i = 0; i < job->nsegs; i++) {
-		struct mvgal_copy_seg *s = &job->segs[i];
-		unsigned long first, last, c;
-
-		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
-				 &last);
-		spin_lock(&s->bo->state_lock);
-		for (c = first; c <= last; c++)
-			mvgal_chunk_unfill(&s->bo->chunks[c], s->dst);
-		spin_unlock(&s->bo->state_lock);
-	}
-}
-
 /* Ends a job: chunks, counters, fence, references. */
 static void mvgal_job_finish(struct mvgal_job *job, int error)
 {
 	struct mvgal_counters *ctr = &job->mdev->ctr;
-	unsigned int i;
 
 	if (error) {
-		mvgal_job_unfill(job);
+		/* The chunks it would have filled are not there. */
+		mvgal_job_chunks(job, MVGAL_JOB_UNFILL);
 		dma_fence_set_error(&job->base, error);
 		atomic64_inc(error == -ECANCELED ? &ctr->cancelled : &ctr->failed);
 	} else {
-		for (i = 0; i < job->nsegs; i++) {
-			struct mvgal_copy_seg *s = &job->segs[i];
-			unsigned long first, last, c;
-
-			if (!s->move)
-				continue;
-			mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift,
-					 &first, &last);
-			spin_lock(&s->bo->state_lock);
-			for (c = first; c <= last; c++)
-				mvgal_chunk_written(&s->bo->chunks[c], s->dst);
-			spin_unlock(&s->bo->state_lock);
-		}
+		mvgal_job_chunks(job, MVGAL_JOB_MOVE);
 		atomic64_inc(&ctr->completed);
 	}
 	atomic64_dec(&ctr->depth);

@@ -85,8 +85,8 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 }
 
 /* Copy between @buf and bytes [off, off + len) of a view. */
-static void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
-			  bool write)
+void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
+		   bool write)
 {
 	if (!v->pages) {
 		if (write)
