@@ -153,7 +153,7 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run --timeout 1200 -- /usr/libexec/mvgal/mvgal_bench
+	@MVGAL_VM_NOBUILD=1 MVGAL_VM_BENCH=1 tools/vm/run --timeout 1200 -- /usr/libexec/mvgal/mvgal_bench
 
 install: userspace
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \

@@ -10,7 +10,6 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
@@ -117,10 +116,11 @@ struct mvgal_engine {
 
 /* Per open file: its live sessions. */
 struct mvgal_file {
-	/* Guards @sessions and @count; held across END. */
+	/* Guards the rest; held across END. */
 	struct mutex lock;
-	struct xarray sessions;
-	unsigned int count;
+	struct list_head sessions;	/* live, most recent last */
+	unsigned int count;		/* live or being begun */
+	u32 next_id;
 };
 
 struct mvgal_device {
@@ -212,7 +212,6 @@ struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
 int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned int dst, unsigned int src, u64 off, u64 len,
 		       unsigned int method);
-int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
 u64 mvgal_job_bytes(const struct mvgal_job *job);
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job);

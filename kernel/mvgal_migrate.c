@@ -47,6 +47,7 @@ struct mvgal_job {
 	u64 id;
 	unsigned int prio;
 	void *owner;
+	bool armed;			/* @base is initialized */
 	enum mvgal_job_state state;	/* under engine.lock */
 	bool cancelled;			/* under engine.lock */
 	int error;
@@ -96,9 +97,8 @@ static void mvgal_job_finish(struct mvgal_job *job, int error);
  * @prio: MVGAL_PRIO_*
  * @owner: who may cancel it (the drm_file), or NULL
  *
- * Each job's fence has a context of its own: jobs finish out of order,
- * and dma_resv would otherwise take a later job for a newer version of
- * an earlier one.
+ * The fence is set up only when somebody asks for it (mvgal_job_fence()):
+ * most BEGINs on resident data plan nothing and drop the job unused.
  *
  * Return: the job or NULL.
  */
@@ -109,9 +109,6 @@ struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
 
 	if (!job)
 		return NULL;
-	spin_lock_init(&job->fence_lock);
-	dma_fence_init(&job->base, &mvgal_job_fence_ops, &job->fence_lock,
-		       dma_fence_context_alloc(1), 1);
 	job->mdev = mdev;
 	job->prio = prio;
 	job->owner = owner;
@@ -136,11 +133,8 @@ static int mvgal_grow(void **arr, unsigned int n, size_t size)
 	return 0;
 }
 
-/*
- * mvgal_job_add_bo() - the job touches @bo: hold a reference until done
- * Return: 0 or -ENOMEM.
- */
-int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo)
+/* The job copies @bo: hold a reference until done. 0 or -ENOMEM. */
+static int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo)
 {
 	unsigned int i;
 
@@ -256,19 +250,12 @@ void mvgal_job_mark(struct mvgal_job *job)
  */
 void mvgal_job_publish(struct mvgal_job *job)
 {
-	unsigned int i, j;
+	unsigned int i;
 
-	for (i = 0; i < job->nbos; i++) {
-		struct mvgal_bo *bo = job->bos[i];
-
-		for (j = 0; j < job->nsegs; j++) {
-			if (job->segs[j].bo == bo) {
-				dma_resv_add_fence(bo->base.resv, &job->base,
-						   DMA_RESV_USAGE_KERNEL);
-				break;
-			}
-		}
-	}
+	/* Buffers join a job only through a copy. */
+	for (i = 0; i < job->nbos; i++)
+		dma_resv_add_fence(job->bos[i]->base.resv, &job->base,
+				   DMA_RESV_USAGE_KERNEL);
 }
 
 bool mvgal_job_empty(const struct mvgal_job *job)
@@ -325,8 +312,19 @@ u64 mvgal_job_bytes(const struct mvgal_job *job)
 	return job->bytes;
 }
 
+/*
+ * mvgal_job_fence() - the job's fence, set up on first use. Each job's
+ * fence has a context of its own: jobs finish out of order, and dma_resv
+ * would otherwise take a later job for a newer version of an earlier one.
+ */
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job)
 {
+	if (!job->armed) {
+		spin_lock_init(&job->fence_lock);
+		dma_fence_init(&job->base, &mvgal_job_fence_ops,
+			       &job->fence_lock, dma_fence_context_alloc(1), 1);
+		job->armed = true;
+	}
 	return &job->base;
 }
 
@@ -359,6 +357,11 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 void mvgal_job_abort(struct mvgal_job *job)
 {
 	mvgal_job_put_refs(job);
+	if (!job->armed) {
+		kfree(job);
+		return;
+	}
+	/* A sync_file may hold it still: it must end signaled. */
 	dma_fence_set_error(&job->base, -ECANCELED);
 	dma_fence_signal(&job->base);
 	dma_fence_put(&job->base);
@@ -462,6 +465,7 @@ void mvgal_job_push(struct mvgal_job *job)
 	struct mvgal_device *mdev = job->mdev;
 	struct mvgal_engine *e = &mdev->engine;
 
+	mvgal_job_fence(job);
 	atomic64_inc(&mdev->ctr.scheduled);
 	atomic64_inc(&mdev->ctr.jobs[job->prio]);
 	atomic64_inc(&mdev->ctr.depth);
@@ -476,12 +480,8 @@ void mvgal_job_push(struct mvgal_job *job)
 /* The node whose memory is closest to location @loc of @bo. */
 static int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 {
-	struct mvgal_view v;
-
 	if (loc == MVGAL_LOC_HOST)
 		return bo->nid;
-	if (!mvgal_bo_view(bo, loc, &v))
-		return NUMA_NO_NODE;
 	if (bo->home && bo->home->index == loc - 1)
 		return bo->home->numa_node;
 	return bo->place[loc - 1] ? bo->place[loc - 1]->gpu->numa_node :

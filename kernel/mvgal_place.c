@@ -116,52 +116,35 @@ void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
 	}
 }
 
-/* The direct CPU copy: one pass, each side reached where it is. */
-static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
-			    u64 off, u64 len, void *bounce)
+/* Through the bounce buffer: read the source once, then write. */
+static void mvgal_view_stage(struct mvgal_view *d, struct mvgal_view *s,
+			     u64 off, u64 len, void *bounce)
 {
-	struct mvgal_view *paged = s->pages ? s : d;
-
-	if (!s->pages && !d->pages) {
-		if (!s->map.is_iomem) {
-			iosys_map_memcpy_to(&d->map, d->base + off,
-					    s->map.vaddr + s->base + off, len);
-		} else if (!d->map.is_iomem) {
-			iosys_map_memcpy_from(d->map.vaddr + d->base + off,
-					      &s->map, s->base + off, len);
-		} else {
-			/* I/O memory on both sides: nothing to point at. */
-			while (len) {
-				size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
-
-				mvgal_view_rw(s, off, bounce, n, false);
-				mvgal_view_rw(d, off, bounce, n, true);
-				off += n;
-				len -= n;
-			}
-		}
-		return;
-	}
-	/* Walk the paged side a page at a time; the other is a mapping or
-	 * pages too (a host-to-host copy never happens: one host copy).
-	 */
 	while (len) {
-		struct page *page = paged->pages[off >> PAGE_SHIFT];
-		size_t in = off & ~PAGE_MASK;
-		size_t n = min_t(u64, len, PAGE_SIZE - in);
-		void *va;
+		size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
 
-		if (!WARN_ON_ONCE(!page)) {
-			va = kmap_local_page(page);
-			if (paged == s)
-				mvgal_view_rw(d, off, va + in, n, true);
-			else
-				mvgal_view_rw(s, off, va + in, n, false);
-			kunmap_local(va);
-		}
+		mvgal_view_rw(s, off, bounce, n, false);
+		mvgal_view_rw(d, off, bounce, n, true);
 		off += n;
 		len -= n;
 	}
+}
+
+/*
+ * The direct CPU copy, one pass: when either side is a mapping of system
+ * memory, the other side's walker copies straight to or from it. Only
+ * pages or I/O memory at both ends (never two host copies: a buffer has
+ * one) leave nothing to point at, and go through the bounce buffer.
+ */
+static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
+			    u64 off, u64 len, void *bounce)
+{
+	if (!s->pages && !s->map.is_iomem)
+		mvgal_view_rw(d, off, s->map.vaddr + s->base + off, len, true);
+	else if (!d->pages && !d->map.is_iomem)
+		mvgal_view_rw(s, off, d->map.vaddr + d->base + off, len, false);
+	else
+		mvgal_view_stage(d, s, off, len, bounce);
 }
 
 /**
@@ -199,17 +182,8 @@ int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
 		mvgal_view_copy(d, s, off, len, bounce);
 		return 0;
 	case MVGAL_METHOD_STAGING:
-		/* Read the source once, sequentially, into memory local to
-		 * the destination; then write the destination from there.
-		 */
-		while (len) {
-			size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
-
-			mvgal_view_rw(s, off, bounce, n, false);
-			mvgal_view_rw(d, off, bounce, n, true);
-			off += n;
-			len -= n;
-		}
+		/* The bounce buffer is on the destination's node. */
+		mvgal_view_stage(d, s, off, len, bounce);
 		return 0;
 	default:
 		return -EOPNOTSUPP;

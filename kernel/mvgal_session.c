@@ -24,15 +24,19 @@
 struct mvgal_sbo {
 	struct mvgal_bo *bo;
 	unsigned long *chunks;	/* bitmap: chunks the session named */
+	unsigned long small;	/* @chunks when they fit in a word */
 	unsigned int loc;	/* where the session's bytes are */
 	bool new_place;		/* BEGIN made the placement (for undo) */
 };
 
 struct mvgal_session {
+	struct list_head link;	/* on the file's list once begun */
 	u32 id;
 	u32 gpu;
 	bool write;
 	unsigned int count;
+	/* The buffers' GEM objects, for drm_gem_lock_reservations(). */
+	struct drm_gem_object **objs;
 	struct mvgal_sbo b[];
 };
 
@@ -41,7 +45,8 @@ static void mvgal_session_free(struct mvgal_session *s)
 	unsigned int i;
 
 	for (i = 0; i < s->count; i++) {
-		bitmap_free(s->b[i].chunks);
+		if (s->b[i].chunks != &s->b[i].small)
+			bitmap_free(s->b[i].chunks);
 		if (s->b[i].bo)
 			drm_gem_object_put(&s->b[i].bo->base);
 	}
@@ -51,11 +56,12 @@ static void mvgal_session_free(struct mvgal_session *s)
 /*
  * Reads @nr ranges from user memory into a bitmap of the chunks they
  * touch; every range must be non-empty and inside the buffer. @nr 0:
- * the whole buffer. Return: the bitmap or ERR_PTR(-EINVAL, -EFAULT,
- * -ENOMEM).
+ * the whole buffer. The bitmap is @small itself when the buffer has no
+ * more chunks than a word has bits (and @small is given). Return: the
+ * bitmap or ERR_PTR(-EINVAL, -EFAULT, -ENOMEM).
  */
 static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
-					     u32 nr)
+					     u32 nr, unsigned long *small)
 {
 	struct drm_mvgal_range r;
 	unsigned long *map, first, last;
@@ -63,22 +69,30 @@ static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
 
 	if (nr > MVGAL_SESSION_MAX_RANGES)
 		return ERR_PTR(-EINVAL);
-	map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
-	if (!map)
-		return ERR_PTR(-ENOMEM);
+	if (small && bo->nchunks <= BITS_PER_LONG) {
+		*small = 0;
+		map = small;
+	} else {
+		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		if (!map)
+			return ERR_PTR(-ENOMEM);
+	}
 	if (!nr) {
 		bitmap_set(map, 0, bo->nchunks);
 		return map;
 	}
 	for (i = 0; i < nr; i++) {
+		int err = 0;
+
 		if (copy_from_user(&r, u64_to_user_ptr(uptr) + i * sizeof(r),
-				   sizeof(r))) {
-			bitmap_free(map);
-			return ERR_PTR(-EFAULT);
-		}
-		if (!r.size || !mvgal_range_ok(r.offset, r.size, bo->size)) {
-			bitmap_free(map);
-			return ERR_PTR(-EINVAL);
+				   sizeof(r)))
+			err = -EFAULT;
+		else if (!r.size || !mvgal_range_ok(r.offset, r.size, bo->size))
+			err = -EINVAL;
+		if (err) {
+			if (map != small)
+				bitmap_free(map);
+			return ERR_PTR(err);
 		}
 		mvgal_chunk_span(r.offset, r.size, bo->chunk_shift, &first,
 				 &last);
@@ -207,11 +221,12 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		b->bo = mvgal_bo_lookup(file, acc[i].handle);
 		if (!b->bo)
 			return -ENOENT;
+		s->objs[i] = &b->bo->base;
 		for (j = 0; j < i; j++)
 			if (s->b[j].bo == b->bo)
 				return -EINVAL;
 		b->chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
-						   acc[i].nr_ranges);
+						   acc[i].nr_ranges, &b->small);
 		if (IS_ERR(b->chunks)) {
 			int ret = PTR_ERR(b->chunks);
 
@@ -222,29 +237,11 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 	return 0;
 }
 
-static inline struct mvgal_bo *s_bo(struct drm_gem_object *obj)
-{
-	return to_mvgal_bo(obj);
-}
-
-static struct drm_gem_object **mvgal_session_objs(struct mvgal_session *s)
-{
-	struct drm_gem_object **objs;
-	unsigned int i;
-
-	objs = kmalloc_array(s->count, sizeof(*objs), GFP_KERNEL);
-	if (!objs)
-		return NULL;
-	for (i = 0; i < s->count; i++)
-		objs[i] = &s->b[i].bo->base;
-	return objs;
-}
-
 /* Locks every reservation of the session and reserves a fence slot. */
 static int mvgal_session_lock(struct mvgal_session *s,
-			      struct drm_gem_object **objs,
 			      struct ww_acquire_ctx *ctx)
 {
+	struct drm_gem_object **objs = s->objs;
 	unsigned int i;
 	int ret;
 
@@ -291,11 +288,14 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		struct mvgal_sbo *b = &s->b[i];
 		struct mvgal_view v;
 
-		b->loc = 0;
+		/* Current in its own pool already: nothing to plan. */
+		b->loc = 1 + gpu->index;
+		if (mvgal_sbo_all_at(b, b->loc))
+			goto planned;
 		if (!(flags & MVGAL_ACCESS_NO_IN_PLACE) && b->bo->home != gpu)
-			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index);
-		if (!b->loc) {
-			b->loc = 1 + gpu->index;
+			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
+				 b->loc;
+		if (b->loc == 1 + gpu->index) {
 			b->new_place = gpu != b->bo->home &&
 				       !b->bo->place[gpu->index];
 			ret = mvgal_place_get(b->bo, gpu);
@@ -305,6 +305,7 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			if (ret)
 				return ret;
 		}
+planned:
 		ret = mvgal_job_add_resv_deps(job, b->bo, s->write);
 		if (ret)
 			return ret;
@@ -320,6 +321,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_access acc_small[4];
 	struct drm_mvgal_begin *args = data;
 	struct drm_gem_object **objs = NULL;
 	struct drm_mvgal_access *acc;
@@ -327,6 +329,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	struct sync_file *sf = NULL;
 	struct ww_acquire_ctx ctx;
 	struct mvgal_session *s;
+	struct mvgal_session *begun = NULL;
 	struct mvgal_job *job = NULL;
 	struct mvgal_gpu *gpu;
 	unsigned int i, locked = 0;
@@ -336,15 +339,26 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	ret = mvgal_begin_check(args);
 	if (ret)
 		return ret;
-	acc = memdup_array_user(u64_to_user_ptr(args->accesses), args->count,
-				sizeof(*acc));
-	if (IS_ERR(acc))
-		return PTR_ERR(acc);
-	s = kzalloc(struct_size(s, b, args->count), GFP_KERNEL);
+	/* Most sessions name a few buffers: no allocation for those. */
+	if (args->count <= ARRAY_SIZE(acc_small)) {
+		acc = acc_small;
+		if (copy_from_user(acc, u64_to_user_ptr(args->accesses),
+				   args->count * sizeof(*acc)))
+			return -EFAULT;
+	} else {
+		acc = memdup_array_user(u64_to_user_ptr(args->accesses),
+					args->count, sizeof(*acc));
+		if (IS_ERR(acc))
+			return PTR_ERR(acc);
+	}
+	/* One allocation: the session, its buffers, their objects. */
+	s = kzalloc(struct_size(s, b, args->count) +
+		    array_size(args->count, sizeof(*s->objs)), GFP_KERNEL);
 	if (!s) {
 		ret = -ENOMEM;
 		goto out_acc;
 	}
+	s->objs = (struct drm_gem_object **)&s->b[args->count];
 	s->count = args->count;
 	s->gpu = args->gpu;
 	s->write = args->flags & MVGAL_ACCESS_WRITE;
@@ -358,9 +372,8 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 			goto out_session;
 		}
 	}
-	objs = mvgal_session_objs(s);
 	job = mvgal_job_alloc(mdev, args->priority, file);
-	if (!objs || !job) {
+	if (!job) {
 		ret = -ENOMEM;
 		goto out_session;
 	}
@@ -374,19 +387,19 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		ret = -EBUSY;
 		goto out_session;
 	}
-	ret = xa_alloc(&mf->sessions, &id, NULL, xa_limit_32b, GFP_KERNEL);
-	if (!ret)
-		mf->count++;
+	/* The slot is taken now; the session joins the list once begun. */
+	mf->count++;
+	id = ++mf->next_id ?: ++mf->next_id;
 	mutex_unlock(&mf->lock);
-	if (ret)
-		goto out_session;
 	s->id = id;
+	INIT_LIST_HEAD(&s->link);
 
 	mutex_lock(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
-	ret = mvgal_session_lock(s, objs, &ctx);
+	objs = s->objs;
+	ret = mvgal_session_lock(s, &ctx);
 	if (ret)
 		goto out_gpu;
 	for (locked = 0; locked < s->count; locked++)
@@ -408,7 +421,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	}
 
 	/* Nothing can fail from here on. */
-	xa_store(&mf->sessions, id, s, GFP_KERNEL);
+	begun = s;
 	atomic64_inc(&mdev->ctr.sessions);
 	for (i = 0; i < s->count; i++) {
 		mvgal_sbo_live(s, &s->b[i], 1);
@@ -443,25 +456,26 @@ out_unlock:
 			mvgal_place_drain(s->b[i].bo, gpu->index, true);
 out_locked:
 	while (locked--)
-		mutex_unlock(&s_bo(objs[locked])->lock);
+		mutex_unlock(&to_mvgal_bo(objs[locked])->lock);
 	drm_gem_unlock_reservations(objs, args->count, &ctx);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
-	if (s) {
-		mutex_lock(&mf->lock);
-		xa_erase(&mf->sessions, id);
+	/* Only now: END takes mf->lock before the reservations. */
+	mutex_lock(&mf->lock);
+	if (begun)
+		list_add_tail(&begun->link, &mf->sessions);
+	else
 		mf->count--;
-		mutex_unlock(&mf->lock);
-	}
+	mutex_unlock(&mf->lock);
 out_session:
 	if (job)
 		mvgal_job_abort(job);
 	dma_fence_put(in_fence);
-	kfree(objs);
 	if (s)
 		mvgal_session_free(s);
 out_acc:
-	kfree(acc);
+	if (acc != acc_small)
+		kfree(acc);
 	return ret;
 }
 
@@ -546,7 +560,7 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 			break;
 		}
 		map = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
-					     acc[i].nr_ranges);
+					     acc[i].nr_ranges, NULL);
 		if (IS_ERR(map)) {
 			ret = PTR_ERR(map);
 			break;
@@ -559,12 +573,22 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 	return ret;
 }
 
+/* The file's live session @id, or NULL. Caller holds mf->lock. */
+static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
+{
+	struct mvgal_session *s;
+
+	list_for_each_entry(s, &mf->sessions, link)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
 int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		    struct drm_file *file)
 {
 	struct mvgal_file *mf = file->driver_priv;
 	struct drm_mvgal_end *args = data;
-	struct drm_gem_object **objs = NULL;
 	unsigned long **written = NULL;
 	struct dma_fence *fence = NULL;
 	struct ww_acquire_ctx ctx;
@@ -575,7 +599,7 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	if (args->flags)
 		return -EINVAL;
 	mutex_lock(&mf->lock);
-	s = xa_load(&mf->sessions, args->session);
+	s = mvgal_session_find(mf, args->session);
 	if (!s) {
 		mutex_unlock(&mf->lock);
 		return -ENOENT;
@@ -605,18 +629,17 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		if (ret)
 			goto out_unlock;
 	}
-	objs = mvgal_session_objs(s);
-	if (!objs) {
-		ret = -ENOMEM;
-		goto out_unlock;
+	/* Only a fence to publish needs the reservations. */
+	if (fence) {
+		ret = mvgal_session_lock(s, &ctx);
+		if (ret)
+			goto out_unlock;
 	}
-	ret = mvgal_session_lock(s, objs, &ctx);
-	if (ret)
-		goto out_unlock;
-	xa_erase(&mf->sessions, s->id);
+	list_del(&s->link);
 	mf->count--;
 	mvgal_session_finish(s, written, fence);
-	drm_gem_unlock_reservations(objs, s->count, &ctx);
+	if (fence)
+		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
 	mvgal_session_free(s);
 	s = NULL;
 out_unlock:
@@ -626,7 +649,6 @@ out_unlock:
 			bitmap_free(written[i]);
 		kfree(written);
 	}
-	kfree(objs);
 	dma_fence_put(fence);
 	return ret;
 }
@@ -638,7 +660,7 @@ int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
 	if (!mf)
 		return -ENOMEM;
 	mutex_init(&mf->lock);
-	xa_init_flags(&mf->sessions, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&mf->sessions);
 	file->driver_priv = mf;
 	return 0;
 }
@@ -651,16 +673,14 @@ int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
 void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
 {
 	struct mvgal_file *mf = file->driver_priv;
-	struct mvgal_session *s;
-	unsigned long id;
+	struct mvgal_session *s, *tmp;
 
 	/* No fence is added, so no reservation needs to be held. */
-	xa_for_each(&mf->sessions, id, s) {
-		xa_erase(&mf->sessions, id);
+	list_for_each_entry_safe(s, tmp, &mf->sessions, link) {
+		list_del(&s->link);
 		mvgal_session_finish(s, NULL, NULL);
 		mvgal_session_free(s);
 	}
-	xa_destroy(&mf->sessions);
 	mutex_destroy(&mf->lock);
 	kfree(mf);
 }
