@@ -16,7 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+#include <sys/syscall.h>
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
@@ -907,6 +910,351 @@ TEST_F(sess, detach_drains_placements)
 	EXPECT_EQ(0u, info.resident[1 + self->vg]);
 	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
 	EXPECT_EQ(-1, check(back, size, 0, 12));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* When a signaled sync_file's fence signaled (CLOCK_MONOTONIC ns). */
+static uint64_t fence_time(int fd)
+{
+	struct sync_fence_info fi = { 0 };
+	struct sync_file_info info = {
+		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+	};
+
+	if (ioctl(fd, SYNC_IOC_FILE_INFO, &info) || info.status != 1)
+		return 0;
+	return fi.timestamp_ns;
+}
+
+static int migrate_job(struct mvgal *m, uint32_t h, uint64_t size,
+		       uint32_t loc, uint32_t prio, int in_fence,
+		       struct drm_mvgal_migrate *mg)
+{
+	*mg = (struct drm_mvgal_migrate) {
+		.handle = h, .size = size, .location = loc, .priority = prio,
+		.in_fence_fd = in_fence,
+	};
+	return mvgal_migrate(m, mg);
+}
+
+/*
+ * Ready jobs run highest priority first: while a large job keeps the
+ * worker busy, a prefetch (LOW) and then a HIGH job are queued; the HIGH
+ * one finishes first although it was queued last.
+ */
+TEST_F(sess, ready_jobs_run_by_priority)
+{
+	struct drm_mvgal_migrate big, low, high;
+	uint32_t hb, hl, hh;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 48 << 20, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hb));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hl));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hh));
+	ASSERT_EQ(0, migrate_job(self->m, hb, 48 << 20, 1 + self->g0,
+				 MVGAL_PRIO_NORMAL, -1, &big));
+	ASSERT_EQ(0, migrate_job(self->m, hl, CH, 1 + self->g1, MVGAL_PRIO_LOW,
+				 -1, &low));
+	ASSERT_EQ(0, migrate_job(self->m, hh, CH, 1 + self->g1,
+				 MVGAL_PRIO_HIGH, -1, &high));
+	/* Both small ones were queued while the big one still ran. */
+	EXPECT_EQ(0, mvgal_fence_status(big.out_fence_fd));
+	ASSERT_EQ(0, settle(dup(big.out_fence_fd)));
+	ASSERT_EQ(0, mvgal_fence_wait(low.out_fence_fd, 20000));
+	ASSERT_EQ(0, mvgal_fence_wait(high.out_fence_fd, 20000));
+	EXPECT_LT(fence_time(big.out_fence_fd), fence_time(high.out_fence_fd));
+	EXPECT_LT(fence_time(high.out_fence_fd), fence_time(low.out_fence_fd));
+	close(big.out_fence_fd);
+	close(low.out_fence_fd);
+	close(high.out_fence_fd);
+	mvgal_bo_destroy(self->m, hb);
+	mvgal_bo_destroy(self->m, hl);
+	mvgal_bo_destroy(self->m, hh);
+}
+
+/* One session, two buffers, one fence: both wait for it, both hold the
+ * GPU's bytes at their own offsets.
+ */
+TEST_F(sess, one_fence_covers_many_buffers)
+{
+	struct drm_mvgal_access a[2], r;
+	struct vfence vf;
+	uint32_t h[2], s, sr;
+	int fence, fr[2];
+
+	ASSERT_EQ(0, vfence_new(&vf));
+	for (int k = 0; k < 2; k++)
+		ASSERT_EQ(0, mvgal_bo_create(self->m, CH + 100 * k + 1,
+					     MVGAL_BO_HOST_VALID |
+					     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY,
+					     &h[k]));
+	a[0] = (struct drm_mvgal_access) { .handle = h[0] };
+	a[1] = (struct drm_mvgal_access) { .handle = h[1] };
+	ASSERT_EQ(0, mvgal_begin(self->m, self->g0, MVGAL_ACCESS_WRITE,
+				 MVGAL_PRIO_NORMAL, -1, a, 2, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_NE(a[0].pool_offset, a[1].pool_offset);
+	for (int k = 0; k < 2; k++)
+		for (uint64_t i = 0; i < CH + 100 * k + 1; i++)
+			self->pool[self->g0][a[k].pool_offset + i] = pat(i, 20 + k);
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h[k],
+				    0, 0, &r, &sr, &fr[k], NULL));
+		ASSERT_GE(fr[k], 0);
+		EXPECT_EQ(-ETIME, mvgal_fence_wait(fr[k], 200));
+		a[k] = r;
+		ASSERT_EQ(0, mvgal_end(self->m, sr, -1, NULL, 0));
+	}
+	vfence_signal(&vf);
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(0, settle(fr[k]));
+		EXPECT_EQ(-1, check(self->pool[self->g1] + a[k].pool_offset,
+				    CH + 100 * k + 1, 0, 20 + k));
+	}
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h[0]);
+	mvgal_bo_destroy(self->m, h[1]);
+}
+
+/* A CPU fault on a chunk the GPU owns waits for the GPU's write fence. */
+TEST_F(sess, cpu_fault_waits_for_the_write_fence)
+{
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	struct pollfd p;
+	uint8_t *cpu, got[64];
+	int fence, pipefd[2], status;
+	uint32_t h, s;
+	pid_t pid;
+
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&cpu));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < CH; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 30);
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		memcpy(got, cpu + 1000, sizeof(got));	/* faults, waits */
+		_exit(write(pipefd[1], got, sizeof(got)) == sizeof(got) ? 0 : 1);
+	}
+	p = (struct pollfd) { .fd = pipefd[0], .events = POLLIN };
+	EXPECT_EQ(0, poll(&p, 1, 300));		/* still waiting */
+	vfence_signal(&vf);
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	ASSERT_EQ((ssize_t)sizeof(got), read(pipefd[0], got, sizeof(got)));
+	EXPECT_EQ(-1, check(got, sizeof(got), 1000, 30));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(pipefd[0]);
+	close(pipefd[1]);
+	vfence_free(&vf);
+	munmap(cpu, CH);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Destroying a buffer waits for its fences: its placement stays in the
+ * pool until the GPU work is done, then goes.
+ */
+TEST_F(sess, destroy_waits_for_fences)
+{
+	struct drm_mvgal_heap_region r0, r1;
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pool_region(self->m, self->g1, &r0));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 4 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_destroy(self->m, h));
+	usleep(200 * 1000);
+	ASSERT_EQ(0, pool_region(self->m, self->g1, &r1));
+	EXPECT_EQ(r0.used + 4 * CH, r1.used);	/* the GPU may still write */
+	vfence_signal(&vf);
+	for (int i = 0; i < 200 && r1.used != r0.used; i++) {
+		usleep(50 * 1000);
+		ASSERT_EQ(0, pool_region(self->m, self->g1, &r1));
+	}
+	EXPECT_EQ(r0.used, r1.used);
+	vfence_free(&vf);
+}
+
+/*
+ * The transparent case: a GPU that only used a peer's pool in place has
+ * no placement to free, and freeing it still leaves nothing pointing at
+ * it; freeing the peer's drains home, and the next session copies.
+ */
+TEST_F(sess, in_place_then_free)
+{
+	const uint64_t size = 2 * CH + 5;
+	static uint8_t back[2 * CH + 5];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* vgem writes where the bytes are: in g0's pool. */
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(0u, copied);
+	ASSERT_EQ((uint32_t)self->g0, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 40);
+	/* Live in place: the peer's placement cannot go either. */
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g0));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->vg));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0u, info.valid[1 + self->vg]);
+	EXPECT_EQ(size, info.owned[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.owned[MVGAL_LOC_HOST]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 40));
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(2 * (uint64_t)CH + 4096, copied);
+	EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->vg] + a.pool_offset, size, 0, 40));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Refusals that need state: busy migrations and frees, device-only
+ * homes, started jobs, the per-file session limit, and the privileged
+ * ioctls without CAP_SYS_ADMIN.
+ */
+TEST_F(sess, stateful_rejections)
+{
+	struct __user_cap_header_struct ch = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct cd[2];
+	struct drm_mvgal_access a;
+	struct drm_mvgal_migrate mg;
+	struct drm_mvgal_cancel c;
+	struct drm_mvgal_calibrate cal = { 0 };
+	struct drm_mvgal_pool_fd pfd = { 0 };
+	struct drm_mvgal_stats st = { .flags = 1 };
+	struct drm_mvgal_path p;
+	struct vfence vf;
+	uint32_t h, dev_only, s, ss[MVGAL_SESSIONS_PER_FILE + 1];
+	int fence, f;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_GPU_VALID,
+				     self->g0, &dev_only));
+	/* A device-only buffer has no host location and its home cannot
+	 * be freed.
+	 */
+	EXPECT_EQ(-EINVAL, migrate_job(self->m, dev_only, 1, MVGAL_LOC_HOST,
+				       MVGAL_PRIO_NORMAL, -1, &mg));
+	EXPECT_EQ(-EINVAL, mvgal_place_free(self->m, dev_only, self->g0));
+	/* A live write session: migrating or freeing into it is busy. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-EBUSY, migrate_job(self->m, h, 1, 1 + self->g1,
+				      MVGAL_PRIO_NORMAL, -1, &mg));
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g0));
+	/* Ended with a pending fence: freeing is still busy, not a wait. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g0));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	/* A job that ran cannot be cancelled; padding is refused. */
+	ASSERT_EQ(0, migrate_job(self->m, h, 1, 1 + self->g1, MVGAL_PRIO_NORMAL,
+				 -1, &mg));
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
+	EXPECT_EQ(-EBUSY, mvgal_cancel(self->m, mg.job));
+	c = (struct drm_mvgal_cancel) { .job = mg.job, .pad = 1 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_CANCEL, &c));
+	EXPECT_EQ(EINVAL, errno);
+	/* GET_STATS flags, GET_PATH source, POOL_FD padding. */
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_GET_STATS, &st));
+	EXPECT_EQ(EINVAL, errno);
+	p = (struct drm_mvgal_path) { .src = 9, .dst = 0 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_GET_PATH, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p = (struct drm_mvgal_path) { .src = 8, .dst = 0 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_GET_PATH, &p));
+	EXPECT_EQ(ENODEV, errno);
+	pfd = (struct drm_mvgal_pool_fd) { .gpu = self->g0, .pad = 1 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pfd));
+	EXPECT_EQ(EINVAL, errno);
+	/* At most MVGAL_SESSIONS_PER_FILE live sessions per file. */
+	for (unsigned int i = 0; i < MVGAL_SESSIONS_PER_FILE; i++) {
+		ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0,
+				    1, &a, &ss[i], &f, NULL)) TH_LOG("session %u", i);
+		ASSERT_EQ(0, settle(f));
+	}
+	EXPECT_EQ(-EBUSY, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 1,
+				 &a, &ss[MVGAL_SESSIONS_PER_FILE], &f, NULL));
+	for (unsigned int i = 0; i < MVGAL_SESSIONS_PER_FILE; i++)
+		ASSERT_EQ(0, mvgal_end(self->m, ss[i], -1, NULL, 0));
+	/* Without CAP_SYS_ADMIN: no calibration, no pool fd. */
+	ASSERT_EQ(0, syscall(SYS_capget, &ch, cd));
+	cd[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	ASSERT_EQ(0, syscall(SYS_capset, &ch, cd));
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_CALIBRATE, &cal));
+	EXPECT_EQ(EPERM, errno);
+	pfd = (struct drm_mvgal_pool_fd) { .gpu = self->g0 };
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pfd));
+	EXPECT_EQ(EPERM, errno);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, dev_only);
+}
+
+/* mvgal-info --buffers shows a buffer's residency per location. */
+TEST_F(sess, info_shows_residency)
+{
+	struct drm_mvgal_access a;
+	char line[512], want[128];
+	bool found = false;
+	uint32_t h, s;
+	int fence;
+	FILE *f;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, CH, 10,
+			    &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* host: 2 chunks valid, none alone; gpuN: 1 chunk, owned. */
+	snprintf(want, sizeof(want), "host: %u / %u B, gpu%d: %u / %u B",
+		 2 * CH, 2 * CH, self->g1, CH, CH);
+	f = popen("mvgal-info --buffers", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, want) != NULL;
+	pclose(f);
+	EXPECT_TRUE(found) TH_LOG("no line with \"%s\"", want);
 	mvgal_bo_destroy(self->m, h);
 }
 
