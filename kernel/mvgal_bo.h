@@ -151,6 +151,9 @@ int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,
 int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 			struct drm_file *file);
 
+/* Staging copies move through bounce buffers of this size. */
+#define MVGAL_BOUNCE_SIZE	(64 * 1024)
+
 /* mvgal_place.c: where each location's copy is, and moving it. */
 struct mvgal_view {
 	struct page **pages;	/* host pages, or NULL: @map */

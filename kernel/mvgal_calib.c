@@ -19,7 +19,6 @@
 #define MVGAL_CAL_SMALL		(4 * 1024)
 #define MVGAL_CAL_LARGE		(1024 * 1024)
 #define MVGAL_CAL_REPEAT	3
-#define MVGAL_BOUNCE_SIZE	(64 * 1024)
 
 /* What is possible from @src to @dst; false if a location is absent. */
 static bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,

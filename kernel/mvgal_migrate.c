@@ -24,8 +24,6 @@
 #include "core/mvgal_range.h"
 #include "mvgal_bo.h"
 
-#define MVGAL_BOUNCE_SIZE	(64 * 1024)
-
 enum mvgal_job_state {
 	MVGAL_JOB_WAITING,
 	MVGAL_JOB_READY,

@@ -19,9 +19,6 @@
 #include "core/mvgal_range.h"
 #include "mvgal_bo.h"
 
-/* Staging copies move through a bounce buffer of this size. */
-#define MVGAL_BOUNCE_SIZE	(64 * 1024)
-
 /**
  * mvgal_bo_coherence_init() - chunk states for a new buffer: all at home
  * @bo: the buffer, with npages and home_loc set
@@ -466,6 +463,11 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
 	for (;;) {
+		mutex_lock(&bo->lock);
+		/* Nothing new can be planned while bo->lock is held. */
+		if (dma_resv_test_signaled(bo->base.resv, usage))
+			break;
+		mutex_unlock(&bo->lock);
 		if (!fault && mvgal_live_conflict(bo, first, last, write)) {
 			atomic64_inc(&mdev->ctr.busy);
 			return -EBUSY;
@@ -474,11 +476,6 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 					  MAX_SCHEDULE_TIMEOUT);
 		if (t < 0)
 			return t;
-		mutex_lock(&bo->lock);
-		/* Nothing new can be planned while bo->lock is held. */
-		if (dma_resv_test_signaled(bo->base.resv, usage))
-			break;
-		mutex_unlock(&bo->lock);
 	}
 	if (!fault && mvgal_live_conflict(bo, first, last, write)) {
 		ret = -EBUSY;

@@ -104,21 +104,12 @@ static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
 /* Does the session's access conflict with a live one on its chunks? */
 static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
 {
-	struct mvgal_bo *bo = b->bo;
-	unsigned long c;
-	bool busy = false;
+	unsigned int start, end;
 
-	if (!bo->sessions)
-		return false;
-	spin_lock(&bo->state_lock);
-	for_each_set_bit(c, b->chunks, bo->nchunks) {
-		if (bo->live[c].writers || (write && bo->live[c].readers)) {
-			busy = true;
-			break;
-		}
-	}
-	spin_unlock(&bo->state_lock);
-	return busy;
+	for_each_set_bitrange(start, end, b->chunks, b->bo->nchunks)
+		if (mvgal_live_conflict(b->bo, start, end - 1, write))
+			return true;
+	return false;
 }
 
 /* Is every named chunk held at @loc? */
