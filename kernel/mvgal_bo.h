@@ -157,6 +157,7 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 /* mvgal_place.c: where each location's copy is, and moving it. */
 struct mvgal_view {
 	struct page **pages;	/* host pages, or NULL: @map */
+	bool wc;		/* the pages are write-combined */
 	struct iosys_map map;
 	u64 base;
 };
