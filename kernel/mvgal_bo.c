@@ -18,6 +18,7 @@
 #include <linux/cred.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #ifdef CONFIG_X86
 #include <asm/set_memory.h>
@@ -110,6 +111,8 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 		list_del(&bo->link);
 		mutex_unlock(&mdev->bos_lock);
 	}
+	if (bo->vaddr)
+		vunmap(bo->vaddr);
 	if (bo->pages) {
 		for (i = 0; i < bo->npages; i++)
 			if (bo->pages[i])

@@ -43,6 +43,8 @@ struct mvgal_bo {
 	struct page **pages;	/* host storage; NULL entries: not yet */
 	unsigned long npages;
 	unsigned long nr_pages;
+	/* All @pages mapped at once, once all exist (copies use it). */
+	void *vaddr;
 
 	/* Device-only storage: a range of @home's pool. */
 	struct mvgal_gpu *home;
@@ -157,7 +159,6 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 /* mvgal_place.c: where each location's copy is, and moving it. */
 struct mvgal_view {
 	struct page **pages;	/* host pages, or NULL: @map */
-	bool wc;		/* the pages are write-combined */
 	struct iosys_map map;
 	u64 base;
 };

@@ -11,8 +11,8 @@
  */
 #include <linux/capability.h>
 #include <linux/ktime.h>
-#include <linux/gfp.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "mvgal_bo.h"
 
@@ -78,27 +78,23 @@ struct mvgal_cal_loc {
 	struct mvgal_view view;
 	struct mvgal_gpu *gpu;
 	struct mvgal_pool_alloc alloc;
-	struct page *host[MVGAL_CAL_LARGE / PAGE_SIZE];
+	void *host;
 	bool ok;
 };
 
 /*
- * Host scratch is pages, as buffers' host copies are, so that the timings
- * are those of the path buffers take.
+ * Host scratch is vmalloc memory: pages behind one kernel mapping, as a
+ * buffer's host copy is once fully populated (see mvgal_bo_view()).
  */
 static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
 			      struct mvgal_cal_loc *l)
 {
-	unsigned int i;
-
 	memset(l, 0, sizeof(*l));
 	if (loc == MVGAL_LOC_HOST) {
-		for (i = 0; i < ARRAY_SIZE(l->host); i++) {
-			l->host[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-			if (!l->host[i])
-				return;
-		}
-		l->view.pages = l->host;
+		l->host = vzalloc(MVGAL_CAL_LARGE);
+		if (!l->host)
+			return;
+		iosys_map_set_vaddr(&l->view.map, l->host);
 		l->ok = true;
 		return;
 	}
@@ -112,12 +108,9 @@ static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
 
 static void mvgal_cal_loc_put(struct mvgal_cal_loc *l)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(l->host); i++)
-		if (l->host[i])
-			__free_page(l->host[i]);
-	if (l->gpu && l->ok)
+	if (l->host)
+		vfree(l->host);
+	else if (l->ok)
 		mvgal_pool_free(l->gpu, &l->alloc);
 }
 
@@ -149,7 +142,7 @@ static unsigned int mvgal_calibrate_all(struct mvgal_device *mdev,
 	struct mvgal_cal_loc *locs;
 	unsigned int src, dst, m, pairs = 0;
 
-	locs = kvcalloc(MVGAL_LOC_COUNT, sizeof(*locs), GFP_KERNEL);
+	locs = kcalloc(MVGAL_LOC_COUNT, sizeof(*locs), GFP_KERNEL);
 	if (!locs)
 		return 0;
 	for (src = 0; src < MVGAL_LOC_COUNT; src++)
@@ -185,7 +178,7 @@ static unsigned int mvgal_calibrate_all(struct mvgal_device *mdev,
 	}
 	for (src = 0; src < MVGAL_LOC_COUNT; src++)
 		mvgal_cal_loc_put(&locs[src]);
-	kvfree(locs);
+	kfree(locs);
 	return pairs;
 }
 
