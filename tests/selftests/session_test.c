@@ -86,6 +86,13 @@ static int write_param(const char *path, const char *v)
 	return ret;
 }
 
+/* A buffer with host storage that any GPU may use. */
+static int host_bo(struct mvgal *m, uint64_t size, uint32_t *h)
+{
+	return mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			       MVGAL_GPU_ANY, h);
+}
+
 /* A mapping of GPU @gpu's whole pool. */
 static uint8_t *map_pool(int fd, uint32_t gpu)
 {
@@ -241,8 +248,7 @@ TEST_F(sess, cpu_data_reaches_gpu)
 	uint64_t copied;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	fill(buf, size, 1);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
 	/* Bytes 70000..75000 lie in chunk 1 only. */
@@ -355,8 +361,7 @@ TEST_F(sess, conflicting_access_is_busy)
 	uint32_t h, s, s2;
 	int fence, f2;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 4 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 4 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, CH,
 			    &a, &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -393,8 +398,7 @@ TEST_F(sess, reader_waits_for_writer_fence)
 	int fence;
 
 	ASSERT_EQ(0, vfence_new(&vf));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -431,8 +435,7 @@ TEST_F(sess, free_placement_drains_home)
 	uint64_t copied;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -475,8 +478,7 @@ TEST_F(sess, in_place_only_where_the_driver_imports)
 	uint64_t copied;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -538,9 +540,7 @@ TEST_F(sess, forced_methods_move_correct_bytes)
 		int fence;
 
 		ASSERT_EQ(0, write_param(FORCE, force[k].v));
-		ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
-					     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY,
-					     &h));
+		ASSERT_EQ(0, host_bo(self->m, size, &h));
 		fill(buf, size, 10 + k);
 		ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
 		ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
@@ -583,8 +583,7 @@ TEST_F(sess, migrate_and_cancel)
 	struct vfence vf;
 	uint32_t h;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH, &h));
 	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	mg = (struct drm_mvgal_migrate) {
 		.handle = h, .offset = CH, .size = CH + 1,
@@ -716,10 +715,8 @@ TEST_F(sess, begin_rejections)
 		{ "bad pointer", 1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, -EFAULT },
 	};
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h2));
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH, &h));
+	ASSERT_EQ(0, host_bo(self->m, CH, &h2));
 	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct drm_mvgal_begin before;
@@ -783,8 +780,7 @@ TEST_F(sess, other_rejections)
 	uint32_t h, s, rs;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, CH,
 			    &a, &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -891,8 +887,7 @@ TEST_F(sess, detach_drains_placements)
 	uint32_t h, s;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
 			    NULL));
@@ -947,12 +942,9 @@ TEST_F(sess, ready_jobs_run_by_priority)
 	struct drm_mvgal_migrate big, low, high;
 	uint32_t hb, hl, hh;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 48 << 20, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hb));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hl));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &hh));
+	ASSERT_EQ(0, host_bo(self->m, 48 << 20, &hb));
+	ASSERT_EQ(0, host_bo(self->m, CH, &hl));
+	ASSERT_EQ(0, host_bo(self->m, CH, &hh));
 	ASSERT_EQ(0, migrate_job(self->m, hb, 48 << 20, 1 + self->g0,
 				 MVGAL_PRIO_NORMAL, -1, &big));
 	ASSERT_EQ(0, migrate_job(self->m, hl, CH, 1 + self->g1, MVGAL_PRIO_LOW,
@@ -988,10 +980,7 @@ TEST_F(sess, one_fence_covers_many_buffers)
 
 	ASSERT_EQ(0, vfence_new(&vf));
 	for (int k = 0; k < 2; k++)
-		ASSERT_EQ(0, mvgal_bo_create(self->m, CH + 100 * k + 1,
-					     MVGAL_BO_HOST_VALID |
-					     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY,
-					     &h[k]));
+		ASSERT_EQ(0, host_bo(self->m, CH + 100 * k + 1, &h[k]));
 	a[0] = (struct drm_mvgal_access) { .handle = h[0] };
 	a[1] = (struct drm_mvgal_access) { .handle = h[1] };
 	ASSERT_EQ(0, mvgal_begin(self->m, self->g0, MVGAL_ACCESS_WRITE,
@@ -1033,8 +1022,7 @@ TEST_F(sess, cpu_fault_waits_for_the_write_fence)
 	pid_t pid;
 
 	ASSERT_EQ(0, vfence_new(&vf));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, CH, &h));
 	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&cpu));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
@@ -1077,8 +1065,7 @@ TEST_F(sess, destroy_waits_for_fences)
 
 	ASSERT_EQ(0, vfence_new(&vf));
 	ASSERT_EQ(0, pool_region(self->m, self->g1, &r0));
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 4 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 4 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -1111,8 +1098,7 @@ TEST_F(sess, in_place_then_free)
 	uint64_t copied;
 	int fence;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -1166,8 +1152,7 @@ TEST_F(sess, stateful_rejections)
 	uint32_t h, dev_only, s, ss[MVGAL_SESSIONS_PER_FILE + 1];
 	int fence, f;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &h));
 	ASSERT_EQ(0, mvgal_bo_create(self->m, CH, MVGAL_BO_GPU_VALID,
 				     self->g0, &dev_only));
 	/* A device-only buffer has no host location and its home cannot
@@ -1242,8 +1227,7 @@ TEST_F(sess, info_shows_residency)
 	int fence;
 	FILE *f;
 
-	ASSERT_EQ(0, mvgal_bo_create(self->m, 3 * CH, MVGAL_BO_HOST_VALID |
-				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH, &h));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, CH, 10,
 			    &a, &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
