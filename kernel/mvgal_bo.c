@@ -130,7 +130,7 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 		dma_buf_put(dmabuf);
 	}
 	kvfree(bo->chunks);
-	kvfree(bo->live);
+	mvgal_watch_fini(bo);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
@@ -200,12 +200,26 @@ static unsigned long mvgal_bo_fault_index(struct vm_area_struct *vma,
 	return pgoff + ((address - vma->vm_start) >> PAGE_SHIFT);
 }
 
+/* The protection of a page of @bo in @vma: writable or not. */
+static pgprot_t mvgal_bo_prot(struct mvgal_bo *bo, struct vm_area_struct *vma,
+			      bool writable)
+{
+	vm_flags_t flags = vma->vm_flags;
+	pgprot_t prot;
+
+	prot = vm_get_page_prot(writable ? flags : flags & ~VM_WRITE);
+	if (bo->flags & MVGAL_BO_CPU_UNCACHED)
+		prot = pgprot_writecombine(prot);
+	return prot;
+}
+
 /*
  * A CPU fault is a CPU access of the chunk around the page: the chunk is
  * brought home first if a GPU holds its only current copy (after that
- * GPU's write fence). A read maps the page read-only unless home is the
- * chunk's only holder, so that the first write faults again
- * (pfn_mkwrite) and takes the chunk from every GPU copy.
+ * GPU's write fence). A write marks the chunk written (mvgal_watch.c). A
+ * read maps the page read-only unless the chunk is marked already, so
+ * that the first write faults again (pfn_mkwrite) and is seen. The PTE
+ * goes in under bo->lock, so that no re-protection slips in between.
  */
 static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 {
@@ -215,9 +229,9 @@ static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 	unsigned long idx = mvgal_bo_fault_index(vma, vmf->address);
 	u64 off = (u64)idx << PAGE_SHIFT;
 	unsigned long c = off >> bo->chunk_shift;
-	bool home_before, owner;
-	pgprot_t prot = vma->vm_page_prot;
+	bool home_before;
 	struct page *page;
+	vm_fault_t vret;
 	int ret;
 
 	if (idx >= bo->npages)
@@ -233,18 +247,19 @@ static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 	if (!home_before)
 		atomic64_inc(&mdev->ctr.cpu_faults);
 	page = mvgal_bo_page(bo, idx);
-	spin_lock(&bo->state_lock);
-	owner = mvgal_chunk_state(&bo->chunks[c], bo->home_loc) ==
-		MVGAL_CS_OWNER;
-	spin_unlock(&bo->state_lock);
-	mutex_unlock(&bo->lock);
-	if (IS_ERR(page))
+	if (IS_ERR(page)) {
+		mutex_unlock(&bo->lock);
 		return VM_FAULT_OOM;
-	if (!write && !owner)
-		prot = vm_get_page_prot(vma->vm_flags & ~VM_WRITE);
-	if (!write && !owner && (bo->flags & MVGAL_BO_CPU_UNCACHED))
-		prot = pgprot_writecombine(prot);
-	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(page), prot);
+	}
+	/* pfn_mkwrite: the read-only PTE must go for the new one. */
+	if (vmf->flags & FAULT_FLAG_MKWRITE)
+		zap_vma_ptes(vma, vmf->address & PAGE_MASK, PAGE_SIZE);
+	vret = vmf_insert_pfn_prot(vma, vmf->address & PAGE_MASK,
+				   page_to_pfn(page),
+				   mvgal_bo_prot(bo, vma, write ||
+						 mvgal_watch_writable(bo, c)));
+	mutex_unlock(&bo->lock);
+	return vret;
 }
 
 static vm_fault_t mvgal_bo_fault(struct vm_fault *vmf)
@@ -252,23 +267,15 @@ static vm_fault_t mvgal_bo_fault(struct vm_fault *vmf)
 	return mvgal_bo_cpu_fault(vmf, vmf->flags & FAULT_FLAG_WRITE);
 }
 
-/* A write to a page mapped read-only: the chunk becomes the CPU's. */
+/*
+ * A write to a page mapped read-only: the chunk is marked written and the
+ * page mapped writable anew, under bo->lock (rather than letting the core
+ * upgrade the old PTE after this returns, when a re-protection could have
+ * come and gone).
+ */
 static vm_fault_t mvgal_bo_pfn_mkwrite(struct vm_fault *vmf)
 {
-	struct vm_area_struct *vma = vmf->vma;
-	struct mvgal_bo *bo = to_mvgal_bo(vma->vm_private_data);
-	u64 off = (u64)mvgal_bo_fault_index(vma, vmf->address) << PAGE_SHIFT;
-	int ret;
-
-	if (off >= bo->base.size)
-		return VM_FAULT_SIGBUS;
-	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, true, true);
-	if (ret == -ERESTARTSYS || ret == -EINTR)
-		return VM_FAULT_NOPAGE;
-	if (ret)
-		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
-	mutex_unlock(&bo->lock);
-	return 0;
+	return mvgal_bo_cpu_fault(vmf, true);
 }
 
 static const struct vm_operations_struct mvgal_bo_vm_ops = {
@@ -302,6 +309,8 @@ static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 		return -EINVAL;
 	mutex_lock(&bo->lock);
 	bo->cpu_mapped = true;
+	if (!(vma->vm_flags & VM_MAYWRITE))
+		bo->wp_unmaps = true;
 	if (vma->vm_file && vma->vm_file->f_mapping !=
 	    obj->dev->anon_inode->i_mapping)
 		bo->dmabuf_mapping = vma->vm_file->f_mapping;
@@ -576,6 +585,8 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (bo->place[i])
 			args->resident[1 + i] = bo->place[i]->alloc.node.size;
+	/* GPU copies the CPU has written since are not current. */
+	mvgal_watch_fold(bo);
 	mvgal_bo_residency(bo, args->valid, args->owned);
 	args->sessions = bo->sessions;
 	mutex_unlock(&bo->lock);

@@ -25,10 +25,11 @@ struct mvgal_place {
 	struct mvgal_pool_alloc alloc;
 };
 
-/* Live sessions on one chunk. */
+/* A live session's use of one buffer, on the buffer's @live list. */
 struct mvgal_live {
-	u16 readers;
-	u16 writers;
+	struct list_head link;
+	unsigned long *chunks;	/* bitmap: the chunks it named */
+	bool write;
 };
 
 struct mvgal_bo {
@@ -84,13 +85,24 @@ struct mvgal_bo {
 	unsigned int chunk_shift;
 	unsigned long nchunks;
 	struct mvgal_chunk *chunks;
-	struct mvgal_live *live;
+	struct list_head live;		/* of struct mvgal_live */
 	unsigned int sessions;		/* live sessions */
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
 	struct mvgal_place *place[MVGAL_MAX_GPUS];
+	/*
+	 * Write-watch (mvgal_watch.c), under @lock: chunks the CPU wrote
+	 * since HARVEST reset the record, and since the chunk states took
+	 * the writes in; their counts.
+	 */
+	unsigned long *cpu_written;
+	unsigned long *cpu_pending;
+	unsigned long nwritten;
+	unsigned long npending;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */
 	bool cpu_mapped;
+	/* A mapping without VM_MAYWRITE exists: re-protect by unmapping. */
+	bool wp_unmaps;
 	/* The mapping of its exported dma-buf's file, while that lives. */
 	struct address_space *dmabuf_mapping;
 	struct work_struct free_work;
@@ -191,5 +203,15 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write);
 int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 			   struct drm_file *file);
+
+/* mvgal_watch.c */
+int mvgal_watch_init(struct mvgal_bo *bo);
+void mvgal_watch_fini(struct mvgal_bo *bo);
+void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
+		      unsigned long last, bool pending);
+bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);
+void mvgal_watch_fold(struct mvgal_bo *bo);
+int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
+			struct drm_file *file);
 
 #endif /* MVGAL_BO_H */

@@ -721,6 +721,7 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_resv;
 	mutex_lock(&bo->lock);
+	mvgal_watch_fold(bo);
 	if (mvgal_live_conflict(bo, first, last, move)) {
 		atomic64_inc(&mdev->ctr.busy);
 		ret = -EBUSY;

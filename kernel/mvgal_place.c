@@ -37,8 +37,10 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 				       1ULL << bo->chunk_shift);
 	bo->chunks = kvmalloc_array(bo->nchunks, sizeof(*bo->chunks),
 				    GFP_KERNEL);
-	bo->live = kvcalloc(bo->nchunks, sizeof(*bo->live), GFP_KERNEL);
-	if (!bo->chunks || !bo->live)
+	INIT_LIST_HEAD(&bo->live);
+	if (!bo->chunks)
+		return -ENOMEM;
+	if (mvgal_watch_init(bo))
 		return -ENOMEM;
 	for (i = 0; i < bo->nchunks; i++)
 		mvgal_chunk_init(&bo->chunks[i], bo->home_loc);
@@ -453,14 +455,19 @@ void mvgal_bo_zap(struct mvgal_bo *bo, unsigned long first, unsigned long last)
 bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 			 unsigned long last, bool write)
 {
+	struct mvgal_live *l;
 	bool busy = false;
-	unsigned long c;
 
 	if (!READ_ONCE(bo->sessions))
 		return false;
 	spin_lock(&bo->state_lock);
-	for (c = first; c <= last && !busy; c++)
-		busy = bo->live[c].writers || (write && bo->live[c].readers);
+	list_for_each_entry(l, &bo->live, link) {
+		if ((write || l->write) &&
+		    find_next_bit(l->chunks, last + 1, first) <= last) {
+			busy = true;
+			break;
+		}
+	}
 	spin_unlock(&bo->state_lock);
 	return busy;
 }
@@ -515,8 +522,11 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
 	if (ret)
 		goto err_unlock;
-	if (write)
+	/* A mapped write leaves the GPU copies to the next fold. */
+	if (write && !fault)
 		mvgal_chunks_written(bo, first, last, bo->home_loc);
+	if (write)
+		mvgal_watch_mark(bo, first, last, fault);
 	return 0;
 
 err_unlock:

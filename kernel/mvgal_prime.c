@@ -342,7 +342,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	ret = mvgal_bo_coherence_init(bo);
 	if (ret) {
 		kvfree(bo->chunks);
-		kvfree(bo->live);
+		mvgal_watch_fini(bo);
 		dma_buf_vunmap_unlocked(dmabuf, &bo->map);
 		goto err_detach;
 	}

@@ -25,12 +25,16 @@ struct mvgal_sbo {
 	struct mvgal_bo *bo;
 	unsigned long *chunks;	/* bitmap: chunks the session named */
 	unsigned long small;	/* @chunks when they fit in a word */
+	struct mvgal_live live;	/* on the buffer's list while live */
 	unsigned int loc;	/* where the session's bytes are */
 	bool new_place;		/* BEGIN made the placement (for undo) */
+	bool ready;		/* current at the GPU, nothing to wait for */
 };
 
 struct mvgal_session {
-	struct list_head link;	/* on the file's list once begun */
+	struct list_head link;	/* on the file's list */
+	/* BEGIN is done with it: END may find it (release/acquire). */
+	bool begun;
 	u32 id;
 	u32 gpu;
 	bool write;
@@ -116,15 +120,15 @@ static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
 static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
 {
 	struct mvgal_bo *bo = b->bo;
-	unsigned long c;
+	unsigned int start, end, c;
 	bool all = true;
 
 	spin_lock(&bo->state_lock);
-	for_each_set_bit(c, b->chunks, bo->nchunks) {
-		if (!mvgal_chunk_valid_at(&bo->chunks[c], loc)) {
-			all = false;
+	for_each_set_bitrange(start, end, b->chunks, bo->nchunks) {
+		for (c = start; c < end && all; c++)
+			all = mvgal_chunk_valid_at(&bo->chunks[c], loc);
+		if (!all)
 			break;
-		}
 	}
 	spin_unlock(&bo->state_lock);
 	return all;
@@ -169,19 +173,22 @@ static int mvgal_sbo_plan(struct mvgal_job *job, struct mvgal_sbo *b)
 	return 0;
 }
 
-/* Counts the session live on its chunks (+1) or no longer (-1). */
+/*
+ * The session is live on its chunks (+1) or no longer (-1). Caller holds
+ * bo->lock.
+ */
 static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 			   int d)
 {
 	struct mvgal_bo *bo = b->bo;
-	unsigned long c;
 
 	spin_lock(&bo->state_lock);
-	for_each_set_bit(c, b->chunks, bo->nchunks) {
-		if (s->write)
-			bo->live[c].writers += d;
-		else
-			bo->live[c].readers += d;
+	if (d > 0) {
+		b->live.chunks = b->chunks;
+		b->live.write = s->write;
+		list_add_tail(&b->live.link, &bo->live);
+	} else {
+		list_del(&b->live.link);
 	}
 	spin_unlock(&bo->state_lock);
 	bo->sessions += d;
@@ -261,15 +268,72 @@ static int mvgal_begin_check(const struct drm_mvgal_begin *args)
 	return 0;
 }
 
+/*
+ * The job of a BEGIN, made when it first has something to copy or wait
+ * for: most BEGINs, on resident data, need none.
+ */
+static int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
+			   const struct drm_mvgal_begin *args,
+			   struct drm_file *file)
+{
+	if (!*job)
+		*job = mvgal_job_alloc(mdev, args->priority, file);
+	return *job ? 0 : -ENOMEM;
+}
+
+/*
+ * The common BEGIN: every buffer's named chunks already current in the
+ * GPU's own pool and no fence to wait for. It plans and publishes
+ * nothing, so it needs no reservation locks, only the buffers' own. The
+ * first is waited for; the others are only tried, as without a ww
+ * context waiting for a second one could deadlock with another BEGIN.
+ * Any miss unlocks and takes the full path.
+ *
+ * Return: true with every bo->lock held.
+ */
+static bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu)
+{
+	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+
+		if (!i)
+			mutex_lock(&b->bo->lock);
+		else if (!mutex_trylock(&b->bo->lock))
+			goto fail;
+		b->ready = !b->bo->npending &&
+			   mvgal_sbo_all_at(b, 1 + gpu->index) &&
+			   dma_resv_test_signaled(b->bo->base.resv, usage);
+		if (!b->ready) {
+			i++;
+			goto fail;
+		}
+	}
+	return true;
+fail:
+	while (i--) {
+		s->b[i].ready = false;
+		mutex_unlock(&s->b[i].bo->lock);
+	}
+	return false;
+}
+
 /* Everything BEGIN plans while holding the locks; see the ioctl. */
 static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
-			    struct mvgal_session *s, struct mvgal_job *job,
-			    struct drm_mvgal_access *acc, u32 flags)
+			    struct mvgal_session *s, struct mvgal_job **job,
+			    struct drm_mvgal_access *acc,
+			    const struct drm_mvgal_begin *args,
+			    struct drm_file *file)
 {
+	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < s->count; i++) {
+		/* The CPU's mapped writes make GPU copies stale now. */
+		mvgal_watch_fold(s->b[i].bo);
 		if (mvgal_sbo_conflict(&s->b[i], s->write)) {
 			atomic64_inc(&mdev->ctr.busy);
 			return -EBUSY;
@@ -281,25 +345,35 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 
 		/* Current in its own pool already: nothing to plan. */
 		b->loc = 1 + gpu->index;
+		if (b->ready)
+			goto view;
 		if (mvgal_sbo_all_at(b, b->loc))
 			goto planned;
-		if (!(flags & MVGAL_ACCESS_NO_IN_PLACE) && b->bo->home != gpu)
+		if (!(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
+		    b->bo->home != gpu)
 			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
 				 b->loc;
 		if (b->loc == 1 + gpu->index) {
 			b->new_place = gpu != b->bo->home &&
 				       !b->bo->place[gpu->index];
 			ret = mvgal_place_get(b->bo, gpu);
-			if (ret)
-				return ret;
-			ret = mvgal_sbo_plan(job, b);
+			if (!ret)
+				ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_sbo_plan(*job, b);
 			if (ret)
 				return ret;
 		}
 planned:
-		ret = mvgal_job_add_resv_deps(job, b->bo, s->write);
-		if (ret)
-			return ret;
+		if (!dma_resv_test_signaled(b->bo->base.resv, usage)) {
+			ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_job_add_resv_deps(*job, b->bo,
+							      s->write);
+			if (ret)
+				return ret;
+		}
+view:
 		mvgal_bo_view(b->bo, b->loc, &v);
 		acc[i].pool_gpu = b->loc - 1;
 		acc[i].pool_offset = v.base;
@@ -324,6 +398,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	struct mvgal_job *job = NULL;
 	struct mvgal_gpu *gpu;
 	unsigned int i, locked = 0;
+	bool lean = false;
 	int ret, fd = -1;
 	u32 id;
 
@@ -363,14 +438,13 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 			goto out_session;
 		}
 	}
-	job = mvgal_job_alloc(mdev, args->priority, file);
-	if (!job) {
-		ret = -ENOMEM;
-		goto out_session;
+	if (in_fence && !dma_fence_is_signaled(in_fence)) {
+		ret = mvgal_begin_job(mdev, &job, args, file);
+		if (!ret)
+			ret = mvgal_job_add_dep(job, in_fence);
+		if (ret)
+			goto out_session;
 	}
-	ret = mvgal_job_add_dep(job, in_fence);
-	if (ret)
-		goto out_session;
 
 	mutex_lock(&mf->lock);
 	if (mf->count >= MVGAL_SESSIONS_PER_FILE) {
@@ -378,55 +452,69 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		ret = -EBUSY;
 		goto out_session;
 	}
-	/* The slot is taken now; the session joins the list once begun. */
+	/* The slot is taken now; END finds the session once begun. */
 	mf->count++;
 	id = ++mf->next_id ?: ++mf->next_id;
-	mutex_unlock(&mf->lock);
 	s->id = id;
-	INIT_LIST_HEAD(&s->link);
+	list_add_tail(&s->link, &mf->sessions);
+	mutex_unlock(&mf->lock);
 
 	mutex_lock(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
 	objs = s->objs;
-	ret = mvgal_session_lock(s, &ctx);
-	if (ret)
-		goto out_gpu;
-	for (locked = 0; locked < s->count; locked++)
-		mutex_lock(&s->b[locked].bo->lock);
-	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args->flags);
+	lean = mvgal_begin_lean(s, gpu);
+	if (lean) {
+		locked = s->count;
+	} else {
+		ret = mvgal_session_lock(s, &ctx);
+		if (ret)
+			goto out_gpu;
+		for (locked = 0; locked < s->count; locked++)
+			mutex_lock(&s->b[locked].bo->lock);
+	}
+	ret = mvgal_begin_plan(mdev, gpu, s, &job, acc, args, file);
 	if (ret)
 		goto out_unlock;
-	if (!mvgal_job_empty(job)) {
+	if (job && mvgal_job_empty(job)) {
+		mvgal_job_abort(job);
+		job = NULL;
+	}
+	if (job) {
 		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
 		if (fd < 0) {
 			ret = fd;
 			goto out_unlock;
 		}
 	}
-	if (copy_to_user(u64_to_user_ptr(args->accesses), acc,
-			 array_size(args->count, sizeof(*acc)))) {
-		ret = -EFAULT;
-		goto out_unlock;
+	/* Only the (out) fields: a few stores, no copy of the array. */
+	for (i = 0; i < s->count; i++) {
+		struct drm_mvgal_access __user *u =
+			u64_to_user_ptr(args->accesses + i * sizeof(*acc));
+
+		if (put_user(acc[i].pool_offset, &u->pool_offset) ||
+		    put_user(acc[i].pool_gpu, &u->pool_gpu)) {
+			ret = -EFAULT;
+			goto out_unlock;
+		}
 	}
 
 	/* Nothing can fail from here on. */
 	begun = s;
 	atomic64_inc(&mdev->ctr.sessions);
-	for (i = 0; i < s->count; i++) {
+	/*
+	 * CPU mappings stay: a page is writable only while its chunk is
+	 * marked written (mvgal_watch.c), and the fold above took every
+	 * mark in and write-protected the pages again, so the next CPU
+	 * write is seen.
+	 */
+	for (i = 0; i < s->count; i++)
 		mvgal_sbo_live(s, &s->b[i], 1);
-		/* The GPU's copy becomes current: CPU mappings must fault
-		 * again, so that a CPU write is seen.
-		 */
-		mvgal_sbo_zap(&s->b[i], s->b[i].chunks);
-	}
-	args->bytes_copied = mvgal_job_bytes(job);
+	args->bytes_copied = job ? mvgal_job_bytes(job) : 0;
 	args->session = id;
 	args->out_fence_fd = fd;
-	if (mvgal_job_empty(job)) {
-		mvgal_job_abort(job);
-	} else {
+	if (job) {
 		mvgal_job_mark(job);
 		mvgal_job_publish(job);
 		mvgal_job_push(job);
@@ -448,16 +536,21 @@ out_unlock:
 out_locked:
 	while (locked--)
 		mutex_unlock(&to_mvgal_bo(objs[locked])->lock);
-	drm_gem_unlock_reservations(objs, args->count, &ctx);
+	if (!lean)
+		drm_gem_unlock_reservations(objs, args->count, &ctx);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
-	/* Only now: END takes mf->lock before the reservations. */
-	mutex_lock(&mf->lock);
-	if (begun)
-		list_add_tail(&begun->link, &mf->sessions);
-	else
+	if (begun) {
+		/* Only now, when BEGIN no longer touches it, may END find
+		 * (and free) it; pairs with mvgal_session_find().
+		 */
+		smp_store_release(&begun->begun, true);
+	} else {
+		mutex_lock(&mf->lock);
+		list_del(&s->link);
 		mf->count--;
-	mutex_unlock(&mf->lock);
+		mutex_unlock(&mf->lock);
+	}
 out_session:
 	if (job)
 		mvgal_job_abort(job);
@@ -491,6 +584,10 @@ static void mvgal_session_finish(struct mvgal_session *s,
 		unsigned long c;
 
 		mutex_lock(&bo->lock);
+		/* Before the GPU's writes: a chunk the CPU wrote meanwhile is
+		 * then no longer held at the GPU, and stays the CPU's.
+		 */
+		mvgal_watch_fold(bo);
 		mvgal_sbo_live(s, b, -1);
 		if (s->write && w) {
 			spin_lock(&bo->state_lock);
@@ -570,7 +667,8 @@ static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
 	struct mvgal_session *s;
 
 	list_for_each_entry(s, &mf->sessions, link)
-		if (s->id == id)
+		/* Pairs with BEGIN's release: all it wrote is seen. */
+		if (s->id == id && smp_load_acquire(&s->begun))
 			return s;
 	return NULL;
 }

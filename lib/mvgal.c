@@ -157,6 +157,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "sessions";
 	case MVGAL_CAP_MIGRATION:
 		return "migration";
+	case MVGAL_CAP_WRITE_WATCH:
+		return "write-watch";
 	default:
 		return NULL;
 	}

@@ -199,3 +199,17 @@ const char *mvgal_prio_name(uint32_t prio)
 
 	return prio < MVGAL_PRIO_COUNT ? names[prio] : NULL;
 }
+
+int mvgal_harvest(struct mvgal *dev, uint32_t flags,
+		  struct drm_mvgal_harvest_entry *entries, uint32_t count)
+{
+	struct drm_mvgal_harvest h = {
+		.entries = (uintptr_t)entries,
+		.count = count,
+		.flags = flags,
+	};
+
+	if (!dev || !entries)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_HARVEST, &h);
+}

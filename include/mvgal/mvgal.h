@@ -345,6 +345,20 @@ MVGAL_API int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
  */
 MVGAL_API int mvgal_calibrate(struct mvgal *dev, uint32_t *paths);
 /**
+ * mvgal_harvest() - what the CPU wrote in @count buffers, in one call
+ * @dev: the mvgal device
+ * @flags: MVGAL_HARVEST_RESET to clear what is reported, 0 to peek
+ * @entries: per buffer: handle, format, output (see struct
+ *	     drm_mvgal_harvest_entry); count and chunks are filled
+ * @count: entries, at most MVGAL_HARVEST_MAX_BUFFERS
+ *
+ * Return: 0 or -errno; with -ENOSPC the entries short of room say how
+ * much they need in their count, and no record changed.
+ */
+MVGAL_API int mvgal_harvest(struct mvgal *dev, uint32_t flags,
+			    struct drm_mvgal_harvest_entry *entries,
+			    uint32_t count);
+/**
  * mvgal_fence_wait() - wait for a sync_file to signal
  * @fence_fd: the sync_file
  * @timeout_ms: milliseconds; 0 polls, negative waits forever

@@ -7,7 +7,12 @@
  *    pool -> pool, against a plain memcpy() of the same bytes between two
  *    buffers of this process;
  *  - BEGIN + END on a resident, clean buffer against a null ioctl
- *    (GET_INFO) on the same fd.
+ *    (GET_INFO) on the same fd;
+ *  - write-watch: a BEGIN after the CPU wrote 1% of a 64 MiB buffer
+ *    against one after it wrote all of it; a HARVEST of 256 written
+ *    one-page runs in a 1 GiB buffer against the same in 64 MiB; a
+ *    HARVEST with 1% written against comparing the whole buffer with a
+ *    shadow copy (the approach the write-watch replaces).
  *
  * Nothing here passes or fails: the goals are printed next to the
  * ratios. Each run times both sides back to back; a ratio is the median
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,6 +229,153 @@ static void bench_session(struct mvgal *m, int g0)
 	mvgal_bo_destroy(m, h);
 }
 
+/* BEGIN (READ, whole buffer) on @g and the wait for its copies; END. */
+static uint64_t timed_begin(struct mvgal *m, int g, uint32_t h)
+{
+	struct drm_mvgal_access a = { .handle = h };
+	uint64_t t0 = now_ns(), t;
+	uint32_t s;
+	int fence;
+
+	if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1, &a, 1,
+			&s, &fence, NULL))
+		return 0;
+	if (fence >= 0) {
+		mvgal_fence_wait(fence, 60000);
+		close(fence);
+	}
+	t = now_ns() - t0;
+	mvgal_end(m, s, -1, NULL, 0);
+	return t;
+}
+
+/* HARVEST (RESET, runs) of one buffer, timed. */
+static uint64_t timed_harvest(struct mvgal *m, uint32_t h,
+			      struct drm_mvgal_range *runs, uint32_t cap,
+			      uint64_t *chunks)
+{
+	struct drm_mvgal_harvest_entry e = {
+		.handle = h, .flags = MVGAL_HARVEST_RUNS,
+		.data = (uintptr_t)runs, .capacity = cap,
+	};
+	uint64_t t0 = now_ns(), t;
+
+	if (mvgal_harvest(m, MVGAL_HARVEST_RESET, &e, 1))
+		return 0;
+	t = now_ns() - t0;
+	*chunks = e.chunks;
+	return t;
+}
+
+/*
+ * A host buffer of @size, mapped; 0 or -errno. Its pages come on first
+ * touch (LAZY_ALLOCATE): a 1 GiB one would not fit the guest otherwise.
+ */
+static int mapped_bo(struct mvgal *m, uint64_t size, uint32_t *h,
+		     uint8_t **p)
+{
+	int ret = mvgal_bo_create(m, size,
+				  MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID |
+				  MVGAL_BO_LAZY_ALLOCATE, MVGAL_GPU_ANY, h);
+
+	if (!ret)
+		ret = mvgal_bo_map(m, *h, (void **)p);
+	return ret;
+}
+
+static void bench_watch(struct mvgal *m, int g0)
+{
+	const uint64_t big = 64ULL << 20, huge = 1ULL << 30, chunk = 64 << 10;
+	const uint64_t nchunks = big / chunk, few = nchunks / 100;
+	static struct drm_mvgal_range runs[256];
+	uint64_t t1[REPS], t100[REPS], th[REPS], tb[REPS], tw[REPS], ts[REPS];
+	double r1[REPS], r2[REPS], r3[REPS];
+	uint64_t n1 = 0, n2 = 0, n3 = 0;
+	uint32_t h, hh;
+	uint8_t *p, *ph, *shadow;
+	int ret;
+
+	ret = mapped_bo(m, big, &h, &p);
+	if (!ret)
+		ret = mapped_bo(m, huge, &hh, &ph);
+	shadow = malloc(big);
+	if (ret || !shadow) {
+		fprintf(stderr, "mvgal-bench: write-watch buffers: %s\n",
+			strerror(ret ? -ret : ENOMEM));
+		free(shadow);
+		return;
+	}
+	memset(p, 1, big);
+	timed_begin(m, g0, h);			/* the GPU's copy, whole */
+	for (int r = 0; r < REPS; r++) {
+		/* 1% of the chunks, spread, written whole. */
+		for (uint64_t c = 0; c < few; c++)
+			memset(p + c * (nchunks / few) * chunk, r, chunk);
+		t1[r] = timed_begin(m, g0, h);
+		memset(p, r, big);
+		t100[r] = timed_begin(m, g0, h);
+		r1[r] = (double)t1[r] / t100[r];
+	}
+	printf("# write-watch: BEGIN after the CPU wrote 1%% vs 100%% of 64 MiB (goal: <= 0.03)\n");
+	qsort(r1, REPS, sizeof(r1[0]), cmp_double);
+	printf("bench: begin 1%% %llu us  100%% %llu us  ratio %.3f\n",
+	       (unsigned long long)median(t1, REPS) / 1000,
+	       (unsigned long long)median(t100, REPS) / 1000, r1[REPS / 2]);
+
+	/* Start from empty records: the writes above are in them. */
+	timed_harvest(m, h, runs, 256, &n1);
+	timed_harvest(m, hh, runs, 256, &n2);
+	for (int r = 0; r < REPS; r++) {
+		for (int i = 0; i < 256; i++) {
+			ph[i * (huge / 256) + 64] = (uint8_t)r;
+			p[i * (big / 256) + 64] = (uint8_t)r;
+		}
+		th[r] = timed_harvest(m, hh, runs, 256, &n2);
+		tb[r] = timed_harvest(m, h, runs, 256, &n1);
+		r2[r] = (double)th[r] / tb[r];
+	}
+	printf("# write-watch: HARVEST of 256 one-page runs, 1 GiB vs 64 MiB buffer (goal: <= 2)\n");
+	qsort(r2, REPS, sizeof(r2[0]), cmp_double);
+	printf("bench: harvest 1 GiB %llu us (%llu chunks)  64 MiB %llu us (%llu chunks)  ratio %.2f\n",
+	       (unsigned long long)median(th, REPS) / 1000,
+	       (unsigned long long)n2,
+	       (unsigned long long)median(tb, REPS) / 1000,
+	       (unsigned long long)n1, r2[REPS / 2]);
+
+	memcpy(shadow, p, big);
+	for (int r = 0; r < REPS; r++) {
+		uint64_t t0, changed = 0;
+
+		for (uint64_t c = 0; c < few; c++)
+			p[c * (nchunks / few) * chunk + 100] = (uint8_t)(r + 7);
+		/* The shadow approach: compare every chunk, refresh changed. */
+		t0 = now_ns();
+		for (uint64_t c = 0; c < nchunks; c++) {
+			if (memcmp(p + c * chunk, shadow + c * chunk, chunk)) {
+				memcpy(shadow + c * chunk, p + c * chunk, chunk);
+				changed++;
+			}
+		}
+		ts[r] = now_ns() - t0;
+		tw[r] = timed_harvest(m, h, runs, 256, &n3);
+		if (changed != n3)
+			printf("bench: shadow found %llu chunks, harvest %llu\n",
+			       (unsigned long long)changed,
+			       (unsigned long long)n3);
+		r3[r] = (double)tw[r] / ts[r];
+	}
+	printf("# write-watch: HARVEST with 1%% of 64 MiB written vs comparing a shadow copy\n");
+	qsort(r3, REPS, sizeof(r3[0]), cmp_double);
+	printf("bench: harvest %llu us  shadow compare %llu us  ratio %.4f\n",
+	       (unsigned long long)median(tw, REPS) / 1000,
+	       (unsigned long long)median(ts, REPS) / 1000, r3[REPS / 2]);
+	munmap(p, big);
+	munmap(ph, huge);
+	free(shadow);
+	mvgal_bo_destroy(m, h);
+	mvgal_bo_destroy(m, hh);
+}
+
 int main(void)
 {
 	struct mvgal_config cfg;
@@ -252,6 +405,7 @@ int main(void)
 	       g0, g1);
 	bench_migration(m, g0, g1);
 	bench_session(m, g0);
+	bench_watch(m, g0);
 	mvgal_close(m);
 	return 0;
 }

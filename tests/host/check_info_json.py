@@ -30,11 +30,12 @@ except ValueError as e:
 check("json: driver name and version",
       d["driver"]["name"] == "mvgal" and d["driver"]["version"] == "0.1.0"
       and d["driver"]["node"].startswith("/dev/dri/renderD"))
-# Modules without the migration engine lack the last two caps (and the
-# sections below).
+# Modules without the migration engine lack "sessions" and "migration"
+# (and the sections below).
 check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 1 and d["library_abi_version"] == 1
-      and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration"]
+      and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
+                        "write-watch"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 check("json: module settings",

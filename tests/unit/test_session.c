@@ -20,6 +20,7 @@ TEST(prio_and_cap_names)
 	EXPECT_EQ(NULL, mvgal_prio_name(MVGAL_PRIO_COUNT));
 	EXPECT_STREQ("sessions", mvgal_cap_name(MVGAL_CAP_SESSIONS));
 	EXPECT_STREQ("migration", mvgal_cap_name(MVGAL_CAP_MIGRATION));
+	EXPECT_STREQ("write-watch", mvgal_cap_name(MVGAL_CAP_WRITE_WATCH));
 	EXPECT_EQ(NULL, mvgal_cap_name(1ULL << 63));
 }
 
@@ -41,6 +42,7 @@ TEST(null_arguments_are_einval)
 	EXPECT_EQ(-EINVAL, mvgal_get_stats(NULL, &s));
 	EXPECT_EQ(-EINVAL, mvgal_get_path(NULL, 0, 1, 4096, &p));
 	EXPECT_EQ(-EINVAL, mvgal_calibrate(NULL, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_harvest(NULL, 0, NULL, 1));
 	EXPECT_EQ(-EINVAL, mvgal_fence_wait(-1, 0));
 	EXPECT_EQ(-EINVAL, mvgal_fence_status(-1));
 }

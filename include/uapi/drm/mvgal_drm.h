@@ -44,9 +44,12 @@ extern "C" {
  * &drm_mvgal_bo_info, PLACE_FREE.
  * MVGAL_CAP_MIGRATION: the migration engine (MIGRATE, CANCEL, GET_STATS,
  * GET_PATH, CALIBRATE).
+ * MVGAL_CAP_WRITE_WATCH: CPU writes are tracked per chunk (HARVEST), and
+ * a BEGIN copies only what the CPU wrote since the GPU's copy was made.
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
+#define MVGAL_CAP_WRITE_WATCH		(1ULL << 4)
 
 /**
  * DOC: core settings
@@ -865,6 +868,76 @@ struct drm_mvgal_pool_fd {
 	__u32 pad;
 };
 
+/* The most buffers one HARVEST takes. */
+#define MVGAL_HARVEST_MAX_BUFFERS	256
+
+/* drm_mvgal_harvest.flags */
+#define MVGAL_HARVEST_RESET	(1U << 0)
+#define MVGAL_HARVEST_FLAGS	MVGAL_HARVEST_RESET
+
+/* drm_mvgal_harvest_entry.flags */
+#define MVGAL_HARVEST_RUNS	(1U << 0)
+#define MVGAL_HARVEST_ENTRY_FLAGS	MVGAL_HARVEST_RUNS
+
+/**
+ * struct drm_mvgal_harvest_entry - one buffer of a HARVEST
+ *
+ * What the CPU wrote in the buffer since its record was last reset, by
+ * chunk (&drm_mvgal_get_info.chunk_size): as a bitmap, bit c of word
+ * c / 64 for chunk c, or (MVGAL_HARVEST_RUNS) as byte ranges, each a run
+ * of written chunks, the last one clipped to the buffer's size, in
+ * increasing order.
+ */
+struct drm_mvgal_harvest_entry {
+	/** @handle: (in) the buffer. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_HARVEST_RUNS, or 0 for a bitmap. */
+	__u32 flags;
+	/**
+	 * @data: (in) user pointer: @capacity __u64 bitmap words, or
+	 * @capacity &struct drm_mvgal_range for runs.
+	 */
+	__u64 data;
+	/**
+	 * @capacity: (in) elements at @data. A bitmap needs
+	 * ceil(chunks / 64) words; runs need one per run (@count says how
+	 * many when they did not fit).
+	 */
+	__u32 capacity;
+	/**
+	 * @count: (out) words or runs written; with -ENOSPC, the number
+	 * needed.
+	 */
+	__u32 count;
+	/** @chunks: (out) written chunks reported. */
+	__u64 chunks;
+};
+
+/**
+ * struct drm_mvgal_harvest - DRM_IOCTL_MVGAL_HARVEST
+ *
+ * The CPU's writes to many buffers in one call. CPU mappings are
+ * write-notify mappings: the first write to a clean page faults and marks
+ * its chunk written. MVGAL_HARVEST_RESET clears the marks it reports and
+ * write-protects those chunks' pages again, so that the next write is
+ * seen again; without it the record is only read (peek). The cost grows
+ * with the chunks written, not with the size of the buffers. Writes
+ * through BO_PWRITE and BO_COPY are marked too.
+ *
+ * Errors: -EINVAL (unknown flags, non-zero padding, @count 0 or above
+ * MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -ENOENT (a handle),
+ * -EFAULT, -ENOSPC (an entry's @capacity is too small: every such
+ * entry's @count says what it needs). On any error no record changes.
+ */
+struct drm_mvgal_harvest {
+	/** @entries: (in) user pointer to @count &struct drm_mvgal_harvest_entry. */
+	__u64 entries;
+	/** @count: (in) entries. */
+	__u32 count;
+	/** @flags: (in) MVGAL_HARVEST_RESET, or 0 to peek. */
+	__u32 flags;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -887,6 +960,7 @@ struct drm_mvgal_pool_fd {
 #define DRM_MVGAL_GET_PATH	0x12
 #define DRM_MVGAL_CALIBRATE	0x13
 #define DRM_MVGAL_POOL_FD	0x14
+#define DRM_MVGAL_HARVEST	0x15
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -930,6 +1004,8 @@ struct drm_mvgal_pool_fd {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_CALIBRATE, struct drm_mvgal_calibrate)
 #define DRM_IOCTL_MVGAL_POOL_FD \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_FD, struct drm_mvgal_pool_fd)
+#define DRM_IOCTL_MVGAL_HARVEST \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_HARVEST, struct drm_mvgal_harvest)
 
 #if defined(__cplusplus)
 }

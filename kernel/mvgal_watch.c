@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write-watch: which chunks the CPU wrote, without a shadow copy.
+ *
+ * CPU mappings are write-notify mappings: a page is mapped writable only
+ * while its chunk is marked written in both records below, so the first
+ * write to any other page faults (pfn_mkwrite) and marks the chunk.
+ * Resetting a record write-protects the chunk's pages again
+ * (wp_shared_mapping_range(), the helper vmwgfx tracks dirty pages with),
+ * so the next write is seen again. The two records:
+ *
+ *  - @cpu_pending: written since the chunk states last took the writes
+ *    in. A mapped write leaves the GPU copies alone; the next operation
+ *    that plans copies (BEGIN, END, MIGRATE, a residency report) folds
+ *    the pending chunks in first: home becomes their only holder, so a
+ *    BEGIN copies exactly the chunks the CPU wrote since its GPU's copy
+ *    was made.
+ *  - @cpu_written: written since HARVEST last reset it, for the user.
+ *
+ * Both are bitmaps under bo->lock. The fault handlers install their PTEs
+ * with bo->lock held, so a reset cannot slip between marking a chunk and
+ * mapping its page writable.
+ */
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include "mvgal_bo.h"
+
+int mvgal_watch_init(struct mvgal_bo *bo)
+{
+	bo->cpu_written = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	bo->cpu_pending = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	if (!bo->cpu_written || !bo->cpu_pending) {
+		mvgal_watch_fini(bo);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void mvgal_watch_fini(struct mvgal_bo *bo)
+{
+	bitmap_free(bo->cpu_written);
+	bitmap_free(bo->cpu_pending);
+	bo->cpu_written = NULL;
+	bo->cpu_pending = NULL;
+}
+
+/**
+ * mvgal_watch_mark() - the CPU wrote chunks [first, last]
+ * @bo: the buffer; caller holds bo->lock
+ * @first: first chunk
+ * @last: last chunk
+ * @pending: a mapped write, which the chunk states take in later (a
+ *	     write through the kernel has already made home the only holder)
+ */
+void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
+		      unsigned long last, bool pending)
+{
+	unsigned long c;
+
+	lockdep_assert_held(&bo->lock);
+	for (c = first; c <= last; c++) {
+		if (!__test_and_set_bit(c, bo->cpu_written))
+			bo->nwritten++;
+		if (pending && !__test_and_set_bit(c, bo->cpu_pending))
+			bo->npending++;
+	}
+}
+
+/* May chunk @c's pages be mapped writable? Caller holds bo->lock. */
+bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c)
+{
+	lockdep_assert_held(&bo->lock);
+	return test_bit(c, bo->cpu_written) && test_bit(c, bo->cpu_pending);
+}
+
+/*
+ * Write-protects the pages of chunks [first, last] in every CPU mapping,
+ * so that the next write faults. walk_page_mapping() stops at a mapping
+ * that can never be written (no VM_MAYWRITE): once there was one, the
+ * pages are unmapped instead, which also makes the next write fault.
+ */
+static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
+				unsigned long last)
+{
+	pgoff_t start, nr;
+
+	lockdep_assert_held(&bo->lock);
+	if (!bo->cpu_mapped)
+		return;
+	if (bo->wp_unmaps) {
+		mvgal_bo_zap(bo, first, last);
+		return;
+	}
+	start = drm_vma_node_start(&bo->base.vma_node) +
+		(mvgal_chunk_start(bo, first) >> PAGE_SHIFT);
+	nr = DIV_ROUND_UP(mvgal_chunk_start(bo, last) +
+			  mvgal_chunk_len(bo, last) -
+			  mvgal_chunk_start(bo, first), PAGE_SIZE);
+	wp_shared_mapping_range(bo->base.dev->anon_inode->i_mapping, start, nr);
+	if (bo->dmabuf_mapping)
+		wp_shared_mapping_range(bo->dmabuf_mapping, start, nr);
+}
+
+/**
+ * mvgal_watch_fold() - the chunk states take in the CPU's mapped writes
+ * @bo: the buffer; caller holds bo->lock
+ *
+ * Every pending chunk gets home as its only holder (its GPU copies are
+ * stale) and is write-protected again. Cost: the pending chunks.
+ */
+void mvgal_watch_fold(struct mvgal_bo *bo)
+{
+	unsigned int start, end, c;
+
+	lockdep_assert_held(&bo->lock);
+	if (!bo->npending)
+		return;
+	for_each_set_bitrange(start, end, bo->cpu_pending, bo->nchunks) {
+		spin_lock(&bo->state_lock);
+		for (c = start; c < end; c++)
+			mvgal_chunk_written(&bo->chunks[c], bo->home_loc);
+		spin_unlock(&bo->state_lock);
+		bitmap_clear(bo->cpu_pending, start, end - start);
+		mvgal_watch_protect(bo, start, end - 1);
+	}
+	bo->npending = 0;
+}
+
+/* Runs of written chunks in @bo's record. Caller holds bo->lock. */
+static u32 mvgal_watch_runs(struct mvgal_bo *bo)
+{
+	unsigned int start, end;
+	u32 n = 0;
+
+	for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks)
+		n++;
+	return n;
+}
+
+/* What entry @e of @bo needs at its data pointer: words or runs. */
+static u32 mvgal_harvest_need(struct mvgal_bo *bo,
+			      const struct drm_mvgal_harvest_entry *e)
+{
+	if (e->flags & MVGAL_HARVEST_RUNS)
+		return mvgal_watch_runs(bo);
+	return DIV_ROUND_UP(bo->nchunks, 64);
+}
+
+/*
+ * Reports (and with @reset clears) @bo's record into entry @e. At most
+ * @e->capacity runs are reported; runs a concurrent write added beyond
+ * that stay recorded. Caller holds bo->lock.
+ */
+static int mvgal_harvest_one(struct mvgal_bo *bo,
+			     struct drm_mvgal_harvest_entry *e, bool reset)
+{
+	unsigned int start, end;
+	u64 chunks = 0;
+	u32 n = 0;
+	int ret = 0;
+
+	if (!(e->flags & MVGAL_HARVEST_RUNS)) {
+		u32 words = DIV_ROUND_UP(bo->nchunks, 64);
+		u64 *arr = kvmalloc_array(words, sizeof(*arr), GFP_KERNEL);
+
+		if (!arr)
+			return -ENOMEM;
+		bitmap_to_arr64(arr, bo->cpu_written, bo->nchunks);
+		if (copy_to_user(u64_to_user_ptr(e->data), arr,
+				 words * sizeof(*arr)))
+			ret = -EFAULT;
+		kvfree(arr);
+		if (ret)
+			return ret;
+		n = words;
+		for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
+			chunks += end - start;
+			if (reset) {
+				bitmap_clear(bo->cpu_written, start,
+					     end - start);
+				mvgal_watch_protect(bo, start, end - 1);
+			}
+		}
+	} else {
+		struct drm_mvgal_range __user *out = u64_to_user_ptr(e->data);
+
+		for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
+			struct drm_mvgal_range r;
+
+			if (n == e->capacity)
+				break;
+			r.offset = mvgal_chunk_start(bo, start);
+			r.size = min(mvgal_chunk_start(bo, end), bo->size) -
+				 r.offset;
+			if (copy_to_user(&out[n], &r, sizeof(r)))
+				return -EFAULT;
+			n++;
+			chunks += end - start;
+			if (reset) {
+				bitmap_clear(bo->cpu_written, start,
+					     end - start);
+				mvgal_watch_protect(bo, start, end - 1);
+			}
+		}
+	}
+	if (reset)
+		bo->nwritten -= chunks;
+	e->count = n;
+	e->chunks = chunks;
+	return 0;
+}
+
+/**
+ * mvgal_ioctl_harvest() - DRM_IOCTL_MVGAL_HARVEST
+ * @dev: the mvgal DRM device
+ * @data: &struct drm_mvgal_harvest
+ * @file: the caller
+ *
+ * Two passes: the first checks every entry (handles, flags, room) and
+ * that every output is writable, changing nothing; the second reports
+ * and resets. Return: 0 or -errno, see &struct drm_mvgal_harvest.
+ */
+int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_mvgal_harvest *args = data;
+	struct drm_mvgal_harvest_entry *ents;
+	struct mvgal_bo **bos;
+	bool short_room = false;
+	u32 i, j;
+	int ret = 0;
+
+	if (args->flags & ~MVGAL_HARVEST_FLAGS || !args->count ||
+	    args->count > MVGAL_HARVEST_MAX_BUFFERS)
+		return -EINVAL;
+	ents = memdup_array_user(u64_to_user_ptr(args->entries), args->count,
+				 sizeof(*ents));
+	if (IS_ERR(ents))
+		return PTR_ERR(ents);
+	bos = kcalloc(args->count, sizeof(*bos), GFP_KERNEL);
+	if (!bos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_harvest_entry *e = &ents[i];
+
+		if (e->flags & ~MVGAL_HARVEST_ENTRY_FLAGS) {
+			ret = -EINVAL;
+			goto out;
+		}
+		e->count = 0;
+		e->chunks = 0;
+		bos[i] = mvgal_bo_lookup(file, e->handle);
+		if (!bos[i]) {
+			ret = -ENOENT;
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			if (bos[j] == bos[i]) {
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+	}
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_harvest_entry *e = &ents[i];
+		size_t elem = e->flags & MVGAL_HARVEST_RUNS ?
+			      sizeof(struct drm_mvgal_range) : sizeof(u64);
+		u32 need;
+
+		mutex_lock(&bos[i]->lock);
+		need = mvgal_harvest_need(bos[i], e);
+		mutex_unlock(&bos[i]->lock);
+		if (need > e->capacity) {
+			e->count = need;
+			short_room = true;
+		} else if (need && clear_user(u64_to_user_ptr(e->data),
+					      (size_t)need * elem)) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	if (short_room) {
+		for (i = 0; i < args->count; i++)
+			if (ents[i].count &&
+			    put_user(ents[i].count,
+				     &((struct drm_mvgal_harvest_entry __user *)
+				       u64_to_user_ptr(args->entries))[i].count))
+				ret = -EFAULT;
+		ret = ret ?: -ENOSPC;
+		goto out;
+	}
+	for (i = 0; i < args->count; i++) {
+		mutex_lock(&bos[i]->lock);
+		ret = mvgal_harvest_one(bos[i], &ents[i],
+					args->flags & MVGAL_HARVEST_RESET);
+		mutex_unlock(&bos[i]->lock);
+		if (ret)
+			goto out;
+	}
+	if (copy_to_user(u64_to_user_ptr(args->entries), ents,
+			 array_size(args->count, sizeof(*ents))))
+		ret = -EFAULT;
+out:
+	if (bos) {
+		for (i = 0; i < args->count; i++)
+			if (bos[i])
+				drm_gem_object_put(&bos[i]->base);
+		kfree(bos);
+	}
+	kfree(ents);
+	return ret;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the coherence selftests (sessions, write-watch): byte
+ * patterns, buffers, pool mappings, one-buffer sessions, vgem fences.
+ * Include after kselftest_harness.h and helpers.h.
+ */
+#ifndef MVGAL_SELFTEST_COHERENCE_H
+#define MVGAL_SELFTEST_COHERENCE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <linux/dma-buf.h>
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+/* vgem's uapi (include/uapi/drm/vgem_drm.h), which libdrm does not ship. */
+#define DRM_VGEM_FENCE_ATTACH	0x1
+#define DRM_VGEM_FENCE_SIGNAL	0x2
+#define VGEM_FENCE_WRITE	0x1
+struct drm_vgem_fence_attach {
+	__u32 handle;
+	__u32 flags;
+	__u32 out_fence;
+	__u32 pad;
+};
+
+struct drm_vgem_fence_signal {
+	__u32 fence;
+	__u32 flags;
+};
+
+#define DRM_IOCTL_VGEM_FENCE_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_FENCE_ATTACH, struct drm_vgem_fence_attach)
+#define DRM_IOCTL_VGEM_FENCE_SIGNAL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VGEM_FENCE_SIGNAL, struct drm_vgem_fence_signal)
+
+#define CH (64 * 1024)
+#define POOL_BYTES ((size_t)POOL_MB << 20)
+#define FORCE "/sys/module/mvgal/parameters/force_method"
+#define MIGRATION "/sys/module/mvgal/parameters/enable_memory_migration"
+
+static inline uint8_t pat(uint64_t i, unsigned int s)
+{
+	return (uint8_t)((i * 151 + s * 13 + (i >> 11)) ^ 0xa5);
+}
+
+static inline void fill(uint8_t *p, uint64_t n, unsigned int s)
+{
+	for (uint64_t i = 0; i < n; i++)
+		p[i] = pat(i, s);
+}
+
+/* First index where @p differs from pattern @s at offset @off, or -1. */
+static inline long check(const uint8_t *p, uint64_t n, uint64_t off, unsigned int s)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i] != pat(off + i, s))
+			return (long)i;
+	return -1;
+}
+
+static inline int write_param(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(v, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* A buffer with host storage that any GPU may use. */
+static inline int host_bo(struct mvgal *m, uint64_t size, uint32_t *h)
+{
+	return mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			       MVGAL_GPU_ANY, h);
+}
+
+/* A mapping of GPU @gpu's whole pool. */
+static inline uint8_t *map_pool(int fd, uint32_t gpu)
+{
+	struct drm_mvgal_pool_fd p = { .gpu = gpu };
+	void *va;
+
+	if (drmIoctl(fd, DRM_IOCTL_MVGAL_POOL_FD, &p))
+		return NULL;
+	va = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd, 0);
+	close(p.fd);
+	return va == MAP_FAILED ? NULL : va;
+}
+
+static inline int begin1(struct mvgal *m, uint32_t gpu, uint32_t flags, uint32_t h,
+		  uint64_t off, uint64_t size, struct drm_mvgal_access *a,
+		  uint32_t *session, int *fence, uint64_t *copied)
+{
+	static struct drm_mvgal_range r;
+
+	r.offset = off;
+	r.size = size;
+	*a = (struct drm_mvgal_access) {
+		.handle = h, .nr_ranges = size ? 1 : 0,
+		.ranges = (uintptr_t)&r,
+	};
+	return mvgal_begin(m, gpu, flags, MVGAL_PRIO_NORMAL, -1, a, 1, session,
+			   fence, copied);
+}
+
+/* Waits for a BEGIN fence (-1: nothing to wait for) and closes it. */
+static inline int settle(int fence)
+{
+	int ret;
+
+	if (fence < 0)
+		return 0;
+	ret = mvgal_fence_wait(fence, 20000);
+	close(fence);
+	return ret;
+}
+
+static inline int end_written(struct mvgal *m, uint32_t session, uint32_t h,
+		       uint64_t off, uint64_t size, int fence)
+{
+	struct drm_mvgal_range r = { .offset = off, .size = size };
+	struct drm_mvgal_access w = {
+		.handle = h, .nr_ranges = 1, .ranges = (uintptr_t)&r,
+	};
+
+	return mvgal_end(m, session, fence, &w, 1);
+}
+
+/* A vgem fence the test signals: its sync_file and its vgem id. */
+struct vfence {
+	int vgem;
+	uint32_t bo;
+	uint32_t id;
+	int fd;
+};
+
+static inline int vfence_new(struct vfence *f)
+{
+	struct drm_mode_create_dumb d = { .width = 64, .height = 1, .bpp = 32 };
+	struct drm_vgem_fence_attach a = { .flags = VGEM_FENCE_WRITE };
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
+	int dmabuf;
+
+	f->vgem = open_card("vgem", NULL, 0);
+	if (f->vgem < 0)
+		return f->vgem;
+	if (drmIoctl(f->vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d))
+		return -errno;
+	f->bo = d.handle;
+	a.handle = d.handle;
+	if (drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+		return -errno;
+	f->id = a.out_fence;
+	if (drmPrimeHandleToFD(f->vgem, d.handle, O_CLOEXEC | O_RDWR, &dmabuf))
+		return -errno;
+	if (ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e)) {
+		close(dmabuf);
+		return -errno;
+	}
+	close(dmabuf);
+	f->fd = e.fd;
+	return 0;
+}
+
+static inline void vfence_signal(struct vfence *f)
+{
+	struct drm_vgem_fence_signal s = { .fence = f->id };
+
+	drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s);
+}
+
+static inline void vfence_free(struct vfence *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	close(f->vgem);
+}
+
+#endif /* MVGAL_SELFTEST_COHERENCE_H */

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write-watch: the CPU's writes through mappings are seen per chunk
+ * without a shadow copy, HARVEST reports and re-arms them in one call for
+ * many buffers, and a BEGIN copies only the chunks the CPU wrote since
+ * the GPU's copy was made.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+FIXTURE(watch) {
+	struct mvgal *m;
+	int fd;
+	int g0, g1;
+	uint8_t *pool[MVGAL_MAX_GPUS];
+};
+
+FIXTURE_SETUP(watch)
+{
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	self->fd = mvgal_fd(self->m);
+	reset_state(_metadata, self->m);
+	ASSERT_EQ(0, write_param(FORCE, "-1"));
+	self->g0 = find_gpu(self->m, "virtio_gpu", 0);
+	self->g1 = find_gpu(self->m, "virtio_gpu", 1);
+	ASSERT_GE(self->g0, 0);
+	ASSERT_GE(self->g1, 0);
+	self->pool[self->g0] = map_pool(self->fd, self->g0);
+	self->pool[self->g1] = map_pool(self->fd, self->g1);
+	ASSERT_NE(NULL, self->pool[self->g0]);
+	ASSERT_NE(NULL, self->pool[self->g1]);
+}
+
+FIXTURE_TEARDOWN(watch)
+{
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (self->pool[g])
+			munmap(self->pool[g], POOL_BYTES);
+	mvgal_close(self->m);
+}
+
+/* The record of one buffer as a bitmap word (buffers of <= 64 chunks). */
+static int peek_word(struct mvgal *m, uint32_t h, uint64_t *word,
+		     uint64_t *chunks)
+{
+	struct drm_mvgal_harvest_entry e = {
+		.handle = h, .data = (uintptr_t)word, .capacity = 1,
+	};
+	int ret = mvgal_harvest(m, 0, &e, 1);
+
+	if (!ret && chunks)
+		*chunks = e.chunks;
+	return ret;
+}
+
+static int reset_all(struct mvgal *m, uint32_t h)
+{
+	struct drm_mvgal_range r[64];
+	struct drm_mvgal_harvest_entry e = {
+		.handle = h, .flags = MVGAL_HARVEST_RUNS,
+		.data = (uintptr_t)r, .capacity = 64,
+	};
+
+	return mvgal_harvest(m, MVGAL_HARVEST_RESET, &e, 1);
+}
+
+static uint64_t copied_bytes(struct mvgal *m)
+{
+	struct drm_mvgal_stats st;
+	uint64_t sum = 0;
+
+	if (mvgal_get_stats(m, &st))
+		return ~0ULL;
+	for (int i = 0; i < MVGAL_METHOD_COUNT; i++)
+		sum += st.bytes[i];
+	return sum;
+}
+
+/*
+ * Writes through a mapping mark their chunks, reads do not; a peek leaves
+ * the record, a reset clears it and re-arms the pages, so that the next
+ * write to the same page is seen again. The writes land.
+ */
+TEST_F(watch, mapped_writes_are_marked_per_chunk)
+{
+	const uint64_t size = 5 * CH + 100;
+	struct drm_mvgal_range runs[4];
+	struct drm_mvgal_harvest_entry e;
+	volatile uint8_t *p;
+	uint64_t w, chunks, sum = 0;
+	uint8_t back[16];
+	uint32_t h;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (uint64_t i = 0; i < size; i += 512)
+		sum += p[i];		/* every page mapped for reading */
+	ASSERT_EQ(0, peek_word(self->m, h, &w, &chunks));
+	EXPECT_EQ(0, w) TH_LOG("reads marked 0x%llx (sum %llu)",
+			       (unsigned long long)w, (unsigned long long)sum);
+	p[CH + 7] = 0x11;
+	p[size - 1] = 0x22;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, &chunks));
+	EXPECT_EQ((1ULL << 1) | (1ULL << 5), w);
+	EXPECT_EQ(2, chunks);
+	/* A peek changes nothing. */
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ((1ULL << 1) | (1ULL << 5), w);
+	/* As runs: the last one clipped to the buffer's size. */
+	e = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .flags = MVGAL_HARVEST_RUNS,
+		.data = (uintptr_t)runs, .capacity = 4,
+	};
+	ASSERT_EQ(0, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &e, 1));
+	ASSERT_EQ(2, e.count);
+	EXPECT_EQ(2, e.chunks);
+	EXPECT_EQ((uint64_t)CH, runs[0].offset);
+	EXPECT_EQ((uint64_t)CH, runs[0].size);
+	EXPECT_EQ(5ULL * CH, runs[1].offset);
+	EXPECT_EQ(100, runs[1].size);
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(0, w);
+	/* The same page again, then another page of the same chunk. */
+	p[CH + 9] = 0x33;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(1ULL << 1, w);
+	p[2 * CH + 8192] = 0x44;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ((1ULL << 1) | (1ULL << 2), w);
+	/* The bytes are there, read through another path. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH + 7, back, 3));
+	EXPECT_EQ(0x11, back[0]);
+	EXPECT_EQ(0x33, back[2]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, size - 1, back, 1));
+	EXPECT_EQ(0x22, back[0]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 2 * CH + 8192, back, 1));
+	EXPECT_EQ(0x44, back[0]);
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A BEGIN copies exactly the chunks the CPU wrote since that GPU's copy
+ * was made current, counted by the BEGIN and by the engine's byte
+ * counters, and the GPU's copy then holds the new bytes and the old ones
+ * elsewhere. Another GPU's copy is judged on its own.
+ */
+TEST_F(watch, begin_copies_only_what_the_cpu_wrote)
+{
+	const uint64_t size = 16 * CH + 333;
+	const uint64_t whole = 16 * CH + 4096;	/* copies move whole pages */
+	static uint8_t buf[16 * CH + 333];
+	struct drm_mvgal_access a, a1;
+	uint64_t copied, before;
+	volatile uint8_t *p;
+	uint32_t h, s;
+	uint8_t *gpu;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	fill(buf, size, 1);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(whole, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	gpu = self->pool[self->g0] + a.pool_offset;
+	EXPECT_EQ(-1, check(gpu, size, 0, 1));
+
+	/* The CPU writes 10 bytes in chunk 3 and the last byte of chunk 9. */
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (int i = 0; i < 10; i++)
+		p[3 * CH + 5 + i] = (uint8_t)(0xc0 + i);
+	p[10 * CH - 1] = 0x5c;
+	before = copied_bytes(self->m);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(2ULL * CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(2ULL * CH, copied_bytes(self->m) - before);
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ((uint8_t)(0xc0 + i), gpu[3 * CH + 5 + i]);
+	EXPECT_EQ(0x5c, gpu[10 * CH - 1]);
+	EXPECT_EQ(-1, check(gpu, 3 * CH + 5, 0, 1));
+	EXPECT_EQ(-1, check(gpu + 3 * CH + 15, 10 * CH - 1 - (3 * CH + 15),
+			    3 * CH + 15, 1));
+	EXPECT_EQ(-1, check(gpu + 10 * CH, size - 10 * CH, 10 * CH, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* Nothing written since: nothing moves, nothing to wait for. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(0, copied);
+	EXPECT_EQ(-1, fence);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* GPU 1 never had a copy: all of it; then one write, one chunk on
+	 * each GPU.
+	 */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a1,
+			    &s, &fence, &copied));
+	EXPECT_EQ(whole, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	p[4 * CH] = 0x77;
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a1,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(0x77, self->pool[self->g1][a1.pool_offset + 4 * CH]);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(0x77, gpu[4 * CH]);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Writes through the kernel (BO_PWRITE, BO_COPY) are in the record too. */
+TEST_F(watch, kernel_writes_are_marked)
+{
+	uint8_t x[100] = { 1 };
+	uint32_t h, h2;
+	uint64_t w;
+
+	ASSERT_EQ(0, host_bo(self->m, 8 * CH, &h));
+	ASSERT_EQ(0, host_bo(self->m, 8 * CH, &h2));
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 2 * CH - 50, x, sizeof(x)));
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ((1ULL << 1) | (1ULL << 2), w);
+	ASSERT_EQ(0, mvgal_bo_copy(self->m, h2, 6 * CH + 1, h, 0, 10));
+	ASSERT_EQ(0, peek_word(self->m, h2, &w, NULL));
+	EXPECT_EQ(1ULL << 6, w);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+}
+
+/*
+ * One call harvests many buffers, bitmaps and runs mixed, and a reset
+ * clears every one of them.
+ */
+TEST_F(watch, one_harvest_for_many_buffers)
+{
+	struct drm_mvgal_harvest_entry e[3];
+	struct drm_mvgal_range r[2][8];
+	uint64_t words[2] = { 0, 0 }, w;
+	volatile uint8_t *p[3];
+	uint32_t h[3];
+
+	/* 100 chunks: a bitmap of two words. */
+	ASSERT_EQ(0, host_bo(self->m, 100 * CH, &h[0]));
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH, &h[1]));
+	ASSERT_EQ(0, host_bo(self->m, 9 * CH + 1, &h[2]));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, mvgal_bo_map(self->m, h[i], (void **)&p[i]));
+	p[0][70 * CH + 3] = 1;
+	p[0][2 * CH] = 1;
+	p[1][0] = 1;
+	p[1][2 * CH + 4095] = 1;
+	p[2][9 * CH] = 1;
+	e[0] = (struct drm_mvgal_harvest_entry) {
+		.handle = h[0], .data = (uintptr_t)words, .capacity = 2,
+	};
+	for (int i = 1; i < 3; i++)
+		e[i] = (struct drm_mvgal_harvest_entry) {
+			.handle = h[i], .flags = MVGAL_HARVEST_RUNS,
+			.data = (uintptr_t)r[i - 1], .capacity = 8,
+		};
+	ASSERT_EQ(0, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, e, 3));
+	EXPECT_EQ(2, e[0].count);
+	EXPECT_EQ(2, e[0].chunks);
+	EXPECT_EQ(1ULL << 2, words[0]);
+	EXPECT_EQ(1ULL << (70 - 64), words[1]);
+	ASSERT_EQ(2, e[1].count);
+	EXPECT_EQ(0, r[0][0].offset);
+	EXPECT_EQ((uint64_t)CH, r[0][0].size);
+	EXPECT_EQ(2ULL * CH, r[0][1].offset);
+	ASSERT_EQ(1, e[2].count);
+	EXPECT_EQ(9ULL * CH, r[1][0].offset);
+	EXPECT_EQ(1, r[1][0].size);
+	for (int i = 1; i < 3; i++) {
+		ASSERT_EQ(0, peek_word(self->m, h[i], &w, NULL));
+		EXPECT_EQ(0, w);
+	}
+	e[0].capacity = 2;
+	ASSERT_EQ(0, mvgal_harvest(self->m, 0, e, 1));
+	EXPECT_EQ(0, e[0].chunks);
+	EXPECT_EQ(0, words[0] | words[1]);
+	for (int i = 0; i < 3; i++)
+		mvgal_bo_destroy(self->m, h[i]);
+}
+
+/*
+ * Writes through the mapping of an exported dma-buf are seen as well,
+ * and a read-only mapping (no VM_MAYWRITE: the kernel's write-protect
+ * walk stops at it) does not leave a later write unseen. The read-only
+ * one is made first, through a read-only open of the same node, so that
+ * the walk meets it before the writable one.
+ */
+TEST_F(watch, every_mapping_is_watched)
+{
+	const uint64_t size = 4 * CH;
+	volatile uint8_t *rw, *ro, *db;
+	struct drm_mvgal_bo_info info;
+	char path[64];
+	uint32_t h, hro;
+	int fd, rofd;
+	uint64_t w;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size,
+					    MVGAL_BO_HOST_VALID |
+					    MVGAL_BO_GPU_VALID |
+					    MVGAL_BO_DMA_BUF, MVGAL_GPU_ANY,
+					    MVGAL_SHARING_DMA_BUF, &h));
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", self->fd);
+	rofd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(rofd, 0);
+	ASSERT_EQ(0, drmPrimeFDToHandle(rofd, fd, &hro));
+	info = (struct drm_mvgal_bo_info) { .handle = hro };
+	ASSERT_EQ(0, drmIoctl(rofd, DRM_IOCTL_MVGAL_BO_INFO, &info));
+	ro = mmap(NULL, size, PROT_READ, MAP_SHARED, rofd, info.mmap_offset);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(MVGAL_BO_POISON, ro[CH + 1]);	/* mapped, read-only */
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&rw));
+	rw[CH + 1] = 9;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(1ULL << 1, w);
+	EXPECT_EQ(9, ro[CH + 1]);
+	ASSERT_EQ(0, reset_all(self->m, h));
+	/* The same page again, and another chunk. */
+	rw[CH + 2] = 10;
+	rw[3 * CH] = 11;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ((1ULL << 1) | (1ULL << 3), w);
+	EXPECT_EQ(10, ro[CH + 2]);
+	EXPECT_EQ(11, ro[3 * CH]);
+
+	/* Through the dma-buf's own mapping. */
+	db = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, db);
+	ASSERT_EQ(0, reset_all(self->m, h));
+	db[2 * CH + 5] = 12;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(1ULL << 2, w);
+	ASSERT_EQ(0, reset_all(self->m, h));
+	db[2 * CH + 6] = 13;
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(1ULL << 2, w);
+	EXPECT_EQ(13, rw[2 * CH + 6]);
+	munmap((void *)db, size);
+	munmap((void *)ro, size);
+	munmap((void *)rw, size);
+	close(rofd);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Expects HARVEST to fail with @err and the struct to keep its input. */
+static void expect_harvest_fails(struct __test_metadata *_metadata,
+				 struct mvgal *m, struct drm_mvgal_harvest h,
+				 int err, const char *what)
+{
+	struct drm_mvgal_harvest in = h;
+	int ret = drmIoctl(mvgal_fd(m), DRM_IOCTL_MVGAL_HARVEST, &h) ? -errno : 0;
+
+	EXPECT_EQ(err, ret) TH_LOG("%s", what);
+	EXPECT_EQ(0, memcmp(&in, &h, sizeof(h))) TH_LOG("%s: struct written", what);
+}
+
+/*
+ * Every bad HARVEST is refused with its errno and changes no record: the
+ * marks are all still there afterwards, even with RESET asked for.
+ */
+TEST_F(watch, harvest_rejections)
+{
+	struct drm_mvgal_harvest_entry e[MVGAL_HARVEST_MAX_BUFFERS + 1], one;
+	struct drm_mvgal_range r[4];
+	uint64_t words[2], w;
+	volatile uint8_t *p;
+	uint32_t h, h2;
+
+	/* 70 chunks, two runs written: chunk 0 and chunk 69. */
+	ASSERT_EQ(0, host_bo(self->m, 70 * CH, &h));
+	ASSERT_EQ(0, host_bo(self->m, CH, &h2));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	p[0] = 1;
+	p[69 * CH] = 1;
+	memset(e, 0, sizeof(e));
+	for (unsigned int i = 0; i <= MVGAL_HARVEST_MAX_BUFFERS; i++) {
+		e[i].handle = h;
+		e[i].data = (uintptr_t)words;
+		e[i].capacity = 2;
+	}
+	one = e[0];
+	struct drm_mvgal_harvest good = {
+		.entries = (uintptr_t)&one, .count = 1,
+		.flags = MVGAL_HARVEST_RESET,
+	}, bad;
+
+	bad = good;
+	bad.flags |= 1U << 7;
+	expect_harvest_fails(_metadata, self->m, bad, -EINVAL, "unknown flag");
+	bad = good;
+	bad.count = 0;
+	expect_harvest_fails(_metadata, self->m, bad, -EINVAL, "no entries");
+	bad = good;
+	bad.entries = (uintptr_t)e;
+	bad.count = MVGAL_HARVEST_MAX_BUFFERS + 1;
+	expect_harvest_fails(_metadata, self->m, bad, -EINVAL, "too many");
+	bad.count = 2;
+	expect_harvest_fails(_metadata, self->m, bad, -EINVAL, "named twice");
+	bad = good;
+	bad.entries = 8;
+	expect_harvest_fails(_metadata, self->m, bad, -EFAULT, "entries pointer");
+	one.flags = 1U << 5;
+	expect_harvest_fails(_metadata, self->m, good, -EINVAL, "entry flag");
+	one = e[0];
+	one.handle = 0xdead;
+	expect_harvest_fails(_metadata, self->m, good, -ENOENT, "handle");
+	one = e[0];
+	one.data = 8;
+	expect_harvest_fails(_metadata, self->m, good, -EFAULT, "data pointer");
+	one = e[0];
+	one.flags = MVGAL_HARVEST_RUNS;
+	one.data = 8;
+	one.capacity = 4;
+	expect_harvest_fails(_metadata, self->m, good, -EFAULT, "runs pointer");
+
+	/* Too little room: -ENOSPC, and what it needs. */
+	one = e[0];
+	one.capacity = 1;
+	EXPECT_EQ(-ENOSPC, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &one, 1));
+	EXPECT_EQ(2, one.count);
+	one = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .flags = MVGAL_HARVEST_RUNS,
+		.data = (uintptr_t)r, .capacity = 1,
+	};
+	EXPECT_EQ(-ENOSPC, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &one, 1));
+	EXPECT_EQ(2, one.count);
+	/* One entry fits, the other does not: neither is reset. */
+	e[0] = (struct drm_mvgal_harvest_entry) {
+		.handle = h2, .data = (uintptr_t)&w, .capacity = 1,
+	};
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h2, 5, words, 1));
+	e[1] = one;
+	EXPECT_EQ(-ENOSPC, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, e, 2));
+	EXPECT_EQ(2, e[1].count);
+	ASSERT_EQ(0, peek_word(self->m, h2, &w, NULL));
+	EXPECT_EQ(1, w);
+
+	/* After all of that, the record is whole. */
+	one = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .data = (uintptr_t)words, .capacity = 2,
+	};
+	ASSERT_EQ(0, mvgal_harvest(self->m, 0, &one, 1));
+	EXPECT_EQ(2, one.chunks);
+	EXPECT_EQ(1, words[0]);
+	EXPECT_EQ(1ULL << (69 - 64), words[1]);
+	munmap((void *)p, 70 * CH);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+}
+
+TEST_HARNESS_MAIN
