@@ -559,7 +559,14 @@ int mvgal_engine_init(struct mvgal_device *mdev)
 		if (!e->bounce[nid])
 			goto err;
 	}
-	e->wq = alloc_workqueue("mvgal-migrate", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Per-CPU and high priority: the job runs on the CPU that queued it
+	 * as soon as the submitter sleeps on the fence, without a wake-up
+	 * of another CPU (under TCG that hand-off cost more than a 1 MiB
+	 * copy's fixed part). One work item runs all jobs, so nothing is
+	 * lost by not spreading them.
+	 */
+	e->wq = alloc_workqueue("mvgal-migrate", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!e->wq)
 		goto err;
 	return 0;

@@ -321,6 +321,20 @@ static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
 	return pick->src;
 }
 
+/*
+ * The first chunk of [c, last] that @dst does not hold, or last + 1: one
+ * scan under the lock, as most of a large buffer is usually held.
+ */
+static unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
+					unsigned long last, unsigned int dst)
+{
+	spin_lock(&bo->state_lock);
+	while (c <= last && mvgal_chunk_valid_at(&bo->chunks[c], dst))
+		c++;
+	spin_unlock(&bo->state_lock);
+	return c;
+}
+
 /**
  * mvgal_plan_fetch() - add to @job the copies that bring chunks
  * [first, last] that @dst lacks there, each from its cheapest holder
@@ -342,7 +356,8 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
-	for (c = first; c <= last; c++) {
+	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
+	     c = mvgal_next_missing(bo, c + 1, last, dst)) {
 		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);
 		unsigned int src = mvgal_pick_source(bo, c, dst, &pick);
 
@@ -387,7 +402,8 @@ static int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 	unsigned long c;
 	int ret = 0;
 
-	for (c = first; c <= last; c++) {
+	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
+	     c = mvgal_next_missing(bo, c + 1, last, dst)) {
 		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);
 		unsigned int src = mvgal_pick_source(bo, c, dst, &pick);
 		unsigned int method = pick.method;
