@@ -131,6 +131,7 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 	}
 	kvfree(bo->chunks);
 	mvgal_watch_fini(bo);
+	mvgal_session_commits_free(bo);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
@@ -589,6 +590,9 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	mvgal_watch_fold(bo);
 	mvgal_bo_residency(bo, args->valid, args->owned);
 	args->sessions = bo->sessions;
+	args->cpu_written = bo->nwritten;
+	args->handoffs = bo->handoffs;
+	args->refused = bo->nrefused;
 	mutex_unlock(&bo->lock);
 	args->chunk_size = 1ULL << bo->chunk_shift;
 	args->pad = 0;

@@ -29,7 +29,30 @@ struct mvgal_place {
 struct mvgal_live {
 	struct list_head link;
 	unsigned long *chunks;	/* bitmap: the chunks it named */
+	/* Chunks the CPU wrote while the session read a GPU copy of them
+	 * (hand-offs, mvgal_watch.c); NULL until there is one. Under the
+	 * buffer's lock.
+	 */
+	unsigned long *cpu_wrote;
 	bool write;
+	bool gpu_copy;		/* it uses a GPU's copy, not home itself */
+};
+
+/*
+ * What a WRITE session's END made a GPU's, until the session's fence
+ * signals: should the GPU work fail, the holders of before get the chunks
+ * back (mvgal_session_settle()).
+ */
+struct mvgal_commit {
+	struct list_head link;		/* on the buffer's @commits */
+	struct dma_fence *fence;
+	unsigned int loc;
+	unsigned int n;
+	struct mvgal_commit_chunk {
+		u32 chunk;
+		u16 prev;		/* valid mask before the END */
+		u16 pad;
+	} e[];
 };
 
 struct mvgal_bo {
@@ -86,6 +109,9 @@ struct mvgal_bo {
 	unsigned long nchunks;
 	struct mvgal_chunk *chunks;
 	struct list_head live;		/* of struct mvgal_live */
+	/* Of struct mvgal_commit, under @lock; failed sessions seen. */
+	struct list_head commits;
+	u64 failed;
 	unsigned int sessions;		/* live sessions */
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
@@ -99,6 +125,10 @@ struct mvgal_bo {
 	unsigned long *cpu_pending;
 	unsigned long nwritten;
 	unsigned long npending;
+	/* Chunks refused for good after a hand-off; hand-offs seen. */
+	unsigned long *refused;
+	unsigned long nrefused;
+	u64 handoffs;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */
 	bool cpu_mapped;
 	/* A mapping without VM_MAYWRITE exists: re-protect by unmapping. */
@@ -140,6 +170,8 @@ static inline u64 mvgal_chunk_len(const struct mvgal_bo *bo, unsigned long c)
 }
 
 int mvgal_bo_coherence_init(struct mvgal_bo *bo);
+void mvgal_session_settle(struct mvgal_bo *bo);
+void mvgal_session_commits_free(struct mvgal_bo *bo);
 
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
 int mvgal_bo_populate(struct mvgal_bo *bo);
@@ -210,6 +242,8 @@ void mvgal_watch_fini(struct mvgal_bo *bo);
 void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 		      unsigned long last, bool pending);
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);
+void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
+		     unsigned int loc, unsigned long *written);
 void mvgal_watch_fold(struct mvgal_bo *bo);
 int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 			struct drm_file *file);

@@ -61,6 +61,8 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_POOL_FD, mvgal_ioctl_pool_fd, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_HARVEST, mvgal_ioctl_harvest, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_FILE_FLAGS, mvgal_ioctl_file_flags,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);

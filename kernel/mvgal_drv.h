@@ -114,13 +114,14 @@ struct mvgal_engine {
 	void **bounce;
 };
 
-/* Per open file: its live sessions. */
+/* Per open file: its live sessions, its settings. */
 struct mvgal_file {
-	/* Guards the rest; held across END. */
+	/* Guards the rest but @flags; held across END. */
 	struct mutex lock;
 	struct list_head sessions;	/* live, most recent last */
 	unsigned int count;		/* live or being begun */
 	u32 next_id;
+	u32 flags;			/* MVGAL_FILE_*, READ/WRITE_ONCE */
 };
 
 struct mvgal_device {
@@ -181,6 +182,8 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+int mvgal_ioctl_file_flags(struct drm_device *dev, void *data,
+			   struct drm_file *file);
 int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
 			struct drm_file *file);
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);

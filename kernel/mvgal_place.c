@@ -38,6 +38,7 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 	bo->chunks = kvmalloc_array(bo->nchunks, sizeof(*bo->chunks),
 				    GFP_KERNEL);
 	INIT_LIST_HEAD(&bo->live);
+	INIT_LIST_HEAD(&bo->commits);
 	if (!bo->chunks)
 		return -ENOMEM;
 	if (mvgal_watch_init(bo))
@@ -535,6 +536,8 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		atomic64_inc(&mdev->ctr.busy);
 		goto err_unlock;
 	}
+	/* The fences are done: a failed session's chunks go back first. */
+	mvgal_session_settle(bo);
 	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
 	if (ret)
 		goto err_unlock;
@@ -596,6 +599,8 @@ int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
+	/* A failed session's bytes are not to be brought home. */
+	mvgal_session_settle(bo);
 	for (c = 0; c < bo->nchunks; c++) {
 		u64 moved = 0;
 		bool only;

@@ -26,6 +26,8 @@ struct mvgal_sbo {
 	unsigned long *chunks;	/* bitmap: chunks the session named */
 	unsigned long small;	/* @chunks when they fit in a word */
 	struct mvgal_live live;	/* on the buffer's list while live */
+	/* MVGAL_FILE_NO_COPIES: chunks BEGIN copied for this session. */
+	unsigned long *staged;
 	unsigned int loc;	/* where the session's bytes are */
 	bool new_place;		/* BEGIN made the placement (for undo) */
 	bool ready;		/* current at the GPU, nothing to wait for */
@@ -38,6 +40,7 @@ struct mvgal_session {
 	u32 id;
 	u32 gpu;
 	bool write;
+	bool no_copies;		/* its file's MVGAL_FILE_NO_COPIES */
 	unsigned int count;
 	/* The buffers' GEM objects, for drm_gem_lock_reservations(). */
 	struct drm_gem_object **objs;
@@ -51,6 +54,8 @@ static void mvgal_session_free(struct mvgal_session *s)
 	for (i = 0; i < s->count; i++) {
 		if (s->b[i].chunks != &s->b[i].small)
 			bitmap_free(s->b[i].chunks);
+		bitmap_free(s->b[i].live.cpu_wrote);
+		bitmap_free(s->b[i].staged);
 		if (s->b[i].bo)
 			drm_gem_object_put(&s->b[i].bo->base);
 	}
@@ -158,12 +163,28 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 	return 0;
 }
 
-/* Plans the copies of one buffer: runs of named chunks. */
-static int mvgal_sbo_plan(struct mvgal_job *job, struct mvgal_sbo *b)
+/*
+ * Plans the copies of one buffer: runs of named chunks. For a file that
+ * keeps no copies, notes which chunks they bring, for END to drop.
+ */
+static int mvgal_sbo_plan(struct mvgal_session *s, struct mvgal_job *job,
+			  struct mvgal_sbo *b)
 {
 	struct mvgal_bo *bo = b->bo;
-	unsigned int start, end;
+	unsigned int start, end, c;
 	int ret;
+
+	if (s->no_copies) {
+		if (!b->staged)
+			b->staged = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		if (!b->staged)
+			return -ENOMEM;
+		spin_lock(&bo->state_lock);
+		for_each_set_bit(c, b->chunks, bo->nchunks)
+			if (!mvgal_chunk_valid_at(&bo->chunks[c], b->loc))
+				__set_bit(c, b->staged);
+		spin_unlock(&bo->state_lock);
+	}
 
 	for_each_set_bitrange(start, end, b->chunks, bo->nchunks) {
 		ret = mvgal_plan_fetch(job, bo, start, end - 1, b->loc);
@@ -186,6 +207,7 @@ static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 	if (d > 0) {
 		b->live.chunks = b->chunks;
 		b->live.write = s->write;
+		b->live.gpu_copy = b->loc != bo->home_loc;
 		list_add_tail(&b->live.link, &bo->live);
 	} else {
 		list_del(&b->live.link);
@@ -303,7 +325,7 @@ static bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu)
 			mutex_lock(&b->bo->lock);
 		else if (!mutex_trylock(&b->bo->lock))
 			goto fail;
-		b->ready = !b->bo->npending &&
+		b->ready = !b->bo->npending && list_empty(&b->bo->commits) &&
 			   mvgal_sbo_all_at(b, 1 + gpu->index) &&
 			   dma_resv_test_signaled(b->bo->base.resv, usage);
 		if (!b->ready) {
@@ -360,7 +382,7 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			if (!ret)
 				ret = mvgal_begin_job(mdev, job, args, file);
 			if (!ret)
-				ret = mvgal_sbo_plan(*job, b);
+				ret = mvgal_sbo_plan(s, *job, b);
 			if (ret)
 				return ret;
 		}
@@ -428,6 +450,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	s->count = args->count;
 	s->gpu = args->gpu;
 	s->write = args->flags & MVGAL_ACCESS_WRITE;
+	s->no_copies = READ_ONCE(mf->flags) & MVGAL_FILE_NO_COPIES;
 	ret = mvgal_begin_read(file, s, acc);
 	if (ret)
 		goto out_session;
@@ -563,17 +586,69 @@ out_acc:
 	return ret;
 }
 
+/**
+ * mvgal_session_settle() - drop what failed sessions wrote
+ * @bo: the buffer; caller holds bo->lock
+ *
+ * For every WRITE session whose fence has signaled since its END: with an
+ * error, the GPU's copies of what it wrote are dropped and the holders of
+ * before (whose bytes nothing has touched: every copy from the GPU waited
+ * for that fence and failed with it) hold the chunks again. Everything
+ * that plans copies or reads chunk states calls this first.
+ */
+void mvgal_session_settle(struct mvgal_bo *bo)
+{
+	struct mvgal_commit *cm, *tmp;
+	unsigned int i;
+
+	lockdep_assert_held(&bo->lock);
+	list_for_each_entry_safe(cm, tmp, &bo->commits, link) {
+		if (!dma_fence_is_signaled(cm->fence))
+			continue;
+		if (cm->fence->error) {
+			spin_lock(&bo->state_lock);
+			for (i = 0; i < cm->n; i++)
+				mvgal_chunk_revert(&bo->chunks[cm->e[i].chunk],
+						   cm->loc, cm->e[i].prev);
+			spin_unlock(&bo->state_lock);
+			bo->failed++;
+			pr_warn_ratelimited("mvgal: buffer %llu: the work of a session on GPU %u failed (%d): its writes to %u chunk(s) dropped\n",
+					    bo->id, cm->loc - 1, cm->fence->error,
+					    cm->n);
+		}
+		list_del(&cm->link);
+		dma_fence_put(cm->fence);
+		kfree(cm);
+	}
+}
+
+void mvgal_session_commits_free(struct mvgal_bo *bo)
+{
+	struct mvgal_commit *cm, *tmp;
+
+	if (!bo->commits.next)		/* coherence never set up */
+		return;
+	list_for_each_entry_safe(cm, tmp, &bo->commits, link) {
+		dma_fence_put(cm->fence);
+		kfree(cm);
+	}
+}
+
 /*
  * Ends a session: ownership of what was written, the fence, live counts.
  * @written: per buffer, the chunks written (WRITE sessions), or NULL:
  *	     everything named
  * @fence: the GPU work, or NULL
+ * @commits: with @fence for a WRITE session, per buffer a record with
+ *	     room for every chunk written, which the buffer takes (the entry
+ *	     is then NULL); else NULL
  * With @fence, caller holds every buffer's reservation with a fence slot
  * reserved. The session is off the file's list.
  */
 static void mvgal_session_finish(struct mvgal_session *s,
 				 unsigned long **written,
-				 struct dma_fence *fence)
+				 struct dma_fence *fence,
+				 struct mvgal_commit **commits)
 {
 	unsigned int i;
 
@@ -581,6 +656,7 @@ static void mvgal_session_finish(struct mvgal_session *s,
 		struct mvgal_sbo *b = &s->b[i];
 		struct mvgal_bo *bo = b->bo;
 		unsigned long *w = written ? written[i] : b->chunks;
+		struct mvgal_commit *cm = commits ? commits[i] : NULL;
 		unsigned long c;
 
 		mutex_lock(&bo->lock);
@@ -588,14 +664,33 @@ static void mvgal_session_finish(struct mvgal_session *s,
 		 * then no longer held at the GPU, and stays the CPU's.
 		 */
 		mvgal_watch_fold(bo);
+		if (b->live.gpu_copy)
+			mvgal_watch_end(bo, &b->live, b->loc,
+					s->write ? w : NULL);
+		if (b->staged) {
+			/* A file that keeps no copies: what was staged for
+			 * it goes, but where it is the only current copy.
+			 */
+			spin_lock(&bo->state_lock);
+			for_each_set_bit(c, b->staged, bo->nchunks)
+				if (!(s->write && w && test_bit(c, w)))
+					mvgal_chunk_drop(&bo->chunks[c], b->loc);
+			spin_unlock(&bo->state_lock);
+		}
 		mvgal_sbo_live(s, b, -1);
 		if (s->write && w) {
 			spin_lock(&bo->state_lock);
 			for_each_set_bit(c, w, bo->nchunks) {
+				struct mvgal_chunk *ch = &bo->chunks[c];
+
 				/* Not held there any more only if the CPU
 				 * wrote the chunk meanwhile: it keeps it.
 				 */
-				mvgal_chunk_written(&bo->chunks[c], b->loc);
+				if (cm && mvgal_chunk_valid_at(ch, b->loc))
+					cm->e[cm->n++] = (struct mvgal_commit_chunk) {
+						.chunk = c, .prev = ch->valid,
+					};
+				mvgal_chunk_written(ch, b->loc);
 			}
 			spin_unlock(&bo->state_lock);
 			if (b->loc != bo->home_loc)
@@ -605,6 +700,15 @@ static void mvgal_session_finish(struct mvgal_session *s,
 			dma_resv_add_fence(bo->base.resv, fence,
 					   s->write ? DMA_RESV_USAGE_WRITE :
 					   DMA_RESV_USAGE_READ);
+		if (cm && cm->n) {
+			cm->fence = dma_fence_get(fence);
+			cm->loc = b->loc;
+			list_add_tail(&cm->link, &bo->commits);
+			commits[i] = NULL;
+			/* Failed already: drop its writes now. */
+			if (dma_fence_is_signaled(fence))
+				mvgal_session_settle(bo);
+		}
 		mutex_unlock(&bo->lock);
 	}
 }
@@ -661,6 +765,43 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 	return ret;
 }
 
+static void mvgal_commits_free(struct mvgal_commit **cms, unsigned int n)
+{
+	unsigned int i;
+
+	if (!cms)
+		return;
+	for (i = 0; i < n; i++)
+		kfree(cms[i]);
+	kfree(cms);
+}
+
+/*
+ * Records for what a WRITE session's END hands to the GPU under @fence
+ * (mvgal_session_settle()): one per buffer, room for every chunk it may
+ * write. Allocated before anything changes. Return: the array or NULL.
+ */
+static struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
+						 unsigned long **written)
+{
+	struct mvgal_commit **cms = kcalloc(s->count, sizeof(*cms), GFP_KERNEL);
+	unsigned int i;
+
+	if (!cms)
+		return NULL;
+	for (i = 0; i < s->count; i++) {
+		unsigned long *w = written ? written[i] : s->b[i].chunks;
+		unsigned int n = w ? bitmap_weight(w, s->b[i].bo->nchunks) : 0;
+
+		cms[i] = kzalloc(struct_size(cms[i], e, n), GFP_KERNEL);
+		if (!cms[i]) {
+			mvgal_commits_free(cms, i);
+			return NULL;
+		}
+	}
+	return cms;
+}
+
 /* The file's live session @id, or NULL. Caller holds mf->lock. */
 static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
 {
@@ -678,6 +819,7 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 {
 	struct mvgal_file *mf = file->driver_priv;
 	struct drm_mvgal_end *args = data;
+	struct mvgal_commit **commits = NULL;
 	unsigned long **written = NULL;
 	struct dma_fence *fence = NULL;
 	struct ww_acquire_ctx ctx;
@@ -707,8 +849,8 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 			goto out_unlock;
 		}
 	}
+	n = s->count;
 	if (args->count) {
-		n = s->count;
 		written = kcalloc(n, sizeof(*written), GFP_KERNEL);
 		if (!written) {
 			ret = -ENOMEM;
@@ -718,6 +860,13 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		if (ret)
 			goto out_unlock;
 	}
+	if (fence && s->write) {
+		commits = mvgal_commits_alloc(s, written);
+		if (!commits) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+	}
 	/* Only a fence to publish needs the reservations. */
 	if (fence) {
 		ret = mvgal_session_lock(s, &ctx);
@@ -726,13 +875,14 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	}
 	list_del(&s->link);
 	mf->count--;
-	mvgal_session_finish(s, written, fence);
+	mvgal_session_finish(s, written, fence, commits);
 	if (fence)
 		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
 	mvgal_session_free(s);
 	s = NULL;
 out_unlock:
 	mutex_unlock(&mf->lock);
+	mvgal_commits_free(commits, n);
 	if (written) {
 		for (i = 0; i < n; i++)
 			bitmap_free(written[i]);
@@ -767,9 +917,31 @@ void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
 	/* No fence is added, so no reservation needs to be held. */
 	list_for_each_entry_safe(s, tmp, &mf->sessions, link) {
 		list_del(&s->link);
-		mvgal_session_finish(s, NULL, NULL);
+		mvgal_session_finish(s, NULL, NULL, NULL);
 		mvgal_session_free(s);
 	}
 	mutex_destroy(&mf->lock);
 	kfree(mf);
+}
+
+/**
+ * mvgal_ioctl_file_flags() - DRM_IOCTL_MVGAL_FILE_FLAGS
+ * @dev: the mvgal DRM device
+ * @data: &struct drm_mvgal_file_flags
+ * @file: the file whose settings change
+ *
+ * Sessions begun from now on follow the new settings.
+ *
+ * Return: 0, or -EINVAL for unknown flags.
+ */
+int mvgal_ioctl_file_flags(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct drm_mvgal_file_flags *args = data;
+	struct mvgal_file *mf = file->driver_priv;
+
+	if (args->flags & ~MVGAL_FILE_FLAGS)
+		return -EINVAL;
+	args->old = xchg(&mf->flags, args->flags);
+	return 0;
 }

@@ -36,7 +36,8 @@ int mvgal_watch_init(struct mvgal_bo *bo)
 {
 	bo->cpu_written = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
 	bo->cpu_pending = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
-	if (!bo->cpu_written || !bo->cpu_pending) {
+	bo->refused = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	if (!bo->cpu_written || !bo->cpu_pending || !bo->refused) {
 		mvgal_watch_fini(bo);
 		return -ENOMEM;
 	}
@@ -47,8 +48,34 @@ void mvgal_watch_fini(struct mvgal_bo *bo)
 {
 	bitmap_free(bo->cpu_written);
 	bitmap_free(bo->cpu_pending);
+	bitmap_free(bo->refused);
 	bo->cpu_written = NULL;
 	bo->cpu_pending = NULL;
+	bo->refused = NULL;
+}
+
+/*
+ * A mapped CPU write to chunks [first, last] while live sessions read GPU
+ * copies of them: a hand-off, which each such session's END deals with.
+ * A CPU fault cannot be refused, and the bitmap is small (a bit a chunk),
+ * so its allocation may not fail either.
+ */
+static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
+				unsigned long last)
+{
+	struct mvgal_live *l;
+	unsigned long c;
+
+	list_for_each_entry(l, &bo->live, link) {
+		if (!l->gpu_copy || find_next_bit(l->chunks, last + 1, first) > last)
+			continue;
+		if (!l->cpu_wrote)
+			l->cpu_wrote = bitmap_zalloc(bo->nchunks,
+						     GFP_KERNEL | __GFP_NOFAIL);
+		for (c = first; c <= last; c++)
+			if (test_bit(c, l->chunks))
+				__set_bit(c, l->cpu_wrote);
+	}
 }
 
 /**
@@ -71,6 +98,9 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 		if (pending && !__test_and_set_bit(c, bo->cpu_pending))
 			bo->npending++;
 	}
+	/* Only a mapped write can happen during a conflicting session. */
+	if (pending && bo->sessions)
+		mvgal_watch_handoff(bo, first, last);
 }
 
 /* May chunk @c's pages be mapped writable? Caller holds bo->lock. */
@@ -110,6 +140,7 @@ static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
 
 /**
  * mvgal_watch_fold() - the chunk states take in the CPU's mapped writes
+ * (and the failed sessions' writes are dropped, mvgal_session_settle())
  * @bo: the buffer; caller holds bo->lock
  *
  * Every pending chunk gets home as its only holder (its GPU copies are
@@ -120,6 +151,7 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 	unsigned int start, end, c;
 
 	lockdep_assert_held(&bo->lock);
+	mvgal_session_settle(bo);
 	if (!bo->npending)
 		return;
 	for_each_set_bitrange(start, end, bo->cpu_pending, bo->nchunks) {
@@ -131,6 +163,55 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 		mvgal_watch_protect(bo, start, end - 1);
 	}
 	bo->npending = 0;
+}
+
+/**
+ * mvgal_watch_end() - the hand-offs of a session ending on @bo
+ * @bo: the buffer; caller holds bo->lock and has folded the CPU's writes
+ * @l: the session's use of @bo
+ * @loc: where the session's copy is (a GPU)
+ * @written: chunks the GPU wrote (a WRITE session), or NULL
+ *
+ * A chunk the CPU wrote while the session used a GPU copy of it is
+ * refused for good: no GPU keeps a copy of it past a session again, each
+ * access stages it. Where the GPU wrote it too, the GPU's bytes land last:
+ * the chunk becomes the GPU's, and the next CPU access brings them home
+ * after the session's fence. Every other refused chunk the session named
+ * loses its copy at @loc now. Counted per buffer, warned (rate-limited).
+ */
+void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
+		     unsigned int loc, unsigned long *written)
+{
+	unsigned long c, n = 0, both = 0;
+
+	lockdep_assert_held(&bo->lock);
+	if (l->cpu_wrote) {
+		spin_lock(&bo->state_lock);
+		for_each_set_bit(c, l->cpu_wrote, bo->nchunks) {
+			n++;
+			if (!__test_and_set_bit(c, bo->refused))
+				bo->nrefused++;
+			/* The fold left home its only holder: the GPU's
+			 * bytes at @loc are the ones to keep.
+			 */
+			if (written && test_bit(c, written)) {
+				mvgal_chunk_filled(&bo->chunks[c], loc);
+				both++;
+			}
+		}
+		spin_unlock(&bo->state_lock);
+		bo->handoffs += n;
+		pr_warn_ratelimited("mvgal: buffer %llu: the CPU wrote %lu chunk(s) while GPU %u used a copy: refused for good, staged per access%s\n",
+				    bo->id, n, loc - 1,
+				    both ? "; the GPU wrote some too, its bytes land last" : "");
+	}
+	if (!bo->nrefused)
+		return;
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(c, bo->refused, bo->nchunks)
+		if (test_bit(c, l->chunks) && !(written && test_bit(c, written)))
+			mvgal_chunk_drop(&bo->chunks[c], loc);
+	spin_unlock(&bo->state_lock);
 }
 
 /* Runs of written chunks in @bo's record. Caller holds bo->lock. */

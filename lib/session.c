@@ -213,3 +213,16 @@ int mvgal_harvest(struct mvgal *dev, uint32_t flags,
 		return -EINVAL;
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_HARVEST, &h);
 }
+
+int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags, uint32_t *old)
+{
+	struct drm_mvgal_file_flags f = { .flags = flags };
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_FILE_FLAGS, &f);
+	if (!ret && old)
+		*old = f.old;
+	return ret;
+}

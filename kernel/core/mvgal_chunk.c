@@ -80,3 +80,20 @@ void mvgal_chunk_unfill(struct mvgal_chunk *c, unsigned int loc)
 {
 	mvgal_chunk_drop(c, loc);
 }
+
+int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
+		       unsigned int prev)
+{
+	unsigned int v = prev & ~(1U << loc), l;
+
+	if (c->valid != 1U << loc || c->owner != loc)
+		return -EBUSY;
+	if (!v)
+		return 0;
+	c->valid = v;
+	c->owner = MVGAL_CHUNK_NOBODY;
+	for (l = 0; l < MVGAL_CHUNK_LOCS; l++)
+		if (v == 1U << l)
+			c->owner = l;
+	return 0;
+}

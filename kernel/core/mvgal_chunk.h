@@ -84,6 +84,16 @@ int mvgal_chunk_drop(struct mvgal_chunk *c, unsigned int loc);
  */
 void mvgal_chunk_unfill(struct mvgal_chunk *c, unsigned int loc);
 
+/*
+ * The writes at @loc that made it the chunk's owner failed: the holders
+ * of before (@prev, a valid mask) hold the bytes again and @loc's copy is
+ * dropped. Only while @loc is still the owner (nothing happened since);
+ * when @loc was the only holder before too, it stays: there is nothing
+ * else. Return: 0, or -EBUSY when the chunk has moved on (unchanged).
+ */
+int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
+		       unsigned int prev);
+
 /* The chunks [*first, *last] that bytes [off, off + len) touch; len > 0. */
 static inline void mvgal_chunk_span(unsigned long long off,
 				    unsigned long long len, unsigned int shift,

@@ -139,6 +139,10 @@ if "buffers" in d and "sessions" in d["caps"]:
                       + list(b["owned"].values()))
               and is_int(b.get("sessions")) and is_int(b.get("chunk_size"))
               for b in d["buffers"]))
+if "buffers" in d and "write-watch" in d["caps"]:
+    check("json: per-buffer write-watch figures",
+          all(is_int(b.get(k)) for b in d["buffers"]
+              for k in ("cpu_written", "handoffs", "refused")))
 
 for name, ok in results:
     print("%s - %s" % ("ok" if ok else "not ok", name))

@@ -371,6 +371,299 @@ TEST_F(watch, every_mapping_is_watched)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* How many kernel log lines contain @what. */
+static int log_count(const char *what)
+{
+	char cmd[160];
+	int n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -c '%s'", what);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &n) != 1)
+		n = -1;
+	pclose(f);
+	return n;
+}
+
+static int bo_counts(struct mvgal *m, uint32_t h, uint64_t *handoffs,
+		     uint64_t *refused)
+{
+	struct drm_mvgal_bo_info info;
+	int ret = mvgal_bo_info(m, h, &info);
+
+	*handoffs = info.handoffs;
+	*refused = info.refused;
+	return ret;
+}
+
+/*
+ * The CPU writes a chunk while a GPU session reads its copy: a hand-off.
+ * At END the copy is dropped and the chunk refused for good: every later
+ * session stages it again (and only it), with the CPU's bytes, and no GPU
+ * keeps it. The buffer counts it and the kernel log says so.
+ */
+TEST_F(watch, handoff_refuses_the_chunk)
+{
+	const uint64_t size = 4 * CH + 10;
+	struct drm_mvgal_access a;
+	uint64_t copied, hand, refused;
+	volatile uint8_t *p;
+	uint32_t h, s;
+	uint8_t *gpu;
+	int fence, warned;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = pat(i, 3);
+	warned = log_count("CPU wrote 1 chunk(s) while GPU");
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	gpu = self->pool[self->g0] + a.pool_offset;
+	/* While the GPU reads: the CPU writes chunk 2. Not refused. */
+	p[2 * CH + 1] = 0xee;
+	ASSERT_EQ(0, bo_counts(self->m, h, &hand, &refused));
+	EXPECT_EQ(0, hand);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, bo_counts(self->m, h, &hand, &refused));
+	EXPECT_EQ(1, hand);
+	EXPECT_EQ(1, refused);
+	EXPECT_EQ(warned + 1, log_count("CPU wrote 1 chunk(s) while GPU"));
+
+	/* Each later session stages chunk 2, and only it. */
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0,
+				    &a, &s, &fence, &copied));
+		EXPECT_EQ((uint64_t)CH, copied) TH_LOG("session %d", k);
+		ASSERT_EQ(0, settle(fence));
+		EXPECT_EQ(0xee, gpu[2 * CH + 1]);
+		EXPECT_EQ(-1, check(gpu, 2 * CH, 0, 3));
+		EXPECT_EQ(-1, check(gpu + 3 * CH, size - 3 * CH, 3 * CH, 3));
+		ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	}
+	/* Another GPU stages it too, and keeps the others. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A hand-off in a WRITE session: of a chunk both wrote, the GPU's bytes
+ * land last (the CPU then reads them); of a chunk only the CPU wrote, the
+ * CPU's stay. Both are refused, and the warning says the GPU wrote too.
+ */
+TEST_F(watch, handoff_in_a_write_session_lands_the_gpu_last)
+{
+	const uint64_t size = 4 * CH;
+	struct drm_mvgal_access a;
+	uint64_t hand, refused;
+	volatile uint8_t *p;
+	uint8_t back[4];
+	uint32_t h, s;
+	uint8_t *gpu;
+	int fence, warned;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = pat(i, 4);
+	warned = log_count("its bytes land last");
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	gpu = self->pool[self->g0] + a.pool_offset;
+	/* The GPU writes chunk 1; the CPU writes chunks 1 and 3. */
+	memset(gpu + CH, 0x61, 4);
+	p[CH] = 0x99;
+	p[3 * CH] = 0x77;
+	ASSERT_EQ(0, end_written(self->m, s, h, CH, 4, -1));
+	ASSERT_EQ(0, bo_counts(self->m, h, &hand, &refused));
+	EXPECT_EQ(2, hand);
+	EXPECT_EQ(2, refused);
+	EXPECT_EQ(warned + 1, log_count("its bytes land last"));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH, back, 4));
+	EXPECT_EQ(0x61, back[0]);
+	EXPECT_EQ(0x61, back[3]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 3 * CH, back, 1));
+	EXPECT_EQ(0x77, back[0]);
+	EXPECT_EQ(0x61, p[CH + 1]);
+	EXPECT_EQ(pat(2 * CH, 4), p[2 * CH]);
+	munmap((void *)p, size);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A fence that fails: a migration job waiting for a vgem fence, then
+ * cancelled (its fence signals -ECANCELED). Return: its sync_file fd.
+ */
+static int failing_fence(struct mvgal *m, int g, struct vfence *vf,
+			 uint32_t *h, uint64_t *job)
+{
+	struct drm_mvgal_migrate mg = { .size = CH, .location = 1 + g,
+					.priority = MVGAL_PRIO_LOW };
+	int ret = vfence_new(vf);
+
+	if (!ret)
+		ret = host_bo(m, CH, h);
+	if (ret)
+		return ret;
+	mg.handle = *h;
+	mg.in_fence_fd = vf->fd;
+	ret = mvgal_migrate(m, &mg);
+	if (ret)
+		return ret;
+	*job = mg.job;
+	return mg.out_fence_fd;
+}
+
+/*
+ * The GPU work of a WRITE session fails (its fence signals an error after
+ * END): what it wrote is dropped, not copied back. The CPU reads the
+ * bytes of before, another GPU gets them, and the GPU's copy is gone.
+ * Ending with a fence that has failed already does the same at once.
+ */
+TEST_F(watch, failed_work_is_dropped)
+{
+	const uint64_t size = 3 * CH + 5;
+	static uint8_t buf[3 * CH + 5];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	struct vfence vf = { .vgem = -1, .fd = -1 };
+	uint32_t h, h2, s;
+	uint8_t back[8];
+	uint64_t job = 0;
+	int fence, f;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	fill(buf, size, 6);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	f = failing_fence(self->m, self->g1, &vf, &h2, &job);
+	ASSERT_GE(f, 0);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	/* The "GPU" writes chunk 1, its work is still running at END. */
+	memset(self->pool[self->g0] + a.pool_offset + CH, 0xf0, 8);
+	ASSERT_EQ(0, end_written(self->m, s, h, CH, 8, f));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ((uint64_t)CH, info.owned[1 + self->g0]);
+	/* ... and fails. */
+	ASSERT_EQ(0, mvgal_cancel(self->m, job));
+	EXPECT_EQ(-ECANCELED, mvgal_fence_status(f));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH, back, 8));
+	EXPECT_EQ(-1, check(back, 8, CH, 6));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.owned[1 + self->g0]);
+	/* GPU 0 keeps chunks 0, 2 and 3 (5 bytes), not chunk 1. */
+	EXPECT_EQ(2ULL * CH + 5, info.valid[1 + self->g0]);
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, CH, 1, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset + CH, 8, CH, 6));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* Failed before END: dropped at once. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	memset(self->pool[self->g0] + a.pool_offset + 2 * CH, 0xf1, 8);
+	ASSERT_EQ(0, end_written(self->m, s, h, 2 * CH, 8, f));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.owned[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 2 * CH, back, 8));
+	EXPECT_EQ(-1, check(back, 8, 2 * CH, 6));
+	close(f);
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A file that keeps no GPU copies (the per-thread switch of the write-
+ * watch document, per fd here): its sessions stage what they use and drop
+ * it at END, every time; copies another file's sessions made are used and
+ * left as they were, and that file keeps its copies. Unknown flags are
+ * refused.
+ */
+TEST_F(watch, a_file_can_keep_no_copies)
+{
+	const uint64_t size = 4 * CH;
+	struct drm_mvgal_file_flags ff = { .flags = 1U << 9, .old = 77 };
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h, h2, s, old = 9;
+	uint64_t copied;
+	struct mvgal *m2;
+	uint8_t back[4];
+	int fence, fd;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size,
+					    MVGAL_BO_HOST_VALID |
+					    MVGAL_BO_GPU_VALID |
+					    MVGAL_BO_DMA_BUF, MVGAL_GPU_ANY,
+					    MVGAL_SHARING_DMA_BUF, &h));
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+	ASSERT_EQ(0, mvgal_open(&m2));
+	ASSERT_EQ(0, mvgal_bo_import(m2, fd, &h2));
+	close(fd);
+	EXPECT_EQ(-1, drmIoctl(mvgal_fd(m2), DRM_IOCTL_MVGAL_FILE_FLAGS, &ff));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(77, ff.old);
+	ASSERT_EQ(0, mvgal_set_file_flags(m2, MVGAL_FILE_NO_COPIES, &old));
+	EXPECT_EQ(0, old);
+
+	/* Every session of m2 stages it all anew, and keeps nothing. */
+	for (int k = 0; k < 2; k++) {
+		ASSERT_EQ(0, begin1(m2, self->g0, MVGAL_ACCESS_READ, h2, 0, 0,
+				    &a, &s, &fence, &copied));
+		EXPECT_EQ(size, copied);
+		ASSERT_EQ(0, settle(fence));
+		ASSERT_EQ(0, mvgal_end(m2, s, -1, NULL, 0));
+		ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+		EXPECT_EQ(0, info.valid[1 + self->g0]);
+	}
+	/* The other file keeps its copies; m2 uses them and leaves them. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(size, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, begin1(m2, self->g0, MVGAL_ACCESS_READ, h2, 0, 0, &a, &s,
+			    &fence, &copied));
+	EXPECT_EQ(0, copied);
+	ASSERT_EQ(0, mvgal_end(m2, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.valid[1 + self->g0]);
+	/* What an m2 session wrote is not lost. */
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+	ASSERT_EQ(0, begin1(m2, self->g0, MVGAL_ACCESS_WRITE, h2, 0, 0, &a, &s,
+			    &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	memset(self->pool[self->g0] + a.pool_offset + CH, 0x3c, 4);
+	ASSERT_EQ(0, end_written(m2, s, h2, CH, 4, -1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH, back, 4));
+	EXPECT_EQ(0x3c, back[0]);
+	EXPECT_EQ(0x3c, back[3]);
+	ASSERT_EQ(0, mvgal_set_file_flags(m2, 0, &old));
+	EXPECT_EQ(MVGAL_FILE_NO_COPIES, old);
+	mvgal_bo_destroy(m2, h2);
+	mvgal_close(m2);
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* Expects HARVEST to fail with @err and the struct to keep its input. */
 static void expect_harvest_fails(struct __test_metadata *_metadata,
 				 struct mvgal *m, struct drm_mvgal_harvest h,

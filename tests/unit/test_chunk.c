@@ -188,6 +188,42 @@ TEST(failed_fill_is_undone)
 	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 1));
 }
 
+TEST(failed_write_reverts_to_the_holders_of_before)
+{
+	struct mvgal_chunk c;
+
+	/* Host and GPU 1 held it, GPU 0 (loc 1) wrote: back to both. */
+	mvgal_chunk_init(&c, 0);
+	mvgal_chunk_filled(&c, 2);
+	mvgal_chunk_filled(&c, 1);
+	unsigned int prev = c.valid;
+
+	mvgal_chunk_written(&c, 1);
+	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, prev));
+	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 0));
+	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 2));
+	EXPECT_EQ(MVGAL_CS_INVALID, mvgal_chunk_state(&c, 1));
+	EXPECT_TRUE(mvgal_chunk_ok(&c, NLOCS));
+	/* One holder before: it owns it again. */
+	mvgal_chunk_init(&c, 0);
+	mvgal_chunk_filled(&c, 1);
+	mvgal_chunk_written(&c, 1);
+	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, 1U << 0));
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 0));
+	EXPECT_TRUE(mvgal_chunk_ok(&c, NLOCS));
+	/* Moved on since (the bytes went home): left alone. */
+	mvgal_chunk_init(&c, 0);
+	mvgal_chunk_filled(&c, 1);
+	mvgal_chunk_written(&c, 1);
+	mvgal_chunk_filled(&c, 0);
+	EXPECT_EQ(-EBUSY, mvgal_chunk_revert(&c, 1, 1U << 0));
+	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 1));
+	/* Nobody else before: the only copy stays. */
+	mvgal_chunk_init(&c, 1);
+	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, 1U << 1));
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 1));
+}
+
 /* Every operation from every state at every location, twice deep. */
 TEST(exhaustive_two_steps)
 {

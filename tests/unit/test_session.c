@@ -43,6 +43,7 @@ TEST(null_arguments_are_einval)
 	EXPECT_EQ(-EINVAL, mvgal_get_path(NULL, 0, 1, 4096, &p));
 	EXPECT_EQ(-EINVAL, mvgal_calibrate(NULL, NULL));
 	EXPECT_EQ(-EINVAL, mvgal_harvest(NULL, 0, NULL, 1));
+	EXPECT_EQ(-EINVAL, mvgal_set_file_flags(NULL, 0, NULL));
 	EXPECT_EQ(-EINVAL, mvgal_fence_wait(-1, 0));
 	EXPECT_EQ(-EINVAL, mvgal_fence_status(-1));
 }

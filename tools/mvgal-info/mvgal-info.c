@@ -97,6 +97,7 @@ struct report {
 	bool want_stats;	/* --stats: likewise */
 	bool migration;		/* MVGAL_CAP_MIGRATION: stats and paths */
 	bool sessions;		/* MVGAL_CAP_SESSIONS: buffer residency */
+	bool watch;		/* MVGAL_CAP_WRITE_WATCH: CPU writes */
 	struct drm_mvgal_stats stats;
 	unsigned int nr_paths;
 	struct loc_path paths[MVGAL_LOC_COUNT * (MVGAL_LOC_COUNT - 1)];
@@ -710,6 +711,7 @@ static int gather(struct report *r, const char **what)
 	*what = "reading GPUs and heap";
 	r->migration = r->info.caps & MVGAL_CAP_MIGRATION;
 	r->sessions = r->info.caps & MVGAL_CAP_SESSIONS;
+	r->watch = r->info.caps & MVGAL_CAP_WRITE_WATCH;
 
 	n = mvgal_gpu_list(r->dev, r->gpus, MVGAL_MAX_GPUS);
 	if (n < 0)
@@ -839,6 +841,11 @@ static void print_text_buffers(const struct report *r)
 		printf("\n");
 		if (r->sessions)
 			print_text_residency(b);
+		if (r->watch)
+			printf("      CPU-written chunks %llu, hand-offs %llu, refused chunks %llu\n",
+			       (unsigned long long)b->cpu_written,
+			       (unsigned long long)b->handoffs,
+			       (unsigned long long)b->refused);
 	}
 }
 
@@ -913,6 +920,11 @@ static void print_json_buffers(const struct report *r, bool *first)
 			printf(",\"sessions\":%u,\"chunk_size\":%llu",
 			       b->sessions, (unsigned long long)b->chunk_size);
 		}
+		if (r->watch)
+			printf(",\"cpu_written\":%llu,\"handoffs\":%llu,\"refused\":%llu",
+			       (unsigned long long)b->cpu_written,
+			       (unsigned long long)b->handoffs,
+			       (unsigned long long)b->refused);
 		printf("}");
 	}
 	printf("]");

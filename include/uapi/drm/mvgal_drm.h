@@ -468,6 +468,18 @@ struct drm_mvgal_bo_info {
 	__u32 sessions;
 	/** @pad: (out) 0. */
 	__u32 pad;
+	/**
+	 * @cpu_written: (out) chunks the CPU wrote since HARVEST last reset
+	 * the buffer's record.
+	 */
+	__u64 cpu_written;
+	/**
+	 * @handoffs: (out) hand-offs: chunks the CPU wrote while a GPU
+	 * session used a copy of them.
+	 */
+	__u64 handoffs;
+	/** @refused: (out) chunks refused for good after a hand-off. */
+	__u64 refused;
 };
 
 /**
@@ -938,6 +950,29 @@ struct drm_mvgal_harvest {
 	__u32 flags;
 };
 
+/* drm_mvgal_file_flags.flags */
+#define MVGAL_FILE_NO_COPIES	(1U << 0)
+#define MVGAL_FILE_FLAGS	MVGAL_FILE_NO_COPIES
+
+/**
+ * struct drm_mvgal_file_flags - DRM_IOCTL_MVGAL_FILE_FLAGS
+ *
+ * Settings of one open file (one fd, and the fds dup()ed from it), for
+ * its own sessions only; other files, and other processes, are not
+ * affected. MVGAL_FILE_NO_COPIES: this file's sessions keep no GPU copies
+ * past their END. A chunk a session of this file had copied into a GPU's
+ * pool is dropped from there at its END, so every session stages what it
+ * uses anew (a chunk the session wrote stays where it is the only current
+ * copy until the CPU or another GPU needs it); copies other files' sessions
+ * made are used and left as they were. Errors: -EINVAL (unknown flags).
+ */
+struct drm_mvgal_file_flags {
+	/** @flags: (in) the file's new settings, MVGAL_FILE_*. */
+	__u32 flags;
+	/** @old: (out) its settings before. */
+	__u32 old;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -961,6 +996,7 @@ struct drm_mvgal_harvest {
 #define DRM_MVGAL_CALIBRATE	0x13
 #define DRM_MVGAL_POOL_FD	0x14
 #define DRM_MVGAL_HARVEST	0x15
+#define DRM_MVGAL_FILE_FLAGS	0x16
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -1006,6 +1042,8 @@ struct drm_mvgal_harvest {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_FD, struct drm_mvgal_pool_fd)
 #define DRM_IOCTL_MVGAL_HARVEST \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_HARVEST, struct drm_mvgal_harvest)
+#define DRM_IOCTL_MVGAL_FILE_FLAGS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_FILE_FLAGS, struct drm_mvgal_file_flags)
 
 #if defined(__cplusplus)
 }
