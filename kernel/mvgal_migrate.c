@@ -663,6 +663,30 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 }
 
 /* Validates a MIGRATE request that needs no lookup; 0 or -EINVAL. */
+/*
+ * The copies that bring chunks [first, last] to @loc. Chunks refused
+ * after a hand-off reach a GPU only inside a session, staged: a migration
+ * or prefetch leaves them out.
+ */
+static int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+			      unsigned long first, unsigned long last,
+			      unsigned int loc)
+{
+	unsigned long s, e;
+	int ret;
+
+	if (loc == bo->home_loc || !bo->nrefused)
+		return mvgal_plan_fetch(job, bo, first, last, loc);
+	for (s = find_next_zero_bit(bo->refused, last + 1, first); s <= last;
+	     s = find_next_zero_bit(bo->refused, last + 1, e + 1)) {
+		e = find_next_bit(bo->refused, last + 1, s) - 1;
+		ret = mvgal_plan_fetch(job, bo, s, e, loc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
 {
 	if (args->flags & ~MVGAL_MIGRATE_FLAGS || !args->size ||
@@ -744,7 +768,7 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 	if (!ret)
 		ret = mvgal_job_add_resv_deps(job, bo, move);
 	if (!ret)
-		ret = mvgal_plan_fetch(job, bo, first, last, args->location);
+		ret = mvgal_migrate_plan(job, bo, first, last, args->location);
 	if (ret)
 		goto out_place;
 	if (move)

@@ -388,6 +388,21 @@ static int log_count(const char *what)
 	return n;
 }
 
+/* Does a line of `mvgal-info --buffers` contain @want? */
+static bool info_shows(const char *want)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = popen("mvgal-info --buffers", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, want) != NULL;
+	pclose(f);
+	return found;
+}
+
 static int bo_counts(struct mvgal *m, uint32_t h, uint64_t *handoffs,
 		     uint64_t *refused)
 {
@@ -408,6 +423,7 @@ static int bo_counts(struct mvgal *m, uint32_t h, uint64_t *handoffs,
 TEST_F(watch, handoff_refuses_the_chunk)
 {
 	const uint64_t size = 4 * CH + 10;
+	struct drm_mvgal_migrate mg;
 	struct drm_mvgal_access a;
 	uint64_t copied, hand, refused;
 	volatile uint8_t *p;
@@ -433,6 +449,8 @@ TEST_F(watch, handoff_refuses_the_chunk)
 	EXPECT_EQ(1, hand);
 	EXPECT_EQ(1, refused);
 	EXPECT_EQ(warned + 1, log_count("CPU wrote 1 chunk(s) while GPU"));
+	/* The CPU wrote every chunk (the fill), one hand-off, one refused. */
+	EXPECT_TRUE(info_shows("CPU-written chunks 5, hand-offs 1, refused chunks 1"));
 
 	/* Each later session stages chunk 2, and only it. */
 	for (int k = 0; k < 2; k++) {
@@ -445,9 +463,17 @@ TEST_F(watch, handoff_refuses_the_chunk)
 		EXPECT_EQ(-1, check(gpu + 3 * CH, size - 3 * CH, 3 * CH, 3));
 		ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	}
-	/* Another GPU stages it too, and keeps the others. */
+	/* A migration to another GPU leaves it out; a session stages it. */
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .size = size, .location = 1 + self->g1,
+		.priority = MVGAL_PRIO_HIGH, .in_fence_fd = -1,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	EXPECT_EQ(3ULL * CH + 4096, mg.bytes);	/* 0, 1, 3 and 4 (a page) */
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
 			    &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
 	ASSERT_EQ(0, settle(fence));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
