@@ -129,6 +129,11 @@ struct mvgal_bo {
 	unsigned long *refused;
 	unsigned long nrefused;
 	u64 handoffs;
+	/* GPUs (bits) whose driver imports the buffer's dma-buf, and GPUs
+	 * that were asked; under @lock.
+	 */
+	u16 host_ok;
+	u16 host_probed;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */
 	bool cpu_mapped;
 	/* A mapping without VM_MAYWRITE exists: re-protect by unmapping. */

@@ -182,6 +182,8 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 			 struct drm_file *file);
 int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 			 struct drm_file *file);
+struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
+					   struct dma_buf *dmabuf);
 int mvgal_ioctl_file_flags(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,

@@ -47,8 +47,8 @@ struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
  * tells whether the driver can use the memory: drivers refuse foreign
  * buffers in their import hooks.
  */
-static struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
-						  struct dma_buf *dmabuf)
+struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
+					   struct dma_buf *dmabuf)
 {
 	struct drm_gem_object *obj;
 	int idx;

@@ -10,12 +10,15 @@
  * and a conflicting begin is refused with -EBUSY rather than waited on.
  */
 #include <linux/bitmap.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 
 #include "core/mvgal_range.h"
@@ -164,6 +167,73 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 }
 
 /*
+ * Can @gpu's driver use @bo's own pages? Asked once per buffer and GPU by
+ * importing the buffer's dma-buf through that driver, as userspace handing
+ * it over would, so the buffer's sharing rules answer too. Only buffers
+ * with refused chunks ask: there the answer saves a copy per access.
+ * Caller holds neither mdev->gpu_lock nor bo->lock: the import attaches,
+ * and an attach takes both.
+ */
+static void mvgal_sbo_probe_host(struct mvgal_bo *bo, struct drm_device *ddev,
+				 u32 index)
+{
+	u16 bit = BIT(index);
+	struct drm_gem_object *obj;
+	struct dma_buf *dmabuf;
+	bool ok = false;
+
+	dmabuf = mvgal_bo_export(&bo->base, O_RDWR);
+	if (!IS_ERR(dmabuf)) {
+		obj = mvgal_driver_import(ddev, dmabuf);
+		ok = !IS_ERR(obj);
+		if (ok)
+			drm_gem_object_put(obj);
+		dma_buf_put(dmabuf);
+	}
+	mutex_lock(&bo->lock);
+	bo->host_probed |= bit;
+	if (ok)
+		bo->host_ok |= bit;
+	mutex_unlock(&bo->lock);
+}
+
+/*
+ * Probes, for buffers of @s with refused chunks, whether the session's GPU
+ * can use their pages, once. Outside every lock; the GPU's device is held
+ * meanwhile.
+ */
+static void mvgal_begin_probe(struct mvgal_device *mdev,
+			      struct mvgal_session *s)
+{
+	struct drm_device *ddev = NULL;
+	struct mvgal_gpu *gpu;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_bo *bo = s->b[i].bo;
+
+		if (!READ_ONCE(bo->nrefused) ||
+		    (READ_ONCE(bo->host_probed) & BIT(s->gpu)))
+			continue;
+		if (!ddev) {
+			mutex_lock(&mdev->gpu_lock);
+			gpu = mvgal_gpu_lookup(mdev, s->gpu, &ret);
+			if (gpu) {
+				ddev = gpu->ddev;
+				drm_dev_get(ddev);
+			}
+			mutex_unlock(&mdev->gpu_lock);
+			if (!ddev)
+				return;
+		}
+		mvgal_sbo_probe_host(bo, ddev, s->gpu);
+	}
+	if (ddev)
+		drm_dev_put(ddev);
+}
+
+/*
  * Plans the copies of one buffer: runs of named chunks. For a file that
  * keeps no copies, notes which chunks they bring, for END to drop.
  */
@@ -174,7 +244,7 @@ static int mvgal_sbo_plan(struct mvgal_session *s, struct mvgal_job *job,
 	unsigned int start, end, c;
 	int ret;
 
-	if (s->no_copies) {
+	if (s->no_copies && b->loc != bo->home_loc) {
 		if (!b->staged)
 			b->staged = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
 		if (!b->staged)
@@ -215,7 +285,7 @@ static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 	spin_unlock(&bo->state_lock);
 	bo->sessions += d;
 	bo->sessions_at[s->gpu] += d;
-	if (b->loc != 1 + s->gpu)
+	if (b->loc != 1 + s->gpu && b->loc != MVGAL_LOC_HOST)
 		bo->sessions_at[b->loc - 1] += d;
 }
 
@@ -375,6 +445,20 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		    b->bo->home != gpu)
 			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
 				 b->loc;
+		/* Refused chunks: the buffer's own pages where the GPU can
+		 * use them, rather than a copy per access.
+		 */
+		if (b->loc == 1 + gpu->index &&
+		    (b->bo->host_ok & BIT(gpu->index)) &&
+		    bitmap_intersects(b->chunks, b->bo->refused,
+				      b->bo->nchunks)) {
+			b->loc = b->bo->home_loc;
+			ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_sbo_plan(s, *job, b);
+			if (ret)
+				return ret;
+		}
 		if (b->loc == 1 + gpu->index) {
 			b->new_place = gpu != b->bo->home &&
 				       !b->bo->place[gpu->index];
@@ -482,6 +566,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	list_add_tail(&s->link, &mf->sessions);
 	mutex_unlock(&mf->lock);
 
+	mvgal_begin_probe(mdev, s);
 	mutex_lock(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)

@@ -22,7 +22,7 @@
 FIXTURE(watch) {
 	struct mvgal *m;
 	int fd;
-	int g0, g1;
+	int g0, g1, vg;		/* virtio node 0, virtio node 1, vgem */
 	uint8_t *pool[MVGAL_MAX_GPUS];
 };
 
@@ -34,8 +34,10 @@ FIXTURE_SETUP(watch)
 	ASSERT_EQ(0, write_param(FORCE, "-1"));
 	self->g0 = find_gpu(self->m, "virtio_gpu", 0);
 	self->g1 = find_gpu(self->m, "virtio_gpu", 1);
+	self->vg = find_gpu(self->m, "vgem", ~1U);
 	ASSERT_GE(self->g0, 0);
 	ASSERT_GE(self->g1, 0);
+	ASSERT_GE(self->vg, 0);
 	self->pool[self->g0] = map_pool(self->fd, self->g0);
 	self->pool[self->g1] = map_pool(self->fd, self->g1);
 	ASSERT_NE(NULL, self->pool[self->g0]);
@@ -527,6 +529,90 @@ TEST_F(watch, handoff_in_a_write_session_lands_the_gpu_last)
 	EXPECT_EQ(0x61, p[CH + 1]);
 	EXPECT_EQ(pat(2 * CH, 4), p[2 * CH]);
 	munmap((void *)p, size);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A hand-off on chunk 1 of @h at GPU @g: a READ session, a CPU write. */
+static int handoff(struct mvgal *m, int g, uint32_t h, volatile uint8_t *p)
+{
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence, ret;
+
+	ret = begin1(m, g, MVGAL_ACCESS_READ, h, 0, 0, &a, &s, &fence, NULL);
+	if (!ret)
+		ret = settle(fence);
+	p[CH + 3] = 0xab;
+	return mvgal_end(m, s, -1, NULL, 0) ?: ret;
+}
+
+/*
+ * Refused chunks are served from the buffer's own pages where the GPU's
+ * driver imports its dma-buf (vgem here; the buffer must be shareable):
+ * no copy at all. Where it does not (virtio-gpu), or the buffer cannot be
+ * shared, they are staged per access.
+ */
+TEST_F(watch, refused_chunks_zero_copy_where_the_driver_imports)
+{
+	const uint64_t size = 4 * CH;
+	struct drm_mvgal_access a;
+	volatile uint8_t *p, *q;
+	uint64_t copied;
+	uint32_t h, h2, s, vh;
+	int fence, fd, vgem;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size,
+					    MVGAL_BO_HOST_VALID |
+					    MVGAL_BO_GPU_VALID |
+					    MVGAL_BO_SHARED | MVGAL_BO_DMA_BUF,
+					    MVGAL_GPU_ANY,
+					    MVGAL_SHARING_CROSS_VENDOR, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = pat(i, 8);
+	ASSERT_EQ(0, handoff(self->m, self->vg, h, p));
+	/* vgem: the buffer's own pages, nothing copied or waited for. */
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(MVGAL_POOL_HOST, a.pool_gpu);
+	EXPECT_EQ(0, a.pool_offset);
+	EXPECT_EQ(0, copied);
+	EXPECT_EQ(-1, fence);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* ... which vgem does import. */
+	vgem = open_card("vgem", NULL, 0);
+	ASSERT_GE(vgem, 0);
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+	EXPECT_EQ(0, drmPrimeFDToHandle(vgem, fd, &vh));
+	close(fd);
+	close(vgem);
+	/* virtio-gpu: staged, chunk 1 only, with the CPU's byte. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint32_t)self->g0, a.pool_gpu);
+	EXPECT_EQ(size, copied);	/* its first session: all of it */
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(0xab, self->pool[self->g0][a.pool_offset + CH + 3]);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* A buffer that cannot be shared: staged on vgem too. */
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h2, (void **)&q));
+	ASSERT_EQ(0, handoff(self->m, self->vg, h2, q));
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h2, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+	EXPECT_EQ((uint64_t)CH, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	munmap((void *)q, size);
+	munmap((void *)p, size);
+	mvgal_bo_destroy(self->m, h2);
 	mvgal_bo_destroy(self->m, h);
 }
 

@@ -630,7 +630,10 @@ struct drm_mvgal_access {
 	__u64 ranges;
 	/** @pool_offset: (out, BEGIN) where byte 0 of the buffer is in the pool. */
 	__u64 pool_offset;
-	/** @pool_gpu: (out, BEGIN) the GPU whose pool holds the bytes. */
+	/**
+	 * @pool_gpu: (out, BEGIN) the GPU whose pool holds the bytes, or
+	 * MVGAL_POOL_HOST: the buffer's own pages, through its dma-buf.
+	 */
 	__u32 pool_gpu;
 	/** @pad: (in) must be 0. */
 	__u32 pad;
@@ -879,6 +882,14 @@ struct drm_mvgal_pool_fd {
 	/** @pad: (in) must be 0. */
 	__u32 pad;
 };
+
+/*
+ * drm_mvgal_access.pool_gpu when a session uses the buffer's own host
+ * pages in place (a chunk refused after a hand-off, on a GPU whose driver
+ * imports the buffer's dma-buf): the GPU reaches the bytes through that
+ * dma-buf (mvgal_bo_export()), at the buffer's offsets.
+ */
+#define MVGAL_POOL_HOST		0xffffffffU
 
 /* The most buffers one HARVEST takes. */
 #define MVGAL_HARVEST_MAX_BUFFERS	256
