@@ -706,9 +706,9 @@ TEST_F(watch, failed_work_is_dropped)
 /*
  * A file that keeps no GPU copies (the per-thread switch of the write-
  * watch document, per fd here): its sessions stage what they use and drop
- * it at END, every time; copies another file's sessions made are used and
- * left as they were, and that file keeps its copies. Unknown flags are
- * refused.
+ * it at END, every time; copies another process's sessions made are used
+ * and left as they were, and that process keeps its copies. Unknown flags
+ * are refused.
  */
 TEST_F(watch, a_file_can_keep_no_copies)
 {
@@ -720,7 +720,8 @@ TEST_F(watch, a_file_can_keep_no_copies)
 	uint64_t copied;
 	struct mvgal *m2;
 	uint8_t back[4];
-	int fence, fd;
+	int fence, fd, status;
+	pid_t pid;
 
 	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size,
 					    MVGAL_BO_HOST_VALID |
@@ -747,12 +748,33 @@ TEST_F(watch, a_file_can_keep_no_copies)
 		ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
 		EXPECT_EQ(0, info.valid[1 + self->g0]);
 	}
-	/* The other file keeps its copies; m2 uses them and leaves them. */
-	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
-			    &s, &fence, &copied));
-	EXPECT_EQ(size, copied);
-	ASSERT_EQ(0, settle(fence));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/*
+	 * Another process, its own file: its sessions keep their copies as
+	 * ever (exit status: 0 when its BEGIN copied everything and the copy
+	 * stayed after END).
+	 */
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct drm_mvgal_bo_info ci;
+		struct mvgal *mc;
+		uint32_t hc;
+		int bad;
+
+		if (mvgal_open(&mc) || mvgal_bo_import(mc, fd, &hc) ||
+		    begin1(mc, self->g0, MVGAL_ACCESS_READ, hc, 0, 0, &a, &s,
+			   &fence, &copied) || settle(fence) ||
+		    mvgal_end(mc, s, -1, NULL, 0) || mvgal_bo_info(mc, hc, &ci))
+			_exit(2);
+		bad = copied != size || ci.valid[1 + self->g0] != size;
+		_exit(bad);
+	}
+	close(fd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* m2 uses them and leaves them. */
 	ASSERT_EQ(0, begin1(m2, self->g0, MVGAL_ACCESS_READ, h2, 0, 0, &a, &s,
 			    &fence, &copied));
 	EXPECT_EQ(0, copied);
