@@ -186,4 +186,53 @@ static inline void vfence_free(struct vfence *f)
 	close(f->vgem);
 }
 
+/*
+ * The fixture of the coherence tests: the device, its fd, two virtio-gpu
+ * GPUs (NUMA nodes 0 and 1) and vgem, and a mapping of every GPU's pool.
+ */
+#define COH_FIELDS \
+	struct mvgal *m; \
+	int fd; \
+	int g0, g1, vg;	/* virtio node 0, virtio node 1, vgem */ \
+	uint8_t *pool[MVGAL_MAX_GPUS]
+
+#define COH_SETUP(self) \
+	coh_setup(_metadata, &(self)->m, &(self)->fd, &(self)->g0, \
+		  &(self)->g1, &(self)->vg, (self)->pool)
+
+static inline void coh_setup(struct __test_metadata *_metadata,
+			     struct mvgal **m, int *fd, int *g0, int *g1,
+			     int *vg, uint8_t **pool)
+{
+	ASSERT_EQ(0, mvgal_open(m));
+	*fd = mvgal_fd(*m);
+	reset_state(_metadata, *m);
+	ASSERT_EQ(0, write_param(FORCE, "-1"));
+	ASSERT_EQ(0, write_param(MIGRATION, "Y"));
+	*g0 = find_gpu(*m, "virtio_gpu", 0);
+	*g1 = find_gpu(*m, "virtio_gpu", 1);
+	*vg = find_gpu(*m, "vgem", ~1U);
+	ASSERT_GE(*g0, 0);
+	ASSERT_GE(*g1, 0);
+	ASSERT_GE(*vg, 0);
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		struct drm_mvgal_gpu_info gi;
+
+		if (mvgal_gpu_info(*m, g, &gi))
+			continue;
+		pool[g] = map_pool(*fd, g);
+		ASSERT_NE(NULL, pool[g]) TH_LOG("pool of GPU %d", g);
+	}
+}
+
+static inline void coh_teardown(struct mvgal *m, uint8_t **pool)
+{
+	write_param(FORCE, "-1");
+	write_param(MIGRATION, "Y");
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (pool[g])
+			munmap(pool[g], POOL_BYTES);
+	mvgal_close(m);
+}
+
 #endif /* MVGAL_SELFTEST_COHERENCE_H */

@@ -29,43 +29,17 @@
 #include "coherence.h"
 
 FIXTURE(sess) {
-	struct mvgal *m;
-	int fd;
-	int g0, g1, vg;		/* virtio node 0, virtio node 1, vgem */
-	uint8_t *pool[MVGAL_MAX_GPUS];
+	COH_FIELDS;
 };
 
 FIXTURE_SETUP(sess)
 {
-	ASSERT_EQ(0, mvgal_open(&self->m));
-	self->fd = mvgal_fd(self->m);
-	reset_state(_metadata, self->m);
-	ASSERT_EQ(0, write_param(FORCE, "-1"));
-	ASSERT_EQ(0, write_param(MIGRATION, "Y"));
-	self->g0 = find_gpu(self->m, "virtio_gpu", 0);
-	self->g1 = find_gpu(self->m, "virtio_gpu", 1);
-	self->vg = find_gpu(self->m, "vgem", ~1U);
-	ASSERT_GE(self->g0, 0);
-	ASSERT_GE(self->g1, 0);
-	ASSERT_GE(self->vg, 0);
-	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
-		struct drm_mvgal_gpu_info gi;
-
-		if (mvgal_gpu_info(self->m, g, &gi))
-			continue;
-		self->pool[g] = map_pool(self->fd, g);
-		ASSERT_NE(NULL, self->pool[g]) TH_LOG("pool of GPU %d", g);
-	}
+	COH_SETUP(self);
 }
 
 FIXTURE_TEARDOWN(sess)
 {
-	write_param(FORCE, "-1");
-	write_param(MIGRATION, "Y");
-	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (self->pool[g])
-			munmap(self->pool[g], POOL_BYTES);
-	mvgal_close(self->m);
+	coh_teardown(self->m, self->pool);
 }
 
 /* CPU-written bytes are at the GPU's placement after BEGIN; only what

@@ -20,36 +20,17 @@
 #include "coherence.h"
 
 FIXTURE(watch) {
-	struct mvgal *m;
-	int fd;
-	int g0, g1, vg;		/* virtio node 0, virtio node 1, vgem */
-	uint8_t *pool[MVGAL_MAX_GPUS];
+	COH_FIELDS;
 };
 
 FIXTURE_SETUP(watch)
 {
-	ASSERT_EQ(0, mvgal_open(&self->m));
-	self->fd = mvgal_fd(self->m);
-	reset_state(_metadata, self->m);
-	ASSERT_EQ(0, write_param(FORCE, "-1"));
-	self->g0 = find_gpu(self->m, "virtio_gpu", 0);
-	self->g1 = find_gpu(self->m, "virtio_gpu", 1);
-	self->vg = find_gpu(self->m, "vgem", ~1U);
-	ASSERT_GE(self->g0, 0);
-	ASSERT_GE(self->g1, 0);
-	ASSERT_GE(self->vg, 0);
-	self->pool[self->g0] = map_pool(self->fd, self->g0);
-	self->pool[self->g1] = map_pool(self->fd, self->g1);
-	ASSERT_NE(NULL, self->pool[self->g0]);
-	ASSERT_NE(NULL, self->pool[self->g1]);
+	COH_SETUP(self);
 }
 
 FIXTURE_TEARDOWN(watch)
 {
-	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (self->pool[g])
-			munmap(self->pool[g], POOL_BYTES);
-	mvgal_close(self->m);
+	coh_teardown(self->m, self->pool);
 }
 
 /* The record of one buffer as a bitmap word (buffers of <= 64 chunks). */
@@ -405,6 +386,19 @@ static bool info_shows(const char *want)
 	return found;
 }
 
+/* A host buffer of @size, mapped, holding pattern @seed written there. */
+static int filled_bo(struct mvgal *m, uint64_t size, unsigned int seed,
+		     uint32_t *h, volatile uint8_t **p)
+{
+	int ret = host_bo(m, size, h);
+
+	if (!ret)
+		ret = mvgal_bo_map(m, *h, (void **)p);
+	for (uint64_t i = 0; !ret && i < size; i++)
+		(*p)[i] = pat(i, seed);
+	return ret;
+}
+
 static int bo_counts(struct mvgal *m, uint32_t h, uint64_t *handoffs,
 		     uint64_t *refused)
 {
@@ -433,10 +427,7 @@ TEST_F(watch, handoff_refuses_the_chunk)
 	uint8_t *gpu;
 	int fence, warned;
 
-	ASSERT_EQ(0, host_bo(self->m, size, &h));
-	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
-	for (uint64_t i = 0; i < size; i++)
-		p[i] = pat(i, 3);
+	ASSERT_EQ(0, filled_bo(self->m, size, 3, &h, &p));
 	warned = log_count("CPU wrote 1 chunk(s) while GPU");
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
 			    &s, &fence, &copied));
@@ -503,10 +494,7 @@ TEST_F(watch, handoff_in_a_write_session_lands_the_gpu_last)
 	uint8_t *gpu;
 	int fence, warned;
 
-	ASSERT_EQ(0, host_bo(self->m, size, &h));
-	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
-	for (uint64_t i = 0; i < size; i++)
-		p[i] = pat(i, 4);
+	ASSERT_EQ(0, filled_bo(self->m, size, 4, &h, &p));
 	warned = log_count("its bytes land last");
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
 			    &s, &fence, NULL));
