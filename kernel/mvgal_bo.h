@@ -36,6 +36,7 @@ struct mvgal_live {
 	unsigned long *cpu_wrote;
 	bool write;
 	bool gpu_copy;		/* it uses a GPU's copy, not home itself */
+	unsigned int loc;	/* where that copy is */
 };
 
 /*
@@ -249,6 +250,8 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);
 void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 		     unsigned int loc, unsigned long *written);
+bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
+		     unsigned long c, unsigned int loc);
 void mvgal_watch_fold(struct mvgal_bo *bo);
 int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 			struct drm_file *file);

@@ -194,8 +194,10 @@ static void mvgal_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
 
+	/* Only this dma-buf's own mapping: another export may live on. */
 	mutex_lock(&bo->lock);
-	bo->dmabuf_mapping = NULL;
+	if (dmabuf->file && bo->dmabuf_mapping == dmabuf->file->f_mapping)
+		bo->dmabuf_mapping = NULL;
 	mutex_unlock(&bo->lock);
 	drm_gem_dmabuf_release(dmabuf);
 }

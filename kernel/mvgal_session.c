@@ -180,19 +180,27 @@ static void mvgal_sbo_probe_host(struct mvgal_bo *bo, struct drm_device *ddev,
 	u16 bit = BIT(index);
 	struct drm_gem_object *obj;
 	struct dma_buf *dmabuf;
-	bool ok = false;
+	int ret;
 
+	/* The probe's attachment would hold an exclusive buffer's slot. */
+	if (bo->sharing == MVGAL_SHARING_EXCLUSIVE)
+		return;
 	dmabuf = mvgal_bo_export(&bo->base, O_RDWR);
-	if (!IS_ERR(dmabuf)) {
+	ret = PTR_ERR_OR_ZERO(dmabuf);
+	if (!ret) {
 		obj = mvgal_driver_import(ddev, dmabuf);
-		ok = !IS_ERR(obj);
-		if (ok)
+		ret = PTR_ERR_OR_ZERO(obj);
+		if (!ret)
 			drm_gem_object_put(obj);
 		dma_buf_put(dmabuf);
 	}
+	/* A passing failure (a signal, memory) is asked again next time. */
+	if (ret == -ERESTARTSYS || ret == -EINTR || ret == -ENOMEM ||
+	    ret == -EAGAIN || ret == -EBUSY)
+		return;
 	mutex_lock(&bo->lock);
 	bo->host_probed |= bit;
-	if (ok)
+	if (!ret)
 		bo->host_ok |= bit;
 	mutex_unlock(&bo->lock);
 }
@@ -278,6 +286,7 @@ static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 		b->live.chunks = b->chunks;
 		b->live.write = s->write;
 		b->live.gpu_copy = b->loc != bo->home_loc;
+		b->live.loc = b->loc;
 		list_add_tail(&b->live.link, &bo->live);
 	} else {
 		list_del(&b->live.link);
@@ -696,6 +705,11 @@ void mvgal_session_settle(struct mvgal_bo *bo)
 				mvgal_chunk_revert(&bo->chunks[cm->e[i].chunk],
 						   cm->loc, cm->e[i].prev);
 			spin_unlock(&bo->state_lock);
+			/* The work wrote the home pages themselves (in place):
+			 * CPU mappings must fault and fetch the good copy.
+			 */
+			for (i = 0; cm->loc == bo->home_loc && i < cm->n; i++)
+				mvgal_bo_zap(bo, cm->e[i].chunk, cm->e[i].chunk);
 			bo->failed++;
 			pr_warn_ratelimited("mvgal: buffer %llu: the work of a session on GPU %u failed (%d): its writes to %u chunk(s) dropped\n",
 					    bo->id, cm->loc - 1, cm->fence->error,
@@ -758,7 +772,8 @@ static void mvgal_session_finish(struct mvgal_session *s,
 			 */
 			spin_lock(&bo->state_lock);
 			for_each_set_bit(c, b->staged, bo->nchunks)
-				if (!(s->write && w && test_bit(c, w)))
+				if (!(s->write && w && test_bit(c, w)) &&
+				    !mvgal_live_uses(bo, &b->live, c, b->loc))
 					mvgal_chunk_drop(&bo->chunks[c], b->loc);
 			spin_unlock(&bo->state_lock);
 		}

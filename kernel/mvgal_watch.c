@@ -57,8 +57,9 @@ void mvgal_watch_fini(struct mvgal_bo *bo)
 /*
  * A mapped CPU write to chunks [first, last] while live sessions read GPU
  * copies of them: a hand-off, which each such session's END deals with.
- * A CPU fault cannot be refused, and the bitmap is small (a bit a chunk),
- * so its allocation may not fail either.
+ * A CPU fault cannot be refused: should the session's bitmap not be had,
+ * the chunks are refused at once (only "the GPU's bytes land last" is
+ * lost then: the CPU's stay).
  */
 static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
 				unsigned long last)
@@ -71,10 +72,17 @@ static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
 			continue;
 		if (!l->cpu_wrote)
 			l->cpu_wrote = bitmap_zalloc(bo->nchunks,
-						     GFP_KERNEL | __GFP_NOFAIL);
-		for (c = first; c <= last; c++)
-			if (test_bit(c, l->chunks))
+						     GFP_KERNEL | __GFP_NOWARN);
+		for (c = first; c <= last; c++) {
+			if (!test_bit(c, l->chunks))
+				continue;
+			if (l->cpu_wrote) {
 				__set_bit(c, l->cpu_wrote);
+			} else if (!__test_and_set_bit(c, bo->refused)) {
+				bo->nrefused++;
+				bo->handoffs++;
+			}
+		}
 	}
 }
 
@@ -124,7 +132,10 @@ static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
 	lockdep_assert_held(&bo->lock);
 	if (!bo->cpu_mapped)
 		return;
-	if (bo->wp_unmaps) {
+	/* Kernels without the dirty-tracking helpers (only vmwgfx selects
+	 * them) unmap instead.
+	 */
+	if (!IS_ENABLED(CONFIG_MAPPING_DIRTY_HELPERS) || bo->wp_unmaps) {
 		mvgal_bo_zap(bo, first, last);
 		return;
 	}
@@ -163,6 +174,21 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 		mvgal_watch_protect(bo, start, end - 1);
 	}
 	bo->npending = 0;
+}
+
+/*
+ * Does a live session other than @self use the copy of chunk @c at @loc?
+ * Then it must not be dropped under it. Caller holds bo->lock.
+ */
+bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
+		     unsigned long c, unsigned int loc)
+{
+	struct mvgal_live *l;
+
+	list_for_each_entry(l, &bo->live, link)
+		if (l != self && l->loc == loc && test_bit(c, l->chunks))
+			return true;
+	return false;
 }
 
 /**
@@ -209,7 +235,8 @@ void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 		return;
 	spin_lock(&bo->state_lock);
 	for_each_set_bit(c, bo->refused, bo->nchunks)
-		if (test_bit(c, l->chunks) && !(written && test_bit(c, written)))
+		if (test_bit(c, l->chunks) && !(written && test_bit(c, written)) &&
+		    !mvgal_live_uses(bo, l, c, loc))
 			mvgal_chunk_drop(&bo->chunks[c], loc);
 	spin_unlock(&bo->state_lock);
 }
@@ -235,67 +262,97 @@ static u32 mvgal_harvest_need(struct mvgal_bo *bo,
 }
 
 /*
- * Reports (and with @reset clears) @bo's record into entry @e. At most
- * @e->capacity runs are reported; runs a concurrent write added beyond
- * that stay recorded. Caller holds bo->lock.
+ * Takes @bo's record for entry @e into a kernel buffer (*@out, *@bytes
+ * long) and, with @reset, clears what it took and write-protects those
+ * chunks again. At most @e->capacity runs are taken; runs a concurrent
+ * write added beyond that stay recorded. No user memory is touched here:
+ * a fault on a mapping of this very buffer would need bo->lock, which the
+ * caller holds.
  */
-static int mvgal_harvest_one(struct mvgal_bo *bo,
-			     struct drm_mvgal_harvest_entry *e, bool reset)
+static int mvgal_harvest_snap(struct mvgal_bo *bo,
+			      struct drm_mvgal_harvest_entry *e, bool reset,
+			      void **out, size_t *bytes)
 {
+	bool runs = e->flags & MVGAL_HARVEST_RUNS;
+	struct drm_mvgal_range *r = NULL;
 	unsigned int start, end;
+	u32 n = 0, cap = 0;
 	u64 chunks = 0;
-	u32 n = 0;
-	int ret = 0;
 
-	if (!(e->flags & MVGAL_HARVEST_RUNS)) {
+	lockdep_assert_held(&bo->lock);
+	if (!runs) {
 		u32 words = DIV_ROUND_UP(bo->nchunks, 64);
 		u64 *arr = kvmalloc_array(words, sizeof(*arr), GFP_KERNEL);
 
 		if (!arr)
 			return -ENOMEM;
 		bitmap_to_arr64(arr, bo->cpu_written, bo->nchunks);
-		if (copy_to_user(u64_to_user_ptr(e->data), arr,
-				 words * sizeof(*arr)))
-			ret = -EFAULT;
-		kvfree(arr);
-		if (ret)
-			return ret;
+		*out = arr;
+		*bytes = words * sizeof(*arr);
 		n = words;
-		for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
-			chunks += end - start;
-			if (reset) {
-				bitmap_clear(bo->cpu_written, start,
-					     end - start);
-				mvgal_watch_protect(bo, start, end - 1);
-			}
-		}
 	} else {
-		struct drm_mvgal_range __user *out = u64_to_user_ptr(e->data);
-
-		for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
-			struct drm_mvgal_range r;
-
-			if (n == e->capacity)
+		/* There are never more runs than chunks. */
+		cap = min_t(u64, e->capacity, bo->nchunks);
+		r = kvmalloc_array(max(cap, 1U), sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+		*out = r;
+	}
+	for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
+		if (runs) {
+			if (n == cap)
 				break;
-			r.offset = mvgal_chunk_start(bo, start);
-			r.size = min(mvgal_chunk_start(bo, end), bo->size) -
-				 r.offset;
-			if (copy_to_user(&out[n], &r, sizeof(r)))
-				return -EFAULT;
+			r[n].offset = mvgal_chunk_start(bo, start);
+			r[n].size = min(mvgal_chunk_start(bo, end), bo->size) -
+				    r[n].offset;
 			n++;
-			chunks += end - start;
-			if (reset) {
-				bitmap_clear(bo->cpu_written, start,
-					     end - start);
-				mvgal_watch_protect(bo, start, end - 1);
-			}
+		}
+		chunks += end - start;
+		if (reset) {
+			bitmap_clear(bo->cpu_written, start, end - start);
+			mvgal_watch_protect(bo, start, end - 1);
 		}
 	}
+	if (runs)
+		*bytes = n * sizeof(*r);
 	if (reset)
 		bo->nwritten -= chunks;
 	e->count = n;
 	e->chunks = chunks;
 	return 0;
+}
+
+/*
+ * A reset whose results could not reach the caller: the chunks it took
+ * (@buf, as mvgal_harvest_snap() made it) are marked written again, so
+ * that nothing is lost. Their pages stay write-protected, which only
+ * costs a fault.
+ */
+static void mvgal_harvest_restore(struct mvgal_bo *bo,
+				  const struct drm_mvgal_harvest_entry *e,
+				  const void *buf)
+{
+	u64 csize = 1ULL << bo->chunk_shift;
+	u32 i;
+
+	mutex_lock(&bo->lock);
+	if (!(e->flags & MVGAL_HARVEST_RUNS)) {
+		unsigned long *map = bitmap_alloc(bo->nchunks,
+						  GFP_KERNEL | __GFP_NOFAIL);
+
+		bitmap_from_arr64(map, buf, bo->nchunks);
+		bitmap_or(bo->cpu_written, bo->cpu_written, map, bo->nchunks);
+		bitmap_free(map);
+	} else {
+		const struct drm_mvgal_range *r = buf;
+
+		for (i = 0; i < e->count; i++)
+			bitmap_set(bo->cpu_written, r[i].offset >> bo->chunk_shift,
+				   DIV_ROUND_UP_ULL(r[i].offset + r[i].size, csize) -
+				   (r[i].offset >> bo->chunk_shift));
+	}
+	bo->nwritten = bitmap_weight(bo->cpu_written, bo->nchunks);
+	mutex_unlock(&bo->lock);
 }
 
 /**
@@ -312,8 +369,11 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
 	struct drm_mvgal_harvest *args = data;
+	bool reset = args->flags & MVGAL_HARVEST_RESET;
 	struct drm_mvgal_harvest_entry *ents;
-	struct mvgal_bo **bos;
+	struct mvgal_bo **bos = NULL;
+	size_t *sizes = NULL;
+	void **outs = NULL;
 	bool short_room = false;
 	u32 i, j;
 	int ret = 0;
@@ -379,18 +439,36 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 		ret = ret ?: -ENOSPC;
 		goto out;
 	}
-	for (i = 0; i < args->count; i++) {
-		mutex_lock(&bos[i]->lock);
-		ret = mvgal_harvest_one(bos[i], &ents[i],
-					args->flags & MVGAL_HARVEST_RESET);
-		mutex_unlock(&bos[i]->lock);
-		if (ret)
-			goto out;
+	outs = kcalloc(args->count, sizeof(*outs), GFP_KERNEL);
+	sizes = kcalloc(args->count, sizeof(*sizes), GFP_KERNEL);
+	if (!outs || !sizes) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	if (copy_to_user(u64_to_user_ptr(args->entries), ents,
-			 array_size(args->count, sizeof(*ents))))
+	for (i = 0; i < args->count && !ret; i++) {
+		mutex_lock(&bos[i]->lock);
+		ret = mvgal_harvest_snap(bos[i], &ents[i], reset, &outs[i],
+					 &sizes[i]);
+		mutex_unlock(&bos[i]->lock);
+	}
+	/* Out to the caller with no lock held; all or nothing. */
+	for (i = 0; i < args->count && !ret; i++)
+		if (sizes[i] && copy_to_user(u64_to_user_ptr(ents[i].data),
+					     outs[i], sizes[i]))
+			ret = -EFAULT;
+	if (!ret && copy_to_user(u64_to_user_ptr(args->entries), ents,
+				 array_size(args->count, sizeof(*ents))))
 		ret = -EFAULT;
+	if (ret && reset)
+		for (i = 0; i < args->count && outs[i]; i++)
+			mvgal_harvest_restore(bos[i], &ents[i], outs[i]);
 out:
+	if (outs) {
+		for (i = 0; i < args->count; i++)
+			kvfree(outs[i]);
+	}
+	kfree(outs);
+	kfree(sizes);
 	if (bos) {
 		for (i = 0; i < args->count; i++)
 			if (bos[i])

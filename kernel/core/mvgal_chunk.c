@@ -86,7 +86,7 @@ int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
 {
 	unsigned int v = prev & ~(1U << loc), l;
 
-	if (c->valid != 1U << loc || c->owner != loc)
+	if (!mvgal_chunk_valid_at(c, loc))
 		return -EBUSY;
 	if (!v)
 		return 0;

@@ -86,10 +86,12 @@ void mvgal_chunk_unfill(struct mvgal_chunk *c, unsigned int loc);
 
 /*
  * The writes at @loc that made it the chunk's owner failed: the holders
- * of before (@prev, a valid mask) hold the bytes again and @loc's copy is
- * dropped. Only while @loc is still the owner (nothing happened since);
- * when @loc was the only holder before too, it stays: there is nothing
- * else. Return: 0, or -EBUSY when the chunk has moved on (unchanged).
+ * of before (@prev, a valid mask) hold the bytes again, and @loc's copy
+ * and every copy filled from it since (whose copies wait for the same
+ * failed work, so they never ran) are dropped. Only while @loc still
+ * holds the chunk: otherwise something wrote it since. When @loc was the
+ * only holder before too, it stays: there is nothing else.
+ * Return: 0, or -EBUSY when the chunk was written since (unchanged).
  */
 int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
 		       unsigned int prev);

@@ -786,6 +786,57 @@ TEST_F(watch, a_file_can_keep_no_copies)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/*
+ * HARVEST's output may lie in a mapping of the very buffer it harvests
+ * (the reset write-protects it, and the output then faults there): it
+ * works, and the output's own chunk is marked written afterwards. When
+ * the results cannot reach the caller (entries in read-only memory), the
+ * call fails and the reset is undone: no mark is lost.
+ */
+TEST_F(watch, harvest_is_all_or_nothing)
+{
+	const uint64_t size = 8 * CH;
+	struct drm_mvgal_harvest_entry e, *ro;
+	struct drm_mvgal_range *runs;
+	volatile uint8_t *p;
+	uint64_t w, chunks;
+	uint32_t h;
+
+	ASSERT_EQ(0, filled_bo(self->m, size, 9, &h, &p));
+	ASSERT_EQ(0, reset_all(self->m, h));
+	(void)p[7 * CH];		/* the output's page: mapped, read-only */
+	p[0] = 1;
+	p[5 * CH] = 1;
+	runs = (struct drm_mvgal_range *)(p + 7 * CH);
+	e = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .flags = MVGAL_HARVEST_RUNS,
+		.data = (uintptr_t)runs, .capacity = 2,
+	};
+	ASSERT_EQ(0, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &e, 1));
+	ASSERT_EQ(2, e.count);
+	EXPECT_EQ(0, runs[0].offset);
+	EXPECT_EQ(5ULL * CH, runs[1].offset);
+	ASSERT_EQ(0, peek_word(self->m, h, &w, NULL));
+	EXPECT_EQ(1ULL << 7, w);
+
+	/* Entries the module cannot write back: -EFAULT, nothing reset. */
+	p[2 * CH] = 1;
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ro[0] = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .data = (uintptr_t)&w, .capacity = 1,
+	};
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	EXPECT_EQ(-EFAULT, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, ro, 1));
+	ASSERT_EQ(0, peek_word(self->m, h, &w, &chunks));
+	EXPECT_EQ((1ULL << 2) | (1ULL << 7), w);
+	EXPECT_EQ(2, chunks);
+	munmap(ro, 4096);
+	munmap((void *)p, size);
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* Expects HARVEST to fail with @err and the struct to keep its input. */
 static void expect_harvest_fails(struct __test_metadata *_metadata,
 				 struct mvgal *m, struct drm_mvgal_harvest h,

@@ -211,13 +211,24 @@ TEST(failed_write_reverts_to_the_holders_of_before)
 	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, 1U << 0));
 	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 0));
 	EXPECT_TRUE(mvgal_chunk_ok(&c, NLOCS));
-	/* Moved on since (the bytes went home): left alone. */
+	/* A copy from it planned since (its job fails with the work):
+	 * dropped too.
+	 */
+	mvgal_chunk_init(&c, 0);
+	mvgal_chunk_filled(&c, 1);
+	mvgal_chunk_written(&c, 1);
+	mvgal_chunk_filled(&c, 3);
+	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, (1U << 0) | (1U << 1)));
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 0));
+	EXPECT_EQ(MVGAL_CS_INVALID, mvgal_chunk_state(&c, 3));
+	/* Written elsewhere since: left alone. */
 	mvgal_chunk_init(&c, 0);
 	mvgal_chunk_filled(&c, 1);
 	mvgal_chunk_written(&c, 1);
 	mvgal_chunk_filled(&c, 0);
+	mvgal_chunk_written(&c, 0);
 	EXPECT_EQ(-EBUSY, mvgal_chunk_revert(&c, 1, 1U << 0));
-	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 1));
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 0));
 	/* Nobody else before: the only copy stays. */
 	mvgal_chunk_init(&c, 1);
 	EXPECT_EQ(0, mvgal_chunk_revert(&c, 1, 1U << 1));
