@@ -496,13 +496,35 @@ view:
 	return 0;
 }
 
+/* Every buffer of a WRITE session that wrote nothing, for an undo. */
+static unsigned long *mvgal_nothing_written[MVGAL_SESSION_MAX_BUFFERS];
+
+static void mvgal_session_finish(struct mvgal_session *s,
+				 unsigned long **written,
+				 struct dma_fence *fence,
+				 struct mvgal_commit **commits);
+
+/* Writes BEGIN's (out) fields of each access: a few stores, not the array. */
+static int mvgal_begin_results(const struct drm_mvgal_begin *args,
+			       const struct drm_mvgal_access *acc)
+{
+	struct drm_mvgal_access __user *u = u64_to_user_ptr(args->accesses);
+	unsigned int i;
+
+	for (i = 0; i < args->count; i++)
+		if (put_user(acc[i].pool_offset, &u[i].pool_offset) ||
+		    put_user(acc[i].pool_gpu, &u[i].pool_gpu))
+			return -EFAULT;
+	return 0;
+}
+
 int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		      struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct mvgal_file *mf = file->driver_priv;
 	struct drm_mvgal_access acc_small[4];
-	struct drm_mvgal_begin *args = data;
+	struct drm_mvgal_begin *args = data, in = *args;
 	struct drm_gem_object **objs = NULL;
 	struct drm_mvgal_access *acc;
 	struct dma_fence *in_fence = NULL;
@@ -605,19 +627,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 			goto out_unlock;
 		}
 	}
-	/* Only the (out) fields: a few stores, no copy of the array. */
-	for (i = 0; i < s->count; i++) {
-		struct drm_mvgal_access __user *u =
-			u64_to_user_ptr(args->accesses + i * sizeof(*acc));
-
-		if (put_user(acc[i].pool_offset, &u->pool_offset) ||
-		    put_user(acc[i].pool_gpu, &u->pool_gpu)) {
-			ret = -EFAULT;
-			goto out_unlock;
-		}
-	}
-
-	/* Nothing can fail from here on. */
+	/* Nothing can fail from here on, but handing out the results. */
 	begun = s;
 	atomic64_inc(&mdev->ctr.sessions);
 	/*
@@ -635,7 +645,6 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		mvgal_job_mark(job);
 		mvgal_job_publish(job);
 		mvgal_job_push(job);
-		fd_install(fd, sf->file);
 	}
 	job = NULL;
 	s = NULL;
@@ -657,7 +666,29 @@ out_locked:
 		drm_gem_unlock_reservations(objs, args->count, &ctx);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
-	if (begun) {
+	/*
+	 * The results go out with no lock held: a fault on the array may
+	 * need a buffer's lock (it may lie in a mapping of one of the
+	 * session's own buffers) or mmap_lock, which faults take first.
+	 */
+	if (begun && mvgal_begin_results(args, acc)) {
+		/* Undone as an END of work that wrote nothing. */
+		if (sf) {
+			fput(sf->file);
+			put_unused_fd(fd);
+		}
+		mutex_lock(&mf->lock);
+		list_del(&begun->link);
+		mf->count--;
+		mutex_unlock(&mf->lock);
+		mvgal_session_finish(begun, mvgal_nothing_written, NULL, NULL);
+		mvgal_session_free(begun);
+		begun = NULL;
+		*args = in;
+		ret = -EFAULT;
+	} else if (begun) {
+		if (sf)
+			fd_install(fd, sf->file);
 		/* Only now, when BEGIN no longer touches it, may END find
 		 * (and free) it; pairs with mvgal_session_find().
 		 */

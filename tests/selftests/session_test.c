@@ -1051,4 +1051,36 @@ TEST_F(sess, info_shows_residency)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/*
+ * BEGIN's access array may lie in a mapping of a buffer of the session
+ * itself: the results are written there once no lock is held (a fault
+ * there needs the buffer's lock). The kernel's write into the buffer is
+ * a CPU write during the session like any other: a hand-off at END.
+ */
+TEST_F(sess, begin_results_into_the_sessions_own_buffer)
+{
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access *acc;
+	uint8_t *p;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	fill(p, CH, 12);
+	acc = (struct drm_mvgal_access *)(p + CH);
+	*acc = (struct drm_mvgal_access) { .handle = h };
+	ASSERT_EQ(0, mvgal_begin(self->m, self->g0, MVGAL_ACCESS_READ,
+				 MVGAL_PRIO_NORMAL, -1, acc, 1, &s, &fence,
+				 NULL));
+	EXPECT_EQ((uint32_t)self->g0, acc->pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + acc->pool_offset, CH, 0, 12));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(1, info.handoffs);
+	munmap(p, 2 * CH);
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN
