@@ -110,9 +110,8 @@ struct mvgal_bo {
 	unsigned long nchunks;
 	struct mvgal_chunk *chunks;
 	struct list_head live;		/* of struct mvgal_live */
-	/* Of struct mvgal_commit, under @lock; failed sessions seen. */
+	/* Of struct mvgal_commit, under @lock. */
 	struct list_head commits;
-	u64 failed;
 	unsigned int sessions;		/* live sessions */
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
@@ -177,6 +176,8 @@ static inline u64 mvgal_chunk_len(const struct mvgal_bo *bo, unsigned long c)
 
 int mvgal_bo_coherence_init(struct mvgal_bo *bo);
 void mvgal_session_settle(struct mvgal_bo *bo);
+unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
+				 unsigned long last, unsigned int dst);
 void mvgal_session_commits_free(struct mvgal_bo *bo);
 
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
@@ -250,6 +251,8 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);
 void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 		     unsigned int loc, unsigned long *written);
+void mvgal_watch_drop(struct mvgal_bo *bo, struct mvgal_live *l,
+		      const unsigned long *map, const unsigned long *written);
 bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 		     unsigned long c, unsigned int loc);
 void mvgal_watch_fold(struct mvgal_bo *bo);

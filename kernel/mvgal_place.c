@@ -326,8 +326,8 @@ static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
  * The first chunk of [c, last] that @dst does not hold, or last + 1: one
  * scan under the lock, as most of a large buffer is usually held.
  */
-static unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
-					unsigned long last, unsigned int dst)
+unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
+				 unsigned long last, unsigned int dst)
 {
 	spin_lock(&bo->state_lock);
 	while (c <= last && mvgal_chunk_valid_at(&bo->chunks[c], dst))

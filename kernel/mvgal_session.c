@@ -127,19 +127,12 @@ static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
 /* Is every named chunk held at @loc? */
 static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
 {
-	struct mvgal_bo *bo = b->bo;
-	unsigned int start, end, c;
-	bool all = true;
+	unsigned int start, end;
 
-	spin_lock(&bo->state_lock);
-	for_each_set_bitrange(start, end, b->chunks, bo->nchunks) {
-		for (c = start; c < end && all; c++)
-			all = mvgal_chunk_valid_at(&bo->chunks[c], loc);
-		if (!all)
-			break;
-	}
-	spin_unlock(&bo->state_lock);
-	return all;
+	for_each_set_bitrange(start, end, b->chunks, b->bo->nchunks)
+		if (mvgal_next_missing(b->bo, start, end - 1, loc) < end)
+			return false;
+	return true;
 }
 
 /*
@@ -741,7 +734,6 @@ void mvgal_session_settle(struct mvgal_bo *bo)
 			 */
 			for (i = 0; cm->loc == bo->home_loc && i < cm->n; i++)
 				mvgal_bo_zap(bo, cm->e[i].chunk, cm->e[i].chunk);
-			bo->failed++;
 			pr_warn_ratelimited("mvgal: buffer %llu: the work of a session on GPU %u failed (%d): its writes to %u chunk(s) dropped\n",
 					    bo->id, cm->loc - 1, cm->fence->error,
 					    cm->n);
@@ -797,17 +789,12 @@ static void mvgal_session_finish(struct mvgal_session *s,
 		if (b->live.gpu_copy)
 			mvgal_watch_end(bo, &b->live, b->loc,
 					s->write ? w : NULL);
-		if (b->staged) {
-			/* A file that keeps no copies: what was staged for
-			 * it goes, but where it is the only current copy.
-			 */
-			spin_lock(&bo->state_lock);
-			for_each_set_bit(c, b->staged, bo->nchunks)
-				if (!(s->write && w && test_bit(c, w)) &&
-				    !mvgal_live_uses(bo, &b->live, c, b->loc))
-					mvgal_chunk_drop(&bo->chunks[c], b->loc);
-			spin_unlock(&bo->state_lock);
-		}
+		/* A file that keeps no copies: what was staged for it
+		 * goes, but what it wrote.
+		 */
+		if (b->staged)
+			mvgal_watch_drop(bo, &b->live, b->staged,
+					 s->write ? w : NULL);
 		mvgal_sbo_live(s, b, -1);
 		if (s->write && w) {
 			spin_lock(&bo->state_lock);

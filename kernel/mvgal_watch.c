@@ -231,13 +231,32 @@ void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 				    bo->id, n, loc - 1,
 				    both ? "; the GPU wrote some too, its bytes land last" : "");
 	}
-	if (!bo->nrefused)
-		return;
+	if (bo->nrefused)
+		mvgal_watch_drop(bo, l, bo->refused, written);
+}
+
+/**
+ * mvgal_watch_drop() - a session's copies of chunks in @map go at its END
+ * @bo: the buffer; caller holds bo->lock
+ * @l: the session's use of @bo (its chunks, where its copy is)
+ * @map: the chunks to drop, of those the session named
+ * @written: chunks the session wrote, which stay (their copy may be the
+ *	     only current one), or NULL
+ *
+ * A copy another live session uses stays too: nothing is taken from
+ * under a reader.
+ */
+void mvgal_watch_drop(struct mvgal_bo *bo, struct mvgal_live *l,
+		      const unsigned long *map, const unsigned long *written)
+{
+	unsigned long c;
+
+	lockdep_assert_held(&bo->lock);
 	spin_lock(&bo->state_lock);
-	for_each_set_bit(c, bo->refused, bo->nchunks)
+	for_each_set_bit(c, map, bo->nchunks)
 		if (test_bit(c, l->chunks) && !(written && test_bit(c, written)) &&
-		    !mvgal_live_uses(bo, l, c, loc))
-			mvgal_chunk_drop(&bo->chunks[c], loc);
+		    !mvgal_live_uses(bo, l, c, l->loc))
+			mvgal_chunk_drop(&bo->chunks[c], l->loc);
 	spin_unlock(&bo->state_lock);
 }
 

@@ -186,6 +186,21 @@ static inline void vfence_free(struct vfence *f)
 	close(f->vgem);
 }
 
+/* Does a line of `mvgal-info --buffers` contain @want? */
+static inline bool info_shows(const char *want)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = popen("mvgal-info --buffers", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, want) != NULL;
+	pclose(f);
+	return found;
+}
+
 /*
  * The fixture of the coherence tests: the device, its fd, two virtio-gpu
  * GPUs (NUMA nodes 0 and 1) and vgem, and a mapping of every GPU's pool.

@@ -371,21 +371,6 @@ static int log_count(const char *what)
 	return n;
 }
 
-/* Does a line of `mvgal-info --buffers` contain @want? */
-static bool info_shows(const char *want)
-{
-	char line[512];
-	bool found = false;
-	FILE *f = popen("mvgal-info --buffers", "r");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		found |= strstr(line, want) != NULL;
-	pclose(f);
-	return found;
-}
-
 /* A host buffer of @size, mapped, holding pattern @seed written there. */
 static int filled_bo(struct mvgal *m, uint64_t size, unsigned int seed,
 		     uint32_t *h, volatile uint8_t **p)
