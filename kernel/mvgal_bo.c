@@ -430,7 +430,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 		if (gpu && gpu->numa_node >= 0)
 			bo->nid = gpu->numa_node;
 		if (gpu && mvgal_bo_device_only(bo)) {
-			ret = mvgal_pool_alloc(gpu, &bo->alloc, args->size);
+			ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, args->size);
 			if (!ret) {
 				bo->home = gpu;
 				bo->map = gpu->pool.map;
@@ -593,6 +593,7 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->cpu_written = bo->nwritten;
 	args->handoffs = bo->handoffs;
 	args->refused = bo->nrefused;
+	args->id = bo->id;
 	mutex_unlock(&bo->lock);
 	args->chunk_size = 1ULL << bo->chunk_shift;
 	args->pad = 0;

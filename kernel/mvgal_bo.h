@@ -17,11 +17,17 @@
 #include <drm/drm_gem.h>
 
 #include "core/mvgal_chunk.h"
+#include "core/mvgal_evict.h"
 #include "mvgal_drv.h"
 
-/* A buffer's copy in one GPU's pool, allocated on first need. */
+/*
+ * A buffer's copy in one GPU's pool, allocated on first need, on the
+ * GPU's LRU list (under gpu_lock) until it goes.
+ */
 struct mvgal_place {
 	struct mvgal_gpu *gpu;
+	struct mvgal_bo *bo;
+	struct list_head lru;
 	struct mvgal_pool_alloc alloc;
 };
 
@@ -116,6 +122,8 @@ struct mvgal_bo {
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
 	struct mvgal_place *place[MVGAL_MAX_GPUS];
+	/* Uses per GPU, for the eviction order; under gpu_lock. */
+	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
 	/*
 	 * Write-watch (mvgal_watch.c), under @lock: chunks the CPU wrote
 	 * since HARVEST reset the record, and since the chunk states took
@@ -242,6 +250,10 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write);
 int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 			   struct drm_file *file);
+
+/* mvgal_evict.c */
+void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+		       unsigned int loc);
 
 /* mvgal_watch.c */
 int mvgal_watch_init(struct mvgal_bo *bo);

@@ -63,6 +63,11 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_HARVEST, mvgal_ioctl_harvest, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_FILE_FLAGS, mvgal_ioctl_file_flags,
 			  DRM_RENDER_ALLOW),
+	/* Setting needs CAP_SYS_ADMIN, checked inside; reading does not. */
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_BUDGET, mvgal_ioctl_gpu_budget,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_POOL_LRU, mvgal_ioctl_pool_lru,
+			  DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);

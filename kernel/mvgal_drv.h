@@ -39,6 +39,8 @@ struct mvgal_pool {
 	struct sg_table *sgt;
 	struct iosys_map map;
 	u64 size;
+	/* Allocations lie in [0, budget); written under pool.lock. */
+	u64 budget;
 	/* Guards @mm and @nr_allocs. */
 	struct mutex lock;
 	struct drm_mm mm;
@@ -67,8 +69,15 @@ struct mvgal_gpu {
 	char slot[MVGAL_NAME_LEN];
 	char root[MVGAL_NAME_LEN];
 	struct mvgal_pool pool;
-	/* Placements of buffers in @pool; under mdev->gpu_lock. */
+	/* Placements of buffers in @pool, least recently used first, and
+	 * what eviction did; under mdev->gpu_lock.
+	 */
 	unsigned int nr_places;
+	struct list_head lru;
+	u64 evictions;
+	u64 evicted_bytes;
+	u64 written_back;
+	u64 refusals;
 	/* Idle/active, counted under pool.lock. */
 	bool active;
 	u64 state_changes;
@@ -132,6 +141,8 @@ struct mvgal_device {
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
 	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];
 	unsigned int gpu_count;
+	/* The access clock of eviction (mvgal_evict.c); under gpu_lock. */
+	u64 clock;
 	/* Host pages that buffers hold now. */
 	atomic64_t host_pages;
 	/* Every live buffer, for BO_LIST; @bos_lock guards it. */
@@ -166,6 +177,7 @@ extern unsigned int mvgal_chunk_size;
 extern unsigned int mvgal_max_gpus;
 extern unsigned int mvgal_max_pool_mb;
 extern int mvgal_force_method;
+extern unsigned int mvgal_evict_policy;
 
 int mvgal_params_check(void);
 
@@ -201,6 +213,14 @@ int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a);
 void mvgal_pool_usage(struct mvgal_pool *pool, u64 *used, u64 *largest_free,
 		      u64 *nr_allocs);
+
+/* mvgal_evict.c */
+int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
+			   u64 size);
+int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
+			   struct drm_file *file);
+int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
+			 struct drm_file *file);
 
 /* mvgal_heap.c */
 int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,

@@ -288,6 +288,7 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	}
 	gpu->mdev = mdev;
 	gpu->index = slot;
+	INIT_LIST_HEAD(&gpu->lru);
 	gpu->ddev = ddev;
 	drm_dev_get(ddev);
 	gpu->dev = get_device(ddev->dev);

@@ -782,6 +782,8 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 	}
 
 	/* Nothing can fail from here on. */
+	if (gpu)
+		mvgal_place_touch(bo, gpu, args->location);
 	args->bytes = mvgal_job_bytes(job);
 	args->out_fence_fd = fd;
 	if (move && args->location != bo->home_loc)

@@ -96,6 +96,33 @@ module_param_cb(force_method, &mvgal_force_method_ops, &mvgal_force_method,
 MODULE_PARM_DESC(force_method,
 		 "Use this transfer method where possible: -1 auto, 0 in place, 1 p2p, 2 cpu copy, 3 staging (default: -1)");
 
+unsigned int mvgal_evict_policy = MVGAL_EVICT_POLICY_PREDICT;
+
+static int mvgal_param_set_evict_policy(const char *val,
+					const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v > MVGAL_EVICT_POLICY_LRU)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops mvgal_evict_policy_ops = {
+	.set = mvgal_param_set_evict_policy,
+	.get = param_get_uint,
+};
+
+module_param_cb(evict_policy, &mvgal_evict_policy_ops, &mvgal_evict_policy,
+		0644);
+MODULE_PARM_DESC(evict_policy,
+		 "Which placement a full pool evicts: 0 furthest predicted next use, 1 least recently used (default: 0)");
+
 /**
  * mvgal_params_check() - validate the load-time parameters
  *

@@ -233,6 +233,8 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
  * @gpu: the GPU; caller holds mdev->gpu_lock
  *
  * A new placement holds no chunk: nothing is valid there until copied.
+ * A full pool evicts others (mvgal_evict.c); never placements of buffers
+ * whose locks the caller holds.
  *
  * Return: 0, -ENOMEM or -ENOSPC.
  */
@@ -247,12 +249,14 @@ int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	ret = mvgal_pool_alloc(gpu, &p->alloc, bo->base.size);
+	ret = mvgal_pool_alloc_evict(gpu, &p->alloc, bo->base.size);
 	if (ret) {
 		kfree(p);
 		return ret;
 	}
 	p->gpu = gpu;
+	p->bo = bo;
+	list_add_tail(&p->lru, &gpu->lru);
 	gpu->nr_places++;
 	bo->place[gpu->index] = p;
 	return 0;
@@ -264,6 +268,7 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 	struct mvgal_place *p = bo->place[gidx];
 
 	bo->place[gidx] = NULL;
+	list_del(&p->lru);
 	p->gpu->nr_places--;
 	mvgal_pool_free(p->gpu, &p->alloc);
 	kfree(p);

@@ -28,6 +28,7 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 
 	pool->dmabuf = dmabuf;
 	pool->size = dmabuf->size;
+	pool->budget = pool->size;
 
 	pool->attach = dma_buf_attach(dmabuf, dev);
 	if (IS_ERR(pool->attach))
@@ -88,7 +89,8 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
  *
  * The GPU turns active with its first allocation.
  *
- * Return: 0, -EINVAL for a zero size, -ENOSPC when no free range fits.
+ * Return: 0, -EINVAL for a zero size, -ENOSPC when no free range below
+ * the budget fits (mvgal_pool_alloc_evict() makes room).
  */
 int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 		     u64 size)
@@ -98,14 +100,15 @@ int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 
 	if (!size)
 		return -EINVAL;
-	if (size > pool->size)
-		return -ENOSPC;
-
 	memset(&a->node, 0, sizeof(a->node));
 	mutex_lock(&pool->lock);
-	ret = drm_mm_insert_node_in_range(&pool->mm, &a->node,
-					  PAGE_ALIGN(size), PAGE_SIZE, 0, 0,
-					  pool->size, DRM_MM_INSERT_BEST);
+	if (PAGE_ALIGN(size) > pool->budget)
+		ret = -ENOSPC;
+	else
+		ret = drm_mm_insert_node_in_range(&pool->mm, &a->node,
+						  PAGE_ALIGN(size), PAGE_SIZE,
+						  0, 0, pool->budget,
+						  DRM_MM_INSERT_BEST);
 	if (!ret && pool->nr_allocs++ == 0) {
 		gpu->active = true;
 		gpu->state_changes++;

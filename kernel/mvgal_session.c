@@ -629,8 +629,10 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	 * mark in and write-protected the pages again, so the next CPU
 	 * write is seen.
 	 */
-	for (i = 0; i < s->count; i++)
+	for (i = 0; i < s->count; i++) {
 		mvgal_sbo_live(s, &s->b[i], 1);
+		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
+	}
 	args->bytes_copied = job ? mvgal_job_bytes(job) : 0;
 	args->session = id;
 	args->out_fence_fd = fd;

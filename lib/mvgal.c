@@ -159,6 +159,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "migration";
 	case MVGAL_CAP_WRITE_WATCH:
 		return "write-watch";
+	case MVGAL_CAP_EVICTION:
+		return "eviction";
 	default:
 		return NULL;
 	}

@@ -214,6 +214,43 @@ int mvgal_harvest(struct mvgal *dev, uint32_t flags,
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_HARVEST, &h);
 }
 
+int mvgal_gpu_budget(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+		     uint64_t *budget, uint64_t *size)
+{
+	struct drm_mvgal_gpu_budget b = { .gpu = gpu, .flags = flags };
+	int ret;
+
+	if (!dev || !budget)
+		return -EINVAL;
+	b.budget = *budget;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_BUDGET, &b);
+	if (ret)
+		return ret;
+	*budget = b.budget;
+	if (size)
+		*size = b.size;
+	return 0;
+}
+
+int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
+		   struct drm_mvgal_lru_entry *entries,
+		   struct drm_mvgal_pool_lru *lru)
+{
+	struct drm_mvgal_pool_lru l;
+	int ret;
+
+	if (!dev || !lru || (lru->count && !entries))
+		return -EINVAL;
+	memset(&l, 0, sizeof(l));
+	l.gpu = gpu;
+	l.count = lru->count;
+	l.entries = (uintptr_t)entries;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l);
+	if (!ret)
+		*lru = l;
+	return ret;
+}
+
 int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags, uint32_t *old)
 {
 	struct drm_mvgal_file_flags f = { .flags = flags };

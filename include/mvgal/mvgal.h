@@ -368,6 +368,30 @@ MVGAL_API int mvgal_harvest(struct mvgal *dev, uint32_t flags,
 			    struct drm_mvgal_harvest_entry *entries,
 			    uint32_t count);
 /**
+ * mvgal_gpu_budget() - read, or set (CAP_SYS_ADMIN), how much of a GPU's
+ * pool mvgal may use
+ * @dev: the mvgal device
+ * @gpu: the GPU
+ * @flags: MVGAL_BUDGET_SET to set *@budget, 0 to read
+ * @budget: (in/out) bytes, a page multiple, 0 = the whole pool; out: the
+ *	    budget before (SET) or now
+ * @size: (out, optional) the pool's size
+ */
+MVGAL_API int mvgal_gpu_budget(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			       uint64_t *budget, uint64_t *size);
+/**
+ * mvgal_pool_lru() - a pool's placements in eviction order, first to go
+ * first, and its eviction counters
+ * @dev: the mvgal device
+ * @gpu: the GPU
+ * @entries: (out) room for @lru->count entries (may be NULL with 0)
+ * @lru: (in/out) count = room; filled as DRM_IOCTL_MVGAL_POOL_LRU says
+ *	 (count = placements the pool has)
+ */
+MVGAL_API int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
+			     struct drm_mvgal_lru_entry *entries,
+			     struct drm_mvgal_pool_lru *lru);
+/**
  * mvgal_fence_wait() - wait for a sync_file to signal
  * @fence_fd: the sync_file
  * @timeout_ms: milliseconds; 0 polls, negative waits forever

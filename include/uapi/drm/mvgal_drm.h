@@ -46,10 +46,13 @@ extern "C" {
  * GET_PATH, CALIBRATE).
  * MVGAL_CAP_WRITE_WATCH: CPU writes are tracked per chunk (HARVEST), and
  * a BEGIN copies only what the CPU wrote since the GPU's copy was made.
+ * MVGAL_CAP_EVICTION: pools have budgets (GPU_BUDGET) and full pools evict
+ * placements (POOL_LRU).
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
 #define MVGAL_CAP_WRITE_WATCH		(1ULL << 4)
+#define MVGAL_CAP_EVICTION		(1ULL << 5)
 
 /**
  * DOC: core settings
@@ -334,8 +337,10 @@ struct drm_mvgal_get_heap {
  * its dma-buf exports the pool memory itself (where the pool has struct
  * pages; -EOPNOTSUPP otherwise). Without it a device-only buffer cannot
  * be exported (-EPERM).
- * MVGAL_BO_REPLICATED, MVGAL_BO_PERSISTENT: stored and reported; their
- * placement effects arrive with migration.
+ * MVGAL_BO_REPLICATED: stored and reported; replication arrives with the
+ * mirror controller.
+ * MVGAL_BO_PERSISTENT: the buffer's placements in GPU pools are never
+ * evicted to make room for others (see DRM_IOCTL_MVGAL_POOL_LRU).
  * MVGAL_BO_DMA_BUF: the buffer may be exported as a dma-buf (PRIME).
  * MVGAL_BO_LAZY_ALLOCATE: no host page exists until it is first touched
  * (CPU fault or copy); without it every page is allocated at creation.
@@ -480,6 +485,8 @@ struct drm_mvgal_bo_info {
 	__u64 handoffs;
 	/** @refused: (out) chunks refused for good after a hand-off. */
 	__u64 refused;
+	/** @id: (out) the buffer's id, as BO_LIST and POOL_LRU report it. */
+	__u64 id;
 };
 
 /**
@@ -984,6 +991,118 @@ struct drm_mvgal_file_flags {
 	__u32 old;
 };
 
+/* drm_mvgal_gpu_budget.flags */
+#define MVGAL_BUDGET_SET	(1U << 0)
+#define MVGAL_BUDGET_FLAGS	MVGAL_BUDGET_SET
+
+/**
+ * struct drm_mvgal_gpu_budget - DRM_IOCTL_MVGAL_GPU_BUDGET
+ *
+ * How much of a GPU's pool mvgal may use: the first @budget bytes of it.
+ * A placement or device-only buffer that does not fit evicts placements
+ * (see DRM_IOCTL_MVGAL_POOL_LRU). Lowering the budget moves nothing at
+ * once: ranges above it stay until they are evicted or freed, and every
+ * new range lies below it. Anyone may read it; setting it needs
+ * CAP_SYS_ADMIN (-EPERM). Errors: -EINVAL (unknown flags, a budget that
+ * is not a multiple of the page size or above the pool), -ENODEV.
+ */
+struct drm_mvgal_gpu_budget {
+	/** @gpu: (in) the GPU. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_BUDGET_SET: set @budget; 0: only read it. */
+	__u32 flags;
+	/**
+	 * @budget: (in/out) bytes, 0 for the whole pool; out: the budget in
+	 * effect (before the change, with MVGAL_BUDGET_SET).
+	 */
+	__u64 budget;
+	/** @size: (out) the pool's size in bytes. */
+	__u64 size;
+};
+
+/* drm_mvgal_lru_entry.flags */
+#define MVGAL_LRU_PERSISTENT	(1U << 0)	/* never evicted */
+#define MVGAL_LRU_LIVE		(1U << 1)	/* in a live session now */
+#define MVGAL_LRU_BUSY		(1U << 2)	/* unsignaled fences */
+
+/**
+ * struct drm_mvgal_lru_entry - one placement in a pool's eviction order
+ */
+struct drm_mvgal_lru_entry {
+	/** @bo_id: (out) the buffer's id (as BO_LIST reports it). */
+	__u64 bo_id;
+	/** @bytes: (out) the placement's size. */
+	__u64 bytes;
+	/** @last_use: (out) access-clock tick of its last use. */
+	__u64 last_use;
+	/**
+	 * @ahead: (out) ticks until its next use as predicted, or
+	 * MVGAL_LRU_NEVER: no reuse period seen yet.
+	 */
+	__u64 ahead;
+	/** @flags: (out) MVGAL_LRU_*. */
+	__u32 flags;
+	/** @pad: (out) 0. */
+	__u32 pad;
+};
+
+#define MVGAL_LRU_NEVER		(~0ULL)
+
+/* drm_mvgal_pool_lru.policy: module parameter evict_policy */
+#define MVGAL_EVICT_POLICY_PREDICT	0
+#define MVGAL_EVICT_POLICY_LRU		1
+
+/**
+ * struct drm_mvgal_pool_lru - DRM_IOCTL_MVGAL_POOL_LRU
+ *
+ * A pool's placements in the order eviction would take them, first to go
+ * first, and its eviction counters. The access clock ticks once per
+ * buffer named by a BEGIN or a MIGRATE. Under MVGAL_EVICT_POLICY_LRU the
+ * order is least recently used first; under MVGAL_EVICT_POLICY_PREDICT
+ * (the default) a placement whose uses repeat with a period is predicted
+ * to be used again one period after its last use, and the placement used
+ * furthest ahead goes first (Belady's rule on the predicted future); one
+ * with no period seen goes before all of those, and ties go least
+ * recently used first. PERSISTENT placements, placements in a live
+ * session and placements with pending work are listed, flagged, and
+ * never evicted. Evicting writes the chunks only the pool holds back to
+ * the buffer's home, then frees the range; the buffer comes back on its
+ * next BEGIN or MIGRATE. A request that cannot fit even after evicting
+ * every evictable placement fails at once with -ENOSPC, evicting
+ * nothing.
+ *
+ * Errors: -EINVAL (non-zero @flags or padding), -ENODEV, -EFAULT.
+ */
+struct drm_mvgal_pool_lru {
+	/** @gpu: (in) the GPU. */
+	__u32 gpu;
+	/** @flags: (in) 0. */
+	__u32 flags;
+	/** @entries: (in) user pointer to @count &struct drm_mvgal_lru_entry. */
+	__u64 entries;
+	/**
+	 * @count: (in/out) room in @entries; out: the placements the pool
+	 * has (only the first @count, in order, are written).
+	 */
+	__u32 count;
+	/** @policy: (out) MVGAL_EVICT_POLICY_*. */
+	__u32 policy;
+	/** @clock: (out) the access clock now. */
+	__u64 clock;
+	/** @budget: (out) as DRM_IOCTL_MVGAL_GPU_BUDGET reports it. */
+	__u64 budget;
+	/** @used: (out) bytes allocated in the pool. */
+	__u64 used;
+	/** @evictions: (out) placements evicted since the GPU was attached. */
+	__u64 evictions;
+	/** @evicted_bytes: (out) bytes of those placements. */
+	__u64 evicted_bytes;
+	/** @written_back: (out) bytes eviction copied home first. */
+	__u64 written_back;
+	/** @refusals: (out) requests that found no room (-ENOSPC). */
+	__u64 refusals;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -1008,6 +1127,8 @@ struct drm_mvgal_file_flags {
 #define DRM_MVGAL_POOL_FD	0x14
 #define DRM_MVGAL_HARVEST	0x15
 #define DRM_MVGAL_FILE_FLAGS	0x16
+#define DRM_MVGAL_GPU_BUDGET	0x17
+#define DRM_MVGAL_POOL_LRU	0x18
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -1055,6 +1176,10 @@ struct drm_mvgal_file_flags {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_HARVEST, struct drm_mvgal_harvest)
 #define DRM_IOCTL_MVGAL_FILE_FLAGS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_FILE_FLAGS, struct drm_mvgal_file_flags)
+#define DRM_IOCTL_MVGAL_GPU_BUDGET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_BUDGET, struct drm_mvgal_gpu_budget)
+#define DRM_IOCTL_MVGAL_POOL_LRU \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_LRU, struct drm_mvgal_pool_lru)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pool budgets and eviction (issue 7, points 1 and 2): a full pool evicts
+ * its least valuable placements, writing the chunks only it holds back
+ * home first; PERSISTENT buffers, placements in a live session and
+ * placements with pending work stay; a request that cannot fit fails at
+ * once with -ENOSPC and evicts nothing; an evicted buffer comes back on
+ * its next BEGIN with exactly its bytes.
+ *
+ * Every test shrinks the budget of one virtio-gpu pool to a few buffers
+ * and restores it at teardown.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+#define EVICT_POLICY "/sys/module/mvgal/parameters/evict_policy"
+
+/* A buffer of this size takes PSZ bytes of a pool: not a chunk multiple. */
+#define BSZ ((1u << 20) + 12345)
+#define PSZ (((BSZ + 4095) / 4096) * 4096)
+#define NB 6
+
+FIXTURE(evict) {
+	COH_FIELDS;
+	uint32_t h[NB];
+};
+
+FIXTURE_SETUP(evict)
+{
+	COH_SETUP(self);
+	ASSERT_EQ(0, write_param(EVICT_POLICY, "0"));
+	for (int i = 0; i < NB; i++) {
+		uint8_t *b = malloc(BSZ);
+
+		ASSERT_NE(NULL, b);
+		ASSERT_EQ(0, host_bo(self->m, BSZ, &self->h[i]));
+		fill(b, BSZ, i);
+		ASSERT_EQ(0, mvgal_bo_write(self->m, self->h[i], 0, b, BSZ));
+		free(b);
+	}
+}
+
+FIXTURE_TEARDOWN(evict)
+{
+	uint64_t whole = 0;
+
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		whole = 0;
+		mvgal_gpu_budget(self->m, g, MVGAL_BUDGET_SET, &whole, NULL);
+	}
+	write_param(EVICT_POLICY, "0");
+	for (int i = 0; i < NB; i++)
+		mvgal_bo_destroy(self->m, self->h[i]);
+	coh_teardown(self->m, self->pool);
+}
+
+/* Room for @n placements of a test buffer in GPU @g's pool. */
+static int budget_for(struct mvgal *m, uint32_t g, unsigned int n)
+{
+	uint64_t b = (uint64_t)n * PSZ;
+
+	return mvgal_gpu_budget(m, g, MVGAL_BUDGET_SET, &b, NULL);
+}
+
+static struct drm_mvgal_pool_lru lru_of(struct mvgal *m, uint32_t g,
+					struct drm_mvgal_lru_entry *e,
+					uint32_t room)
+{
+	struct drm_mvgal_pool_lru l = { .count = room };
+
+	if (mvgal_pool_lru(m, g, e, &l))
+		l.count = ~0u;
+	return l;
+}
+
+/* Buffer ids, by handle. */
+static uint64_t id_of(struct mvgal *m, uint32_t h)
+{
+	struct drm_mvgal_bo_info i;
+
+	return mvgal_bo_info(m, h, &i) ? 0 : i.id;
+}
+
+static bool placed(struct mvgal *m, uint32_t g, uint32_t h)
+{
+	struct drm_mvgal_lru_entry e[16];
+	struct drm_mvgal_pool_lru l = lru_of(m, g, e, 16);
+	uint64_t id = id_of(m, h);
+
+	for (uint32_t i = 0; i < l.count && i < 16; i++)
+		if (e[i].bo_id == id)
+			return true;
+	return false;
+}
+
+/* A read session of all of @h on @g, ended at once. */
+static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
+{
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence, ret;
+
+	ret = begin1(m, g, MVGAL_ACCESS_READ, h, 0, 0, &a, &s, &fence, copied);
+	if (ret)
+		return ret;
+	ret = settle(fence);
+	mvgal_end(m, s, -1, NULL, 0);
+	return ret;
+}
+
+/*
+ * The GPU writes pattern 100 + i into [off, off + len) of buffer i in its
+ * pool (a session's WRITE, ended with that range written): those chunks
+ * are then the pool's only copy.
+ */
+static void gpu_writes(struct __test_metadata *_metadata, FIXTURE_DATA(evict) *self,
+		       uint32_t g, int i, uint64_t off, uint64_t len)
+{
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+	uint8_t *p;
+
+	ASSERT_EQ(0, begin1(self->m, g, MVGAL_ACCESS_WRITE, self->h[i], 0, 0,
+			    &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(g, a.pool_gpu);
+	p = self->pool[g] + a.pool_offset;
+	for (uint64_t k = off; k < off + len; k++)
+		p[k] = pat(k, 100 + i);
+	ASSERT_EQ(0, end_written(self->m, s, self->h[i], off, len, -1));
+}
+
+/* Buffer i holds pattern i, with [off, off + len) of pattern 100 + i. */
+static void expect_bytes(struct __test_metadata *_metadata, struct mvgal *m,
+			 uint32_t h, int i, uint64_t off, uint64_t len)
+{
+	uint8_t *b = malloc(BSZ);
+
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, mvgal_bo_read(m, h, 0, b, BSZ));
+	EXPECT_EQ(-1, check(b, off, 0, i));
+	EXPECT_EQ(-1, check(b + off, len, off, 100 + i));
+	EXPECT_EQ(-1, check(b + off + len, BSZ - off - len, off + len, i));
+	free(b);
+}
+
+/* ---- the budget and LRU ioctls reject bad input and change nothing ---- */
+
+TEST_F(evict, budget_rejects_bad_input)
+{
+	struct drm_mvgal_gpu_budget b;
+	uint64_t before = 0, size, v;
+
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &before, &size));
+	EXPECT_EQ((uint64_t)POOL_BYTES, size);
+	EXPECT_EQ(size, before);
+#define BAD(f, bud, gpu_, err) do { \
+		b = (struct drm_mvgal_gpu_budget){ .gpu = (gpu_), .flags = (f), \
+						   .budget = (bud) }; \
+		errno = 0; \
+		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_BUDGET, &b)); \
+		EXPECT_EQ(err, errno); \
+	} while (0)
+	BAD(4, PSZ, self->g0, EINVAL);			/* unknown flag */
+	BAD(MVGAL_BUDGET_SET, PSZ + 1, self->g0, EINVAL); /* not a page multiple */
+	BAD(MVGAL_BUDGET_SET, size + 4096, self->g0, EINVAL); /* above the pool */
+	BAD(0, PSZ, self->g0, EINVAL);			/* a value without SET */
+	BAD(MVGAL_BUDGET_SET, PSZ, MVGAL_MAX_GPUS, EINVAL);
+	BAD(MVGAL_BUDGET_SET, PSZ, MVGAL_MAX_GPUS - 1, ENODEV);
+#undef BAD
+	v = 0;
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &v, NULL));
+	EXPECT_EQ(before, v);
+
+	/* Set, read back, and SET returns the budget before. */
+	v = 3 * PSZ;
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET, &v, NULL));
+	EXPECT_EQ(before, v);
+	v = 0;
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &v, NULL));
+	EXPECT_EQ(3 * PSZ, v);
+}
+
+/* Without CAP_SYS_ADMIN the budget can be read, not set. */
+TEST_F(evict, budget_set_needs_cap_sys_admin)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	uint64_t v = PSZ;
+
+	ASSERT_EQ(0, syscall(SYS_capget, &h, d));
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	ASSERT_EQ(0, syscall(SYS_capset, &h, d));
+	EXPECT_EQ(-EPERM, mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET,
+					   &v, NULL));
+	v = 0;
+	EXPECT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &v, NULL));
+	EXPECT_EQ((uint64_t)POOL_BYTES, v);
+}
+
+TEST_F(evict, pool_lru_rejects_bad_input)
+{
+	struct drm_mvgal_pool_lru l;
+	struct drm_mvgal_lru_entry e[2];
+
+	l = (struct drm_mvgal_pool_lru){ .gpu = self->g0, .flags = 1 };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l = (struct drm_mvgal_pool_lru){ .gpu = self->g0, .count = 2 };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l = (struct drm_mvgal_pool_lru){ .gpu = MVGAL_MAX_GPUS - 1, .count = 2,
+					 .entries = (uintptr_t)e };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l));
+	EXPECT_EQ(ENODEV, errno);
+
+	/* Too little room: the first entries, and how many there are. */
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[1], NULL));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[2], NULL));
+	memset(e, 0xee, sizeof(e));
+	l = lru_of(self->m, self->g0, e, 1);
+	EXPECT_EQ(3, l.count);
+	EXPECT_EQ(0xeeeeeeeeeeeeeeeeULL, e[1].bo_id);
+	l = (struct drm_mvgal_pool_lru){ .gpu = self->g0, .count = 3,
+					 .entries = 8 };
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* ---- eviction ---- */
+
+/*
+ * Six buffers through a pool with room for three, each written by the GPU
+ * in a range that is neither chunk- nor page-aligned: evictions happen,
+ * the written chunks go home first, and every byte is where it should be,
+ * read by the CPU and, after the buffer comes back, in the pool.
+ */
+TEST_F(evict, eviction_writes_back_and_keeps_every_byte)
+{
+	uint64_t off = 3 * CH + 777, len = 2 * CH + 4097, copied;
+	struct drm_mvgal_pool_lru l;
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 3));
+	for (int i = 0; i < NB; i++)
+		gpu_writes(_metadata, self, self->g0, i, off, len);
+	l = lru_of(self->m, self->g0, NULL, 0);
+	EXPECT_EQ(3, l.count);
+	EXPECT_EQ(3, l.evictions);
+	EXPECT_EQ(3 * PSZ, l.evicted_bytes);
+	/* Whole chunks of the written range went home: 3 per buffer. */
+	EXPECT_EQ(3 * ((off + len - 1) / CH - off / CH + 1) * CH,
+		  l.written_back);
+	EXPECT_LE(l.used, 3 * PSZ);
+	for (int i = 0; i < NB; i++)
+		expect_bytes(_metadata, self->m, self->h[i], i, off, len);
+
+	/* Re-population: an evicted buffer comes back whole, exactly. */
+	ASSERT_FALSE(placed(self->m, self->g0, self->h[0]));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[0],
+			    0, 0, &a, &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(PSZ, copied);	/* whole chunks, to the buffer's last page */
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, off, 0, 0));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset + off, len,
+			    off, 100));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset + off + len,
+			    BSZ - off - len, off + len, 0));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[0]));
+}
+
+/* LRU order, and the next placement evicts the least recently used. */
+TEST_F(evict, lru_policy_evicts_least_recently_used)
+{
+	struct drm_mvgal_lru_entry e[4];
+	struct drm_mvgal_pool_lru l;
+
+	ASSERT_EQ(0, write_param(EVICT_POLICY, "1"));
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 3));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, use(self->m, self->g0, self->h[i], NULL));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	l = lru_of(self->m, self->g0, e, 4);
+	ASSERT_EQ(3, l.count);
+	EXPECT_EQ(MVGAL_EVICT_POLICY_LRU, l.policy);
+	EXPECT_EQ(id_of(self->m, self->h[1]), e[0].bo_id);
+	EXPECT_EQ(id_of(self->m, self->h[2]), e[1].bo_id);
+	EXPECT_EQ(id_of(self->m, self->h[0]), e[2].bo_id);
+	EXPECT_LT(e[0].last_use, e[1].last_use);
+	EXPECT_LT(e[1].last_use, e[2].last_use);
+	EXPECT_EQ(PSZ, e[0].bytes);
+
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[3], NULL));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[1]));
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[0]));
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[2]));
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[3]));
+}
+
+/*
+ * The predictive order: buffers used in a loop have a period, and the one
+ * used last is the one needed furthest ahead, so it goes first: a loop of
+ * four over room for three then hits where LRU would always miss.
+ */
+TEST_F(evict, predict_policy_keeps_a_loop_resident)
+{
+	struct drm_mvgal_lru_entry e[4];
+	struct drm_mvgal_pool_lru l;
+	uint64_t copied, hits[2] = { 0, 0 };
+
+	for (int p = 0; p < 2; p++) {
+		ASSERT_EQ(0, write_param(EVICT_POLICY, p ? "1" : "0"));
+		ASSERT_EQ(0, budget_for(self->m, self->g0, 3));
+		for (int r = 0; r < 6; r++)
+			for (int i = 0; i < 4; i++) {
+				ASSERT_EQ(0, use(self->m, self->g0,
+						 self->h[p * 0 + i], &copied));
+				hits[p] += r >= 2 && !copied;
+			}
+		l = lru_of(self->m, self->g0, e, 4);
+		ASSERT_EQ(3, l.count);
+		if (!p) {
+			/* Each period is 4 ticks: the order is by ahead. */
+			EXPECT_EQ(MVGAL_EVICT_POLICY_PREDICT, l.policy);
+			EXPECT_GE(e[0].ahead, e[1].ahead);
+			EXPECT_GE(e[1].ahead, e[2].ahead);
+			EXPECT_NE(MVGAL_LRU_NEVER, e[0].ahead);
+		}
+		for (int i = 0; i < 4; i++)
+			mvgal_place_free(self->m, self->h[i], self->g0);
+	}
+	/* 16 uses after warm-up: MIN hits 2 in 4 on this loop; LRU none. */
+	EXPECT_GE(hits[0], 8);
+	EXPECT_EQ(0, hits[1]);
+}
+
+/* PERSISTENT placements stay; so the request that needs them fails. */
+TEST_F(evict, persistent_is_never_evicted)
+{
+	uint32_t p;
+	uint64_t ev;
+	uint8_t *b = malloc(BSZ);
+
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, mvgal_bo_create(self->m, BSZ, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_PERSISTENT,
+				     MVGAL_GPU_ANY, &p));
+	fill(b, BSZ, 9);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, p, 0, b, BSZ));
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 2));
+	ASSERT_EQ(0, use(self->m, self->g0, p, NULL));		/* oldest */
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[1], NULL));
+	EXPECT_TRUE(placed(self->m, self->g0, p));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[0]));
+
+	/* Room for one: only the persistent one is there, so no room. */
+	ASSERT_EQ(0, mvgal_place_free(self->m, self->h[1], self->g0));
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 1));
+	ev = lru_of(self->m, self->g0, NULL, 0).evictions;
+	EXPECT_EQ(-ENOSPC, use(self->m, self->g0, self->h[2], NULL));
+	EXPECT_EQ(ev, lru_of(self->m, self->g0, NULL, 0).evictions);
+	EXPECT_TRUE(placed(self->m, self->g0, p));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[2]));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, p, 0, b, BSZ));
+	EXPECT_EQ(-1, check(b, BSZ, 0, 9));
+	mvgal_place_free(self->m, p, self->g0);
+	mvgal_bo_destroy(self->m, p);
+	free(b);
+}
+
+/*
+ * Room for one buffer. A live session's placement is never taken: the
+ * other request fails at once, and succeeds once the session ends. Two
+ * buffers one session needs together cannot evict each other, and two
+ * sessions that each hold what the other needs both fail at once: no loop.
+ */
+TEST_F(evict, live_sessions_are_never_evicted_and_never_livelock)
+{
+	struct drm_mvgal_access a[2];
+	struct drm_mvgal_range r = { 0, BSZ };
+	struct drm_mvgal_pool_lru l;
+	uint32_t s, s2;
+	int fence;
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 1));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[0],
+			    0, 0, &a[0], &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	l = lru_of(self->m, self->g0, NULL, 0);
+	EXPECT_EQ(-ENOSPC, use(self->m, self->g0, self->h[1], NULL));
+	EXPECT_EQ(l.refusals + 1, lru_of(self->m, self->g0, NULL, 0).refusals);
+	EXPECT_EQ(l.evictions, lru_of(self->m, self->g0, NULL, 0).evictions);
+
+	/* Another session holding another buffer live on GPU 1's pool... */
+	ASSERT_EQ(0, budget_for(self->m, self->g1, 1));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, self->h[1], 0, 0,
+			    &a[1], &s2, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	/* ...each needs the other's room: both refused, nothing moves. */
+	EXPECT_EQ(-ENOSPC, use(self->m, self->g1, self->h[2], NULL));
+	EXPECT_EQ(-ENOSPC, use(self->m, self->g0, self->h[3], NULL));
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[0]));
+	EXPECT_TRUE(placed(self->m, self->g1, self->h[1]));
+	ASSERT_EQ(0, mvgal_end(self->m, s2, -1, NULL, 0));
+
+	/* Ended: now it can go. */
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(0, use(self->m, self->g0, self->h[1], NULL));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[0]));
+
+	/* One session naming two buffers that only fit one at a time. */
+	a[0] = (struct drm_mvgal_access){ .handle = self->h[4], .nr_ranges = 1,
+					  .ranges = (uintptr_t)&r };
+	a[1] = (struct drm_mvgal_access){ .handle = self->h[5], .nr_ranges = 1,
+					  .ranges = (uintptr_t)&r };
+	EXPECT_EQ(-ENOSPC, mvgal_begin(self->m, self->g0, MVGAL_ACCESS_READ,
+				       MVGAL_PRIO_NORMAL, -1, a, 2, &s, &fence,
+				       NULL));
+	/* Its first buffer's placement was undone, nothing else changed. */
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[4]));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[5]));
+	for (int i = 0; i < NB; i++)
+		expect_bytes(_metadata, self->m, self->h[i], i, 0, 0);
+}
+
+/* A placement whose work has not finished stays until its fence signals. */
+TEST_F(evict, pending_work_is_never_evicted)
+{
+	struct drm_mvgal_lru_entry e[2];
+	struct drm_mvgal_access a;
+	struct vfence f = { .fd = -1 };
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 1));
+	ASSERT_EQ(0, vfence_new(&f));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[0],
+			    0, 0, &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, f.fd, NULL, 0));
+	ASSERT_EQ(1, lru_of(self->m, self->g0, e, 2).count);
+	EXPECT_EQ(MVGAL_LRU_BUSY, e[0].flags);
+	EXPECT_EQ(-ENOSPC, use(self->m, self->g0, self->h[1], NULL));
+	vfence_signal(&f);
+	EXPECT_EQ(0, use(self->m, self->g0, self->h[1], NULL));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[0]));
+	vfence_free(&f);
+}
+
+/* Live sessions are flagged in the order; MIGRATE counts as a use. */
+TEST_F(evict, lru_reports_live_and_migrations_count_as_use)
+{
+	struct drm_mvgal_lru_entry e[4];
+	struct drm_mvgal_migrate mg;
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, write_param(EVICT_POLICY, "1"));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[1],
+			    0, 0, &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	mg = (struct drm_mvgal_migrate){
+		.handle = self->h[0], .size = BSZ, .location = 1 + self->g0,
+		.in_fence_fd = -1,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	if (mg.out_fence_fd >= 0)
+		close(mg.out_fence_fd);
+	ASSERT_EQ(2, lru_of(self->m, self->g0, e, 4).count);
+	EXPECT_EQ(id_of(self->m, self->h[1]), e[0].bo_id);
+	EXPECT_EQ(MVGAL_LRU_LIVE, e[0].flags);
+	EXPECT_EQ(id_of(self->m, self->h[0]), e[1].bo_id);
+	EXPECT_EQ(0, e[1].flags);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+}
+
+/* A device-only buffer made in a full pool evicts placements for room. */
+TEST_F(evict, device_only_buffer_evicts_placements)
+{
+	uint32_t d;
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 3));
+	for (int i = 0; i < 3; i++)
+		gpu_writes(_metadata, self, self->g0, i, CH + 1, CH);
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 2 * PSZ, MVGAL_BO_GPU_VALID,
+				     self->g0, &d));
+	EXPECT_EQ(1, lru_of(self->m, self->g0, NULL, 0).count);
+	for (int i = 0; i < 3; i++)
+		expect_bytes(_metadata, self->m, self->h[i], i, CH + 1, CH);
+	/* Larger than the budget: refused, nothing evicted. */
+	mvgal_bo_destroy(self->m, d);
+	EXPECT_EQ(-ENOSPC, mvgal_bo_create(self->m, 4 * PSZ, MVGAL_BO_GPU_VALID,
+					   self->g0, &d));
+	EXPECT_EQ(1, lru_of(self->m, self->g0, NULL, 0).count);
+}
+
+TEST_HARNESS_MAIN
