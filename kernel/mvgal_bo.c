@@ -131,6 +131,7 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 	}
 	kvfree(bo->chunks);
 	mvgal_watch_fini(bo);
+	mvgal_policy_fini(bo);
 	mvgal_session_commits_free(bo);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
@@ -430,7 +431,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 		if (gpu && gpu->numa_node >= 0)
 			bo->nid = gpu->numa_node;
 		if (gpu && mvgal_bo_device_only(bo)) {
-			ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, args->size);
+			ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, args->size, 0);
 			if (!ret) {
 				bo->home = gpu;
 				bo->map = gpu->pool.map;
@@ -594,6 +595,15 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->handoffs = bo->handoffs;
 	args->refused = bo->nrefused;
 	args->id = bo->id;
+	args->workload = bo->workload;
+	args->preferred = bo->preferred;
+	args->accessed_by = bo->accessed_by;
+	args->mirrored = bo->mirror_set;
+	args->pinned = READ_ONCE(bo->pinned);
+	args->mirror_changes = bo->mirror.starts + bo->mirror.stops;
+	args->read_mostly = bo->read_mostly ?
+		min_t(u64, (u64)bitmap_weight(bo->read_mostly, bo->nchunks) <<
+		      bo->chunk_shift, bo->base.size) : 0;
 	mutex_unlock(&bo->lock);
 	args->chunk_size = 1ULL << bo->chunk_shift;
 	args->pad = 0;

@@ -18,6 +18,7 @@
 
 #include "core/mvgal_chunk.h"
 #include "core/mvgal_evict.h"
+#include "core/mvgal_mirror.h"
 #include "mvgal_drv.h"
 
 /*
@@ -122,8 +123,24 @@ struct mvgal_bo {
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
 	struct mvgal_place *place[MVGAL_MAX_GPUS];
-	/* Uses per GPU, for the eviction order; under gpu_lock. */
+	/* Uses per GPU, for the eviction order; GPUs (bits) whose placement
+	 * a prefetch filled and no session used yet; under gpu_lock.
+	 */
 	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
+	u16 prefetched;
+	/* GPUs whose placement ADVISE pinned: never evicted; under gpu_lock. */
+	u16 pinned;
+	/*
+	 * Placement policy (mvgal_policy.c), under @lock: the advice, the
+	 * read-mostly chunks (NULL: none yet), the mirror controller and the
+	 * GPUs it has READ sessions keep replicas on.
+	 */
+	u32 workload;
+	u32 preferred;
+	u32 accessed_by;
+	unsigned long *read_mostly;
+	struct mvgal_mirror mirror;
+	u16 mirror_set;
 	/*
 	 * Write-watch (mvgal_watch.c), under @lock: chunks the CPU wrote
 	 * since HARVEST reset the record, and since the chunk states took
@@ -254,6 +271,24 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 /* mvgal_evict.c */
 void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		       unsigned int loc);
+int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+			u64 keep_ahead);
+
+/* mvgal_policy.c */
+void mvgal_policy_read(struct mvgal_bo *bo, unsigned int gpu, bool remote);
+void mvgal_policy_write(struct mvgal_bo *bo);
+bool mvgal_policy_replicas(struct mvgal_bo *bo, unsigned int gpu,
+			   const unsigned long *chunks);
+void mvgal_policy_fini(struct mvgal_bo *bo);
+int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int mvgal_ioctl_advise(struct drm_device *dev, void *data,
+		       struct drm_file *file);
+
+/* mvgal_prefetch.c */
+void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
+void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
+			   bool last);
 
 /* mvgal_watch.c */
 int mvgal_watch_init(struct mvgal_bo *bo);

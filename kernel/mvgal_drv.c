@@ -68,6 +68,9 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_POOL_LRU, mvgal_ioctl_pool_lru,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_REPLICATE, mvgal_ioctl_replicate,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_ADVISE, mvgal_ioctl_advise, DRM_RENDER_ALLOW),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_fops);
@@ -131,6 +134,7 @@ static int __init mvgal_init(void)
 		ret = -ENOMEM;
 		goto out_engine;
 	}
+	mvgal_prefetch_init(mvgal_dev);
 	mvgal_debugfs_init(mvgal_dev);
 
 	ret = drm_dev_register(&mvgal_dev->drm, 0);

@@ -18,6 +18,8 @@
 
 #include "core/mvgal_path.h"
 
+struct mvgal_predict;
+
 #define MVGAL_DRIVER_NAME	"mvgal"
 #define MVGAL_DRIVER_DESC	"Multi-GPU unified memory"
 #define MVGAL_DRIVER_DATE	"20261130"
@@ -78,6 +80,8 @@ struct mvgal_gpu {
 	u64 evicted_bytes;
 	u64 written_back;
 	u64 refusals;
+	/* The order it uses buffers in (mvgal_prefetch.c); under gpu_lock. */
+	struct mvgal_predict *pred;
 	/* Idle/active, counted under pool.lock. */
 	bool active;
 	u64 state_changes;
@@ -104,7 +108,14 @@ struct mvgal_counters {
 	atomic64_t busy;
 	atomic64_t cpu_faults;
 	atomic64_t drained;
+	atomic64_t prefetch_issued;
+	atomic64_t prefetch_hits;
+	atomic64_t prefetch_misses;
+	atomic64_t prefetch_cancelled;
 };
+
+/* Buffers a GPU is predicted to use next, for the prefetcher. */
+#define MVGAL_PREFETCH_DEPTH	2
 
 /*
  * The migration engine: jobs whose dependencies have signaled wait on
@@ -143,6 +154,11 @@ struct mvgal_device {
 	unsigned int gpu_count;
 	/* The access clock of eviction (mvgal_evict.c); under gpu_lock. */
 	u64 clock;
+	/* Per GPU, the ids of buffers to prefetch (0: none); under gpu_lock.
+	 * The work runs on @free_wq.
+	 */
+	u64 prefetch_want[MVGAL_MAX_GPUS][MVGAL_PREFETCH_DEPTH];
+	struct work_struct prefetch_work;
 	/* Host pages that buffers hold now. */
 	atomic64_t host_pages;
 	/* Every live buffer, for BO_LIST; @bos_lock guards it. */
@@ -178,6 +194,11 @@ extern unsigned int mvgal_max_gpus;
 extern unsigned int mvgal_max_pool_mb;
 extern int mvgal_force_method;
 extern unsigned int mvgal_evict_policy;
+extern bool mvgal_prefetch;
+extern unsigned int mvgal_mirror_window_ms;
+extern unsigned int mvgal_mirror_start_reads;
+extern unsigned int mvgal_mirror_stop_writes;
+extern unsigned int mvgal_mirror_hold_windows;
 
 int mvgal_params_check(void);
 
@@ -216,7 +237,7 @@ void mvgal_pool_usage(struct mvgal_pool *pool, u64 *used, u64 *largest_free,
 
 /* mvgal_evict.c */
 int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
-			   u64 size);
+			   u64 size, u64 keep_ahead);
 int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
@@ -253,6 +274,12 @@ int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf);
 void mvgal_job_abort(struct mvgal_job *job);
 int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 			struct drm_file *file);
+int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc);
+
+/* mvgal_prefetch.c */
+void mvgal_prefetch_init(struct mvgal_device *mdev);
 int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 		       struct drm_file *file);
 int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,

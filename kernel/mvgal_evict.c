@@ -68,7 +68,8 @@ static bool mvgal_victim_take(struct mvgal_place *p)
 	struct mvgal_bo *bo = p->bo;
 	unsigned int g = p->gpu->index;
 
-	if (bo->flags & MVGAL_BO_PERSISTENT || READ_ONCE(bo->sessions_at[g]))
+	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(g) ||
+	    READ_ONCE(bo->sessions_at[g]))
 		return false;
 	if (!mutex_trylock(&bo->lock))
 		return false;
@@ -84,7 +85,7 @@ static bool mvgal_victim_take(struct mvgal_place *p)
  * its budget. Caller holds gpu_lock. Return: 0 (a later allocation of
  * @size fits), -ENOSPC (nothing evicted), -ENOMEM.
  */
-static int mvgal_evict(struct mvgal_gpu *gpu, u64 size)
+static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
 	struct mvgal_device *mdev = gpu->mdev;
 	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
@@ -111,13 +112,14 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size)
 	}
 	list_for_each_entry(p, &gpu->lru, lru) {
 		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+		u64 ahead = mvgal_reuse_ahead(r, mdev->clock);
 
-		if (!mvgal_victim_take(p))
+		if (ahead <= keep_ahead || !mvgal_victim_take(p))
 			continue;
 		v[k] = (struct mvgal_victim){ .p = p, .bo = p->bo };
 		cand[k] = (struct mvgal_evict_cand){
 			.last = r->last,
-			.ahead = mvgal_reuse_ahead(r, mdev->clock),
+			.ahead = ahead,
 			.index = k,
 		};
 		k++;
@@ -125,7 +127,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size)
 	mvgal_evict_order(cand, k, policy);
 
 	/*
-	 * drm_mm's eviction scan: blocks go in in the order they should
+	 * drm_mm's eviction scan: blocks are added in the order they should
 	 * leave, until together with the holes around them they free a
 	 * range that fits; every block added must then come out again, in
 	 * reverse order, and those that overlap the range are the victims.
@@ -135,9 +137,11 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size)
 	drm_mm_scan_init_with_range(&scan, &pool->mm, PAGE_ALIGN(size),
 				    PAGE_SIZE, 0, 0, pool->budget,
 				    DRM_MM_INSERT_BEST);
-	for (added = 0; added < k && !found; added++)
-		found = drm_mm_scan_add_block(&scan,
-				&v[cand[added].index].p->alloc.node);
+	for (added = 0; added < k && !found; added++) {
+		struct mvgal_place *x = v[cand[added].index].p;
+
+		found = drm_mm_scan_add_block(&scan, &x->alloc.node);
+	}
 	for (i = added; i--;) {
 		struct mvgal_victim *x = &v[cand[i].index];
 
@@ -186,12 +190,14 @@ out_free:
  *	 that must not lose its placement (they cannot be taken)
  * @a: the allocation
  * @size: bytes
+ * @keep_ahead: placements predicted to be used within this many ticks
+ *		stay (0: any evictable placement may go)
  *
  * Return: 0, -ENOSPC (no room even without every evictable placement;
  * nothing was evicted), -ENOMEM.
  */
 int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
-			   u64 size)
+			   u64 size, u64 keep_ahead)
 {
 	int ret;
 
@@ -199,10 +205,10 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 	ret = mvgal_pool_alloc(gpu, a, size);
 	if (ret != -ENOSPC)
 		return ret;
-	ret = mvgal_evict(gpu, size);
+	ret = mvgal_evict(gpu, size, keep_ahead);
 	if (!ret)
 		ret = mvgal_pool_alloc(gpu, a, size);
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC && !keep_ahead)
 		gpu->refusals++;
 	return ret;
 }
@@ -253,7 +259,7 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 	e->bytes = p->alloc.node.size;
 	e->last_use = c->last;
 	e->ahead = c->ahead;
-	if (bo->flags & MVGAL_BO_PERSISTENT)
+	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(p->gpu->index))
 		e->flags |= MVGAL_LRU_PERSISTENT;
 	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
 		e->flags |= MVGAL_LRU_LIVE;

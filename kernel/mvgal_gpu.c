@@ -18,6 +18,7 @@
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
+#include "core/mvgal_predict.h"
 #include "mvgal_drv.h"
 
 /**
@@ -180,6 +181,7 @@ static void mvgal_gpu_free(struct mvgal_gpu *gpu)
 	 */
 	mvgal_gpu_put_refs(gpu);
 	mvgal_pool_fini(&gpu->pool);
+	kvfree(gpu->pred);
 	kfree(gpu);
 }
 
@@ -289,6 +291,10 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	gpu->mdev = mdev;
 	gpu->index = slot;
 	INIT_LIST_HEAD(&gpu->lru);
+	/* Without it the GPU works, only nothing is prefetched for it. */
+	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);
+	if (gpu->pred)
+		mvgal_predict_init(gpu->pred);
 	gpu->ddev = ddev;
 	drm_dev_get(ddev);
 	gpu->dev = get_device(ddev->dev);
@@ -302,6 +308,7 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 	}
 	if (ret) {
 		mvgal_gpu_put_refs(gpu);
+		kvfree(gpu->pred);
 		kfree(gpu);
 		goto out_unlock;
 	}

@@ -659,6 +659,10 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 	args->busy = atomic64_read(&c->busy);
 	args->cpu_faults = atomic64_read(&c->cpu_faults);
 	args->drained = atomic64_read(&c->drained);
+	args->prefetch_issued = atomic64_read(&c->prefetch_issued);
+	args->prefetch_hits = atomic64_read(&c->prefetch_hits);
+	args->prefetch_misses = atomic64_read(&c->prefetch_misses);
+	args->prefetch_cancelled = atomic64_read(&c->prefetch_cancelled);
 	return 0;
 }
 
@@ -668,9 +672,8 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
  * after a hand-off reach a GPU only inside a session, staged: a migration
  * or prefetch leaves them out.
  */
-static int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
-			      unsigned long first, unsigned long last,
-			      unsigned int loc)
+int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last, unsigned int loc)
 {
 	unsigned long s, e;
 	int ret;

@@ -123,6 +123,71 @@ module_param_cb(evict_policy, &mvgal_evict_policy_ops, &mvgal_evict_policy,
 MODULE_PARM_DESC(evict_policy,
 		 "Which placement a full pool evicts: 0 furthest predicted next use, 1 least recently used (default: 0)");
 
+/* The mirror controller's settings; each at least 1 (hold: 0). */
+static int mvgal_param_set_min(const char *val, const struct kernel_param *kp,
+			       unsigned int min)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v < min || v > 1000000)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int mvgal_param_set_pos(const char *val, const struct kernel_param *kp)
+{
+	return mvgal_param_set_min(val, kp, 1);
+}
+
+static int mvgal_param_set_hold(const char *val, const struct kernel_param *kp)
+{
+	return mvgal_param_set_min(val, kp, 0);
+}
+
+static const struct kernel_param_ops mvgal_pos_ops = {
+	.set = mvgal_param_set_pos,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops mvgal_hold_ops = {
+	.set = mvgal_param_set_hold,
+	.get = param_get_uint,
+};
+
+unsigned int mvgal_mirror_window_ms = 1000;
+module_param_cb(mirror_window_ms, &mvgal_pos_ops, &mvgal_mirror_window_ms,
+		0644);
+MODULE_PARM_DESC(mirror_window_ms,
+		 "Mirror controller: counting window in ms, 1..1000000 (default: 1000)");
+
+unsigned int mvgal_mirror_start_reads = 8;
+module_param_cb(mirror_start_reads, &mvgal_pos_ops, &mvgal_mirror_start_reads,
+		0644);
+MODULE_PARM_DESC(mirror_start_reads,
+		 "Mirror controller: remote reads by a GPU in a window that start replicas there (default: 8)");
+
+unsigned int mvgal_mirror_stop_writes = 4;
+module_param_cb(mirror_stop_writes, &mvgal_pos_ops, &mvgal_mirror_stop_writes,
+		0644);
+MODULE_PARM_DESC(mirror_stop_writes,
+		 "Mirror controller: writes in a window that stop replicating (default: 4)");
+
+unsigned int mvgal_mirror_hold_windows = 2;
+module_param_cb(mirror_hold_windows, &mvgal_hold_ops,
+		&mvgal_mirror_hold_windows, 0644);
+MODULE_PARM_DESC(mirror_hold_windows,
+		 "Mirror controller: windows a start or stop holds before the opposite change (default: 2)");
+
+bool mvgal_prefetch = true;
+module_param_named(prefetch, mvgal_prefetch, bool, 0644);
+MODULE_PARM_DESC(prefetch,
+		 "Prefetch the buffers a GPU is predicted to use next (default: true)");
+
 /**
  * mvgal_params_check() - validate the load-time parameters
  *

@@ -10,6 +10,7 @@
  */
 #include <linux/dma-resv.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -39,6 +40,8 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 				    GFP_KERNEL);
 	INIT_LIST_HEAD(&bo->live);
 	INIT_LIST_HEAD(&bo->commits);
+	bo->preferred = MVGAL_GPU_ANY;
+	mvgal_mirror_init(&bo->mirror, ktime_get_ns());
 	if (!bo->chunks)
 		return -ENOMEM;
 	if (mvgal_watch_init(bo))
@@ -240,6 +243,17 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
  */
 int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 {
+	return mvgal_place_get_for(bo, gpu, 0);
+}
+
+/*
+ * mvgal_place_get_for() - mvgal_place_get(), evicting only placements
+ * predicted to be used more than @keep_ahead ticks from now (a prefetch
+ * must not push out what is needed before the buffer it brings)
+ */
+int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+			u64 keep_ahead)
+{
 	struct mvgal_place *p;
 	int ret;
 
@@ -249,7 +263,8 @@ int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	ret = mvgal_pool_alloc_evict(gpu, &p->alloc, bo->base.size);
+	ret = mvgal_pool_alloc_evict(gpu, &p->alloc, bo->base.size,
+				     keep_ahead);
 	if (ret) {
 		kfree(p);
 		return ret;
@@ -269,6 +284,11 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 
 	bo->place[gidx] = NULL;
 	list_del(&p->lru);
+	/* Prefetched and gone before any session used it: a miss. */
+	if (bo->prefetched & BIT(gidx)) {
+		bo->prefetched &= ~BIT(gidx);
+		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.prefetch_misses);
+	}
 	p->gpu->nr_places--;
 	mvgal_pool_free(p->gpu, &p->alloc);
 	kfree(p);

@@ -33,6 +33,7 @@ struct mvgal_sbo {
 	unsigned long *staged;
 	unsigned int loc;	/* where the session's bytes are */
 	bool new_place;		/* BEGIN made the placement (for undo) */
+	bool remote;		/* its data was not all in the GPU's pool */
 	bool ready;		/* current at the GPU, nothing to wait for */
 };
 
@@ -443,8 +444,12 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			goto view;
 		if (mvgal_sbo_all_at(b, b->loc))
 			goto planned;
+		b->remote = true;
+		/* Replicated data is read from a copy of the GPU's own. */
 		if (!(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
-		    b->bo->home != gpu)
+		    b->bo->home != gpu &&
+		    (s->write ||
+		     !mvgal_policy_replicas(b->bo, gpu->index, b->chunks)))
 			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
 				 b->loc;
 		/* Refused chunks: the buffer's own pages where the GPU can
@@ -632,6 +637,10 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	for (i = 0; i < s->count; i++) {
 		mvgal_sbo_live(s, &s->b[i], 1);
 		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
+		mvgal_prefetch_access(gpu, s->b[i].bo, i == s->count - 1);
+		if (!s->write)
+			mvgal_policy_read(s->b[i].bo, gpu->index,
+					  s->b[i].remote);
 	}
 	args->bytes_copied = job ? mvgal_job_bytes(job) : 0;
 	args->session = id;
@@ -798,6 +807,8 @@ static void mvgal_session_finish(struct mvgal_session *s,
 			mvgal_watch_drop(bo, &b->live, b->staged,
 					 s->write ? w : NULL);
 		mvgal_sbo_live(s, b, -1);
+		if (s->write)
+			mvgal_policy_write(bo);
 		if (s->write && w) {
 			spin_lock(&bo->state_lock);
 			for_each_set_bit(c, w, bo->nchunks) {

@@ -165,6 +165,7 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 	mvgal_session_settle(bo);
 	if (!bo->npending)
 		return;
+	mvgal_policy_write(bo);
 	for_each_set_bitrange(start, end, bo->cpu_pending, bo->nchunks) {
 		spin_lock(&bo->state_lock);
 		for (c = start; c < end; c++)

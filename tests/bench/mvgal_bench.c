@@ -12,7 +12,14 @@
  *    against one after it wrote all of it; a HARVEST of 256 written
  *    one-page runs in a 1 GiB buffer against the same in 64 MiB; a
  *    HARVEST with 1% written against comparing the whole buffer with a
- *    shadow copy (the approach the write-watch replaces).
+ *    shadow copy (the approach the write-watch replaces);
+ *  - eviction: access traces (looping, random, scan, mixed, noisy loop)
+ *    replayed through BEGIN/END over a working set twice a pool's
+ *    budget, the kernel's hits under each eviction policy against
+ *    Belady's MIN on the same trace (computed here);
+ *  - prefetch: a repeating sequence of sessions over buffers that do not
+ *    all fit, the time spent waiting for data with the prefetcher on
+ *    against off.
  *
  * Nothing here passes or fails: the goals are printed next to the
  * ratios. Each run times both sides back to back; a ratio is the median
@@ -30,6 +37,8 @@
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
+
+#include "mvgal_trace.h"
 
 #define REPS 15
 
@@ -376,6 +385,176 @@ static void bench_watch(struct mvgal *m, int g0)
 	mvgal_bo_destroy(m, hh);
 }
 
+static int write_param(const char *name, const char *v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fputs(v, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static int set_budget(struct mvgal *m, int g, uint64_t bytes)
+{
+	return mvgal_gpu_budget(m, g, MVGAL_BUDGET_SET, &bytes, NULL);
+}
+
+#define EV_W	32		/* working set, buffers */
+#define EV_C	16		/* the budget holds this many */
+#define EV_N	2048		/* accesses per trace */
+#define EV_SIZE	(128 << 10)
+
+/*
+ * One replay of trace @t through the kernel under eviction @policy, with
+ * fresh buffers (no history): the hits are the BEGINs that copied nothing.
+ */
+static long replay(struct mvgal *m, int g, const unsigned int *t, size_t n,
+		   const char *policy)
+{
+	uint32_t h[EV_W];
+	long hits = 0;
+	size_t i;
+	int k;
+
+	if (write_param("evict_policy", policy))
+		return -1;
+	for (k = 0; k < EV_W; k++)
+		if (mvgal_bo_create(m, EV_SIZE, MVGAL_BO_HOST_VALID |
+				    MVGAL_BO_GPU_VALID | MVGAL_BO_ZERO_INITIALIZED,
+				    MVGAL_GPU_ANY, &h[k]))
+			return -1;
+	for (i = 0; i < n && hits >= 0; i++) {
+		struct drm_mvgal_access a = { .handle = h[t[i]] };
+		uint64_t copied;
+		uint32_t s;
+		int fence;
+
+		if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1,
+				&a, 1, &s, &fence, &copied)) {
+			hits = -1;
+			break;
+		}
+		if (fence >= 0) {
+			mvgal_fence_wait(fence, 60000);
+			close(fence);
+		}
+		hits += !copied;
+		mvgal_end(m, s, -1, NULL, 0);
+	}
+	for (k = 0; k < EV_W; k++)
+		mvgal_bo_destroy(m, h[k]);
+	return hits;
+}
+
+static void bench_evict(struct mvgal *m, int g)
+{
+	static unsigned int t[EV_N];
+	struct drm_mvgal_pool_lru l = { 0 };
+
+	printf("# eviction: traces over %u buffers, a budget of %u, %u accesses; hits vs Belady's MIN (goal: >= 0.90 on looping and mixed)\n",
+	       EV_W, EV_C, EV_N);
+	if (mvgal_pool_lru(m, g, NULL, &l) || l.used)
+		printf("  (the pool is not empty: %llu bytes used; fewer than %u fit)\n",
+		       (unsigned long long)l.used, EV_C);
+	if (set_budget(m, g, (uint64_t)EV_C * EV_SIZE))
+		return;
+	write_param("prefetch", "N");
+	for (int k = 0; k < MVGAL_TRACE_NKINDS; k++) {
+		long opt, sim_lru, pred, lru;
+
+		mvgal_trace_gen(k, t, EV_N, EV_W, EV_C, 1);
+		opt = mvgal_trace_belady(t, EV_N, EV_W, EV_C);
+		sim_lru = mvgal_trace_lru(t, EV_N, EV_W, EV_C);
+		pred = replay(m, g, t, EV_N, "0");
+		lru = replay(m, g, t, EV_N, "1");
+		printf("bench: evict %-10s MIN %5ld  predict %5ld ratio %.3f  lru %5ld ratio %.3f  (LRU simulated %ld)\n",
+		       mvgal_trace_name(k), opt, pred,
+		       opt > 0 ? (double)pred / opt : 0.0, lru,
+		       opt > 0 ? (double)lru / opt : 0.0, sim_lru);
+	}
+	write_param("evict_policy", "0");
+	write_param("prefetch", "Y");
+	set_budget(m, g, 0);
+}
+
+#define PF_BUFS		6
+#define PF_FIT		4	/* the budget holds this many */
+#define PF_SIZE		(1 << 20)
+#define PF_FRAMES	8	/* the first two teach the order */
+#define PF_WORK_US	4000	/* the GPU's work per session */
+
+/* Nanoseconds BEGINs waited for data over the measured frames. */
+static uint64_t prefetch_frames(struct mvgal *m, int g, const char *on,
+				struct drm_mvgal_stats *st)
+{
+	struct timespec work = { 0, PF_WORK_US * 1000L };
+	uint32_t h[PF_BUFS];
+	uint64_t waited = 0;
+	int f, i;
+
+	if (write_param("prefetch", on))
+		return 0;
+	for (i = 0; i < PF_BUFS; i++)
+		if (mvgal_bo_create(m, PF_SIZE, MVGAL_BO_HOST_VALID |
+				    MVGAL_BO_GPU_VALID | MVGAL_BO_ZERO_INITIALIZED,
+				    MVGAL_GPU_ANY, &h[i]))
+			return 0;
+	for (f = 0; f < PF_FRAMES; f++) {
+		for (i = 0; i < PF_BUFS; i++) {
+			struct drm_mvgal_access a = { .handle = h[i] };
+			uint64_t t0 = now_ns();
+			uint32_t s;
+			int fence;
+
+			if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL,
+					-1, &a, 1, &s, &fence, NULL))
+				return 0;
+			if (fence >= 0) {
+				mvgal_fence_wait(fence, 60000);
+				close(fence);
+			}
+			if (f >= 2)
+				waited += now_ns() - t0;
+			nanosleep(&work, NULL);
+			mvgal_end(m, s, -1, NULL, 0);
+		}
+	}
+	mvgal_get_stats(m, st);
+	for (i = 0; i < PF_BUFS; i++)
+		mvgal_bo_destroy(m, h[i]);
+	return waited;
+}
+
+static void bench_prefetch(struct mvgal *m, int g)
+{
+	struct drm_mvgal_stats s0, s1, s2;
+	uint64_t on, off;
+
+	printf("# prefetch: %u frames of sessions over %u buffers of 1 MiB, %u fit; time waiting for data, prefetch on vs off\n",
+	       PF_FRAMES - 2, PF_BUFS, PF_FIT);
+	if (set_budget(m, g, (uint64_t)PF_FIT * PF_SIZE))
+		return;
+	mvgal_get_stats(m, &s0);
+	on = prefetch_frames(m, g, "Y", &s1);
+	off = prefetch_frames(m, g, "N", &s2);
+	printf("bench: prefetch waiting on %llu us  off %llu us  ratio %.3f  (%llu issued, %llu hits, %llu misses, %llu cancelled)\n",
+	       (unsigned long long)on / 1000, (unsigned long long)off / 1000,
+	       off ? (double)on / off : 0.0,
+	       (unsigned long long)(s1.prefetch_issued - s0.prefetch_issued),
+	       (unsigned long long)(s1.prefetch_hits - s0.prefetch_hits),
+	       (unsigned long long)(s1.prefetch_misses - s0.prefetch_misses),
+	       (unsigned long long)(s1.prefetch_cancelled - s0.prefetch_cancelled));
+	write_param("prefetch", "Y");
+	set_budget(m, g, 0);
+}
+
 int main(void)
 {
 	struct mvgal_config cfg;
@@ -403,6 +582,8 @@ int main(void)
 	}
 	printf("# mvgal-bench: GPU %d -> GPU %d (virtio-gpu pools), chunk copies by the CPU\n",
 	       g0, g1);
+	bench_evict(m, g0);
+	bench_prefetch(m, g0);
 	bench_migration(m, g0, g1);
 	bench_session(m, g0);
 	bench_watch(m, g0);

@@ -35,7 +35,7 @@ check("json: driver name and version",
 check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 1 and d["library_abi_version"] == 1
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
-                        "write-watch"]
+                        "write-watch", "eviction"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 check("json: module settings",
@@ -103,7 +103,9 @@ if "migration" in d["caps"]:
                    "queue_depth", "sessions", "busy", "cpu_faults", "drained"))
           and int_map(s.get("jobs"), ["high", "normal", "low"])
           and int_map(s.get("bytes"), METHODS)
-          and int_map(s.get("copies"), METHODS))
+          and int_map(s.get("copies"), METHODS)
+          and int_map(s.get("prefetch"),
+                      ["issued", "hits", "misses", "cancelled"]))
     tp = d.get("transfer_paths")
     locs = ["host"] + ["gpu%d" % g["index"] for g in gpus]
 
@@ -138,6 +140,26 @@ if "buffers" in d and "sessions" in d["caps"]:
               and all(is_int(v) for v in list(b["valid"].values())
                       + list(b["owned"].values()))
               and is_int(b.get("sessions")) and is_int(b.get("chunk_size"))
+              for b in d["buffers"]))
+if "eviction" in d["caps"]:
+    def eviction_ok(g):
+        e = g.get("eviction")
+        return (isinstance(e, dict) and e.get("policy") in ("predict", "lru")
+                and e.get("budget") == g["pool"]["size"]
+                and all(is_int(e.get(k)) for k in
+                        ("evictions", "evicted_bytes", "written_back",
+                         "refusals", "placements"))
+                and isinstance(e.get("order"), list)
+                and len(e["order"]) == min(e["placements"], 32))
+    check("json: per-pool budget, eviction counters and order",
+          all(eviction_ok(g) for g in gpus))
+if "buffers" in d and "eviction" in d["caps"]:
+    check("json: per-buffer advice, replicas and pins",
+          all(isinstance(b.get("advice"), dict)
+              and b["advice"].get("workload") in
+              ("none", "graphics", "compute", "ai")
+              and all(is_int(b.get(k)) for k in
+                      ("mirrored", "mirror_changes", "pinned"))
               for b in d["buffers"]))
 if "buffers" in d and "write-watch" in d["caps"]:
     check("json: per-buffer write-watch figures",

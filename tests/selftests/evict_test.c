@@ -29,6 +29,7 @@
 #include "coherence.h"
 
 #define EVICT_POLICY "/sys/module/mvgal/parameters/evict_policy"
+#define PREFETCH "/sys/module/mvgal/parameters/prefetch"
 
 /* A buffer of this size takes PSZ bytes of a pool: not a chunk multiple. */
 #define BSZ ((1u << 20) + 12345)
@@ -44,6 +45,8 @@ FIXTURE_SETUP(evict)
 {
 	COH_SETUP(self);
 	ASSERT_EQ(0, write_param(EVICT_POLICY, "0"));
+	/* Eviction alone; the prefetch tests turn it on. */
+	ASSERT_EQ(0, write_param(PREFETCH, "N"));
 	for (int i = 0; i < NB; i++) {
 		uint8_t *b = malloc(BSZ);
 
@@ -64,6 +67,7 @@ FIXTURE_TEARDOWN(evict)
 		mvgal_gpu_budget(self->m, g, MVGAL_BUDGET_SET, &whole, NULL);
 	}
 	write_param(EVICT_POLICY, "0");
+	write_param(PREFETCH, "Y");
 	for (int i = 0; i < NB; i++)
 		mvgal_bo_destroy(self->m, self->h[i]);
 	coh_teardown(self->m, self->pool);
@@ -519,6 +523,114 @@ TEST_F(evict, device_only_buffer_evicts_placements)
 	EXPECT_EQ(-ENOSPC, mvgal_bo_create(self->m, 4 * PSZ, MVGAL_BO_GPU_VALID,
 					   self->g0, &d));
 	EXPECT_EQ(1, lru_of(self->m, self->g0, NULL, 0).count);
+}
+
+/* ---- predictive prefetch ---- */
+
+/* Waits until the prefetcher has acted on @want requests in all. */
+static struct drm_mvgal_stats prefetch_settled(struct mvgal *m, uint64_t want)
+{
+	struct drm_mvgal_stats st;
+
+	for (int i = 0; i < 5000; i++) {
+		if (mvgal_get_stats(m, &st))
+			break;
+		if (st.prefetch_issued + st.prefetch_cancelled >= want &&
+		    !st.queue_depth)
+			break;
+		usleep(1000);
+	}
+	return st;
+}
+
+/*
+ * A, B, C, D named in that order, twice: the order has repeated. With
+ * the placements gone, A's session then prefetches B and C (two ahead),
+ * B's C and D: their sessions copy nothing and find their bytes in the
+ * pool (hits). With the prefetcher off, nothing is prefetched and every
+ * session copies.
+ */
+TEST_F(evict, prefetch_follows_a_repeated_order)
+{
+	struct drm_mvgal_stats st0, st;
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 6));
+	for (int off = 0; off < 2; off++) {
+		ASSERT_EQ(0, write_param(PREFETCH, off ? "N" : "Y"));
+		for (int r = 0; r < 2; r++)
+			for (int i = 0; i < 4; i++)
+				ASSERT_EQ(0, use(self->m, self->g0, self->h[i], NULL));
+		for (int i = 0; i < 4; i++)
+			ASSERT_EQ(0, mvgal_place_free(self->m, self->h[i], self->g0));
+		st0 = prefetch_settled(self->m, 0);
+		ASSERT_EQ(0, use(self->m, self->g0, self->h[0], &copied));
+		EXPECT_EQ(PSZ, copied);
+		st = prefetch_settled(self->m, st0.prefetch_issued +
+				      st0.prefetch_cancelled + (off ? 0 : 2));
+		EXPECT_EQ(st0.prefetch_issued + (off ? 0 : 2), st.prefetch_issued);
+		EXPECT_EQ(st0.prefetch_cancelled, st.prefetch_cancelled);
+		for (int i = 1; i < 4; i++) {
+			ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ,
+					    self->h[i], 0, 0, &a, &s, &fence,
+					    &copied));
+			ASSERT_EQ(0, settle(fence));
+			EXPECT_EQ(!off ? 0 : PSZ, copied) TH_LOG("buffer %d", i);
+			EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset,
+					    BSZ, 0, i));
+			ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+		}
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+		EXPECT_EQ(st0.prefetch_hits + (off ? 0 : 3), st.prefetch_hits);
+		for (int i = 0; i < 4; i++)
+			mvgal_place_free(self->m, self->h[i], self->g0);
+	}
+}
+
+/*
+ * Memory short: A's session holds the only room, so the prefetch of B is
+ * cancelled, never evicting A. And a prefetched placement freed before
+ * any session used it is a miss.
+ */
+TEST_F(evict, prefetch_is_cancelled_when_memory_is_short_and_misses_count)
+{
+	struct drm_mvgal_stats st0, st;
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, write_param(PREFETCH, "Y"));
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < 3; i++)
+			ASSERT_EQ(0, use(self->m, self->g0, self->h[i], NULL));
+	for (int i = 0; i < 3; i++)
+		mvgal_place_free(self->m, self->h[i], self->g0);
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 1));
+	st0 = prefetch_settled(self->m, 0);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[0],
+			    0, 0, &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	st = prefetch_settled(self->m, st0.prefetch_issued +
+			      st0.prefetch_cancelled + 2);
+	EXPECT_EQ(st0.prefetch_issued, st.prefetch_issued);
+	EXPECT_EQ(st0.prefetch_cancelled + 2, st.prefetch_cancelled);
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[0]));
+	EXPECT_FALSE(placed(self->m, self->g0, self->h[1]));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* Room again: B is prefetched, then freed unused: a miss. */
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 4));
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	st = prefetch_settled(self->m, st.prefetch_issued +
+			      st.prefetch_cancelled + 1);
+	EXPECT_LE(st0.prefetch_issued + 1, st.prefetch_issued);
+	EXPECT_TRUE(placed(self->m, self->g0, self->h[1]));
+	ASSERT_EQ(0, mvgal_place_free(self->m, self->h[1], self->g0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	EXPECT_LE(st.prefetch_misses + 1, st0.prefetch_misses);
 }
 
 TEST_HARNESS_MAIN

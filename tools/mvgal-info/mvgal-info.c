@@ -82,6 +82,9 @@ struct loc_path {
 	struct drm_mvgal_path small, large;
 };
 
+/* Placements listed per pool; the count says how many there are. */
+#define LRU_SHOWN 32
+
 struct report {
 	struct mvgal *dev;
 	const char *node;
@@ -89,6 +92,10 @@ struct report {
 	unsigned int nr_gpus;
 	uint32_t gpus[MVGAL_MAX_GPUS];
 	struct drm_mvgal_gpu_info gi[MVGAL_MAX_GPUS];
+	/* MVGAL_CAP_EVICTION: each pool's eviction order and counters. */
+	bool eviction;
+	struct drm_mvgal_pool_lru lru[MVGAL_MAX_GPUS];
+	struct drm_mvgal_lru_entry order[MVGAL_MAX_GPUS][LRU_SHOWN];
 	uint32_t nr_regions, nr_nodes;
 	struct drm_mvgal_heap_region regions[MVGAL_MAX_GPUS + 1];
 	struct drm_mvgal_heap_region nodes[64];
@@ -162,6 +169,43 @@ static double mib(uint64_t b)
 	return (double)b / (1 << 20);
 }
 
+static const char *policy_name(uint32_t p)
+{
+	return p == MVGAL_EVICT_POLICY_LRU ? "lru" : "predict";
+}
+
+/* Budget, eviction counters and order of GPU @i's pool. */
+static void print_text_eviction(const struct report *r, unsigned int i)
+{
+	const struct drm_mvgal_pool_lru *l = &r->lru[i];
+	uint32_t k;
+
+	printf("         budget %.1f MiB; %llu evictions (%.1f MiB, %.1f MiB written back first), %llu requests refused\n",
+	       mib(l->budget), (unsigned long long)l->evictions,
+	       mib(l->evicted_bytes), mib(l->written_back),
+	       (unsigned long long)l->refusals);
+	printf("         eviction order (%s, first to go first):", policy_name(l->policy));
+	if (!l->count)
+		printf(" empty");
+	for (k = 0; k < l->count && k < LRU_SHOWN; k++) {
+		const struct drm_mvgal_lru_entry *e = &r->order[i][k];
+
+		printf("%s buffer %llu (%.1f MiB, last use %llu, ", k ? "," : "",
+		       (unsigned long long)e->bo_id, mib(e->bytes),
+		       (unsigned long long)e->last_use);
+		if (e->ahead == MVGAL_LRU_NEVER)
+			printf("no reuse seen");
+		else
+			printf("next use in %llu", (unsigned long long)e->ahead);
+		printf("%s%s%s)", e->flags & MVGAL_LRU_PERSISTENT ? ", persistent" : "",
+		       e->flags & MVGAL_LRU_LIVE ? ", live" : "",
+		       e->flags & MVGAL_LRU_BUSY ? ", busy" : "");
+	}
+	if (l->count > LRU_SHOWN)
+		printf(", ... (%u in all)", l->count);
+	printf("\n");
+}
+
 static void print_text_gpus(const struct report *r)
 {
 	unsigned int i, j;
@@ -185,6 +229,8 @@ static void print_text_gpus(const struct report *r)
 		       mib(g->pool_size - g->pool_used),
 		       (unsigned long long)g->pool_allocations, state_name(g->state),
 		       (unsigned long long)g->state_changes);
+		if (r->eviction)
+			print_text_eviction(r, i);
 	}
 	printf("unified heap\n");
 	for (i = 0; i < r->nr_regions && i < MVGAL_MAX_GPUS + 1; i++) {
@@ -306,6 +352,11 @@ static void print_text_stats(const struct report *r)
 	       (unsigned long long)s->cpu_faults);
 	printf("  drained:      %llu bytes (copied home by frees and detaches)\n",
 	       (unsigned long long)s->drained);
+	printf("  prefetch:     %llu issued, %llu hits, %llu misses, %llu cancelled\n",
+	       (unsigned long long)s->prefetch_issued,
+	       (unsigned long long)s->prefetch_hits,
+	       (unsigned long long)s->prefetch_misses,
+	       (unsigned long long)s->prefetch_cancelled);
 }
 
 /* Paths measured, and the newest calibration time, over every pair. */
@@ -438,6 +489,36 @@ static void json_region(const struct drm_mvgal_heap_region *h)
 	printf("}");
 }
 
+static void print_json_eviction(const struct report *r, unsigned int i)
+{
+	const struct drm_mvgal_pool_lru *l = &r->lru[i];
+	uint32_t k;
+
+	printf(",\"eviction\":{\"budget\":%llu,\"policy\":\"%s\",\"evictions\":%llu,\"evicted_bytes\":%llu,\"written_back\":%llu,\"refusals\":%llu,\"placements\":%u,\"order\":[",
+	       (unsigned long long)l->budget, policy_name(l->policy),
+	       (unsigned long long)l->evictions,
+	       (unsigned long long)l->evicted_bytes,
+	       (unsigned long long)l->written_back,
+	       (unsigned long long)l->refusals, l->count);
+	for (k = 0; k < l->count && k < LRU_SHOWN; k++) {
+		const struct drm_mvgal_lru_entry *e = &r->order[i][k];
+
+		printf("%s{\"buffer\":%llu,\"bytes\":%llu,\"last_use\":%llu,\"next_use_in\":",
+		       k ? "," : "", (unsigned long long)e->bo_id,
+		       (unsigned long long)e->bytes,
+		       (unsigned long long)e->last_use);
+		if (e->ahead == MVGAL_LRU_NEVER)
+			printf("null");
+		else
+			printf("%llu", (unsigned long long)e->ahead);
+		printf(",\"persistent\":%s,\"live\":%s,\"busy\":%s}",
+		       yesno(e->flags & MVGAL_LRU_PERSISTENT),
+		       yesno(e->flags & MVGAL_LRU_LIVE),
+		       yesno(e->flags & MVGAL_LRU_BUSY));
+	}
+	printf("]}");
+}
+
 static void print_json_gpus(const struct report *r)
 {
 	unsigned int i, j, m;
@@ -458,11 +539,14 @@ static void print_json_gpus(const struct report *r)
 			printf("\"numa_node\":null,");
 		else
 			printf("\"numa_node\":%u,", g->numa_node);
-		printf("\"pool\":{\"size\":%llu,\"used\":%llu,\"free\":%llu,\"allocations\":%llu},\"state\":\"%s\",\"state_changes\":%llu}",
+		printf("\"pool\":{\"size\":%llu,\"used\":%llu,\"free\":%llu,\"allocations\":%llu},\"state\":\"%s\",\"state_changes\":%llu",
 		       (unsigned long long)g->pool_size, (unsigned long long)g->pool_used,
 		       (unsigned long long)(g->pool_size - g->pool_used),
 		       (unsigned long long)g->pool_allocations, state_name(g->state),
 		       (unsigned long long)g->state_changes);
+		if (r->eviction)
+			print_json_eviction(r, i);
+		printf("}");
 	}
 	printf("],\"heap\":{\"regions\":[");
 	for (i = 0; i < r->nr_regions && i < MVGAL_MAX_GPUS + 1; i++) {
@@ -599,10 +683,15 @@ static void print_json_stats(const struct report *r, bool *first)
 	json_per_method(s->bytes, all);
 	printf(",\"copies\":");
 	json_per_method(s->copies, all);
-	printf(",\"sessions\":%llu,\"busy\":%llu,\"cpu_faults\":%llu,\"drained\":%llu}",
+	printf(",\"sessions\":%llu,\"busy\":%llu,\"cpu_faults\":%llu,\"drained\":%llu",
 	       (unsigned long long)s->sessions, (unsigned long long)s->busy,
 	       (unsigned long long)s->cpu_faults,
 	       (unsigned long long)s->drained);
+	printf(",\"prefetch\":{\"issued\":%llu,\"hits\":%llu,\"misses\":%llu,\"cancelled\":%llu}}",
+	       (unsigned long long)s->prefetch_issued,
+	       (unsigned long long)s->prefetch_hits,
+	       (unsigned long long)s->prefetch_misses,
+	       (unsigned long long)s->prefetch_cancelled);
 }
 
 static void print_json_paths(const struct report *r, bool *first)
@@ -712,6 +801,7 @@ static int gather(struct report *r, const char **what)
 	r->migration = r->info.caps & MVGAL_CAP_MIGRATION;
 	r->sessions = r->info.caps & MVGAL_CAP_SESSIONS;
 	r->watch = r->info.caps & MVGAL_CAP_WRITE_WATCH;
+	r->eviction = r->info.caps & MVGAL_CAP_EVICTION;
 
 	n = mvgal_gpu_list(r->dev, r->gpus, MVGAL_MAX_GPUS);
 	if (n < 0)
@@ -722,6 +812,14 @@ static int gather(struct report *r, const char **what)
 
 		if (ret)
 			return ret;
+		if (!r->eviction)
+			continue;
+		*what = "POOL_LRU";
+		r->lru[i].count = LRU_SHOWN;
+		ret = mvgal_pool_lru(r->dev, r->gpus[i], r->order[i], &r->lru[i]);
+		if (ret)
+			return ret;
+		*what = "reading GPUs and heap";
 	}
 	r->nr_regions = MVGAL_MAX_GPUS + 1;
 	r->nr_nodes = 64;
@@ -806,6 +904,40 @@ static void print_text_residency(const struct drm_mvgal_bo_info *b)
 	       b->sessions, (unsigned long long)b->chunk_size);
 }
 
+static const char *workload_name(uint32_t w)
+{
+	static const char *const names[] = { "none", "graphics", "compute", "ai" };
+
+	return w < 4 ? names[w] : "?";
+}
+
+/* "GPUs 0,2" for bits 0 and 2, "none" for no bit. */
+static const char *gpu_bits(uint32_t bits, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	snprintf(buf, len, "none");
+	for (uint32_t g = 0; g < 32 && at < len; g++)
+		if (bits & (1U << g))
+			at += snprintf(buf + at, len - at, "%s%u",
+				       at ? "," : "GPUs ", g);
+	return buf;
+}
+
+static void print_text_advice(const struct drm_mvgal_bo_info *b)
+{
+	char by[64], mir[64], pin[64], pref[16] = "none";
+
+	if (b->preferred != MVGAL_GPU_ANY)
+		snprintf(pref, sizeof(pref), "GPU %u", b->preferred);
+	printf("      advice: %s, preferred %s, accessed by %s, read-mostly %llu B; replicas kept for %s (mirror changes %u); pinned on %s\n",
+	       workload_name(b->workload), pref,
+	       gpu_bits(b->accessed_by, by, sizeof(by)),
+	       (unsigned long long)b->read_mostly,
+	       gpu_bits(b->mirrored, mir, sizeof(mir)), b->mirror_changes,
+	       gpu_bits(b->pinned, pin, sizeof(pin)));
+}
+
 static void print_text_buffers(const struct report *r)
 {
 	uint32_t i, n = r->nr_bos;
@@ -846,6 +978,8 @@ static void print_text_buffers(const struct report *r)
 			       (unsigned long long)b->cpu_written,
 			       (unsigned long long)b->handoffs,
 			       (unsigned long long)b->refused);
+		if (r->eviction)
+			print_text_advice(b);
 	}
 }
 
@@ -925,6 +1059,17 @@ static void print_json_buffers(const struct report *r, bool *first)
 			       (unsigned long long)b->cpu_written,
 			       (unsigned long long)b->handoffs,
 			       (unsigned long long)b->refused);
+		if (r->eviction) {
+			printf(",\"advice\":{\"workload\":\"%s\",\"preferred\":",
+			       workload_name(b->workload));
+			if (b->preferred == MVGAL_GPU_ANY)
+				printf("null");
+			else
+				printf("%u", b->preferred);
+			printf(",\"accessed_by\":%u,\"read_mostly\":%llu},\"mirrored\":%u,\"mirror_changes\":%u,\"pinned\":%u",
+			       b->accessed_by, (unsigned long long)b->read_mostly,
+			       b->mirrored, b->mirror_changes, b->pinned);
+		}
 		printf("}");
 	}
 	printf("]");

@@ -337,8 +337,10 @@ struct drm_mvgal_get_heap {
  * its dma-buf exports the pool memory itself (where the pool has struct
  * pages; -EOPNOTSUPP otherwise). Without it a device-only buffer cannot
  * be exported (-EPERM).
- * MVGAL_BO_REPLICATED: stored and reported; replication arrives with the
- * mirror controller.
+ * MVGAL_BO_REPLICATED: READ sessions copy the buffer into the reading
+ * GPU's own pool rather than use another GPU's copy in place: every GPU
+ * that reads it keeps a read-only replica, which writes invalidate (see
+ * DRM_IOCTL_MVGAL_ADVISE, read-mostly).
  * MVGAL_BO_PERSISTENT: the buffer's placements in GPU pools are never
  * evicted to make room for others (see DRM_IOCTL_MVGAL_POOL_LRU).
  * MVGAL_BO_DMA_BUF: the buffer may be exported as a dma-buf (PRIME).
@@ -487,6 +489,23 @@ struct drm_mvgal_bo_info {
 	__u64 refused;
 	/** @id: (out) the buffer's id, as BO_LIST and POOL_LRU report it. */
 	__u64 id;
+	/** @workload: (out) advice: MVGAL_WORKLOAD_* (DRM_IOCTL_MVGAL_ADVISE). */
+	__u32 workload;
+	/** @preferred: (out) advice: the preferred GPU, or MVGAL_GPU_ANY. */
+	__u32 preferred;
+	/** @accessed_by: (out) advice: bit N, GPU N accesses it. */
+	__u32 accessed_by;
+	/**
+	 * @mirrored: (out) bit N: the mirror controller has GPU N's READ
+	 * sessions keep a replica.
+	 */
+	__u32 mirrored;
+	/** @pinned: (out) bit N: ADVISE pinned its placement on GPU N. */
+	__u32 pinned;
+	/** @mirror_changes: (out) times the mirror controller started or stopped. */
+	__u32 mirror_changes;
+	/** @read_mostly: (out) bytes advised read-mostly. */
+	__u64 read_mostly;
 };
 
 /**
@@ -820,6 +839,20 @@ struct drm_mvgal_stats {
 	__u64 cpu_faults;
 	/** @drained: (out) bytes copied home by frees and detaches. */
 	__u64 drained;
+	/** @prefetch_issued: (out) prefetches scheduled (module parameter prefetch). */
+	__u64 prefetch_issued;
+	/** @prefetch_hits: (out) prefetched placements a session then used. */
+	__u64 prefetch_hits;
+	/**
+	 * @prefetch_misses: (out) prefetched placements evicted or freed
+	 * before any session used them.
+	 */
+	__u64 prefetch_misses;
+	/**
+	 * @prefetch_cancelled: (out) prefetches given up: no room without
+	 * evicting what is needed sooner, or a writer was live.
+	 */
+	__u64 prefetch_cancelled;
 };
 
 /**
@@ -1103,6 +1136,125 @@ struct drm_mvgal_pool_lru {
 	__u64 refusals;
 };
 
+/**
+ * struct drm_mvgal_replicate - DRM_IOCTL_MVGAL_REPLICATE
+ *
+ * Read-only copies of [@offset, @offset + @size) in the pools of every
+ * GPU listed, as one job of the migration engine with one fence (the
+ * MVGAL document's mvgal_memory_replicate()). Every copy stays current
+ * until something writes its chunks: a WRITE session's END, a CPU write
+ * or a copy into the buffer invalidates every other copy of each chunk
+ * written. Replicas are ordinary placements: they count against the
+ * pools' budgets and may be evicted (cheaply: another copy exists).
+ * Errors: -EINVAL (non-zero flags or padding, a bad range or priority,
+ * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
+ * twice, the device-only buffer's own GPU), -ENOENT, -ENODEV (a GPU not
+ * attached), -EFAULT, -EBUSY (a live WRITE session), -ENOSPC, -EPERM
+ * (enable_memory_migration off). On any error nothing is placed.
+ */
+struct drm_mvgal_replicate {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) 0. */
+	__u32 flags;
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+	/** @gpus: (in) user pointer to @nr_gpus __u32 GPU indices. */
+	__u64 gpus;
+	/** @nr_gpus: (in) GPUs listed. */
+	__u32 nr_gpus;
+	/** @priority: (in) MVGAL_PRIO_*. */
+	__u32 priority;
+	/** @in_fence_fd: (in) sync_file the copies wait for too, or -1. */
+	__s32 in_fence_fd;
+	/** @out_fence_fd: (out) sync_file: every copy is there, or -1. */
+	__s32 out_fence_fd;
+	/** @bytes: (out) bytes the job copies. */
+	__u64 bytes;
+};
+
+/* &drm_mvgal_advise.workload */
+#define MVGAL_WORKLOAD_NONE	0
+#define MVGAL_WORKLOAD_GRAPHICS	1
+#define MVGAL_WORKLOAD_COMPUTE	2
+#define MVGAL_WORKLOAD_AI	3
+
+/* &drm_mvgal_advise.flags */
+#define MVGAL_ADVISE_SET		(1U << 0)
+#define MVGAL_ADVISE_READ_MOSTLY	(1U << 1)
+#define MVGAL_ADVISE_NOT_READ_MOSTLY	(1U << 2)
+#define MVGAL_ADVISE_APPLY		(1U << 3)
+#define MVGAL_ADVISE_FLAGS		0xfU
+
+/* &drm_mvgal_advise.placement: what the rules choose */
+#define MVGAL_PLACEMENT_HOST		0	/* no GPU named: stays home */
+#define MVGAL_PLACEMENT_REPLICATE	1	/* copies on every accessed-by GPU */
+#define MVGAL_PLACEMENT_PIN		2	/* on @target, never evicted */
+#define MVGAL_PLACEMENT_MOST_FREE	3	/* on the GPU with most free pool */
+#define MVGAL_PLACEMENT_FIRST		4	/* on the first GPU named */
+
+/** MVGAL_GRAPHICS_REPLICATE_MAX - graphics buffers below this replicate */
+#define MVGAL_GRAPHICS_REPLICATE_MAX	(64ULL << 20)
+
+/**
+ * struct drm_mvgal_advise - DRM_IOCTL_MVGAL_ADVISE
+ *
+ * Placement advice for a buffer, and the MVGAL document's placement rules
+ * applied to it. MVGAL_ADVISE_SET sets the workload type, the preferred
+ * GPU and the GPUs that access it (none of them otherwise: all three must
+ * be 0). The rules, in this order: a graphics buffer under
+ * MVGAL_GRAPHICS_REPLICATE_MAX accessed by more than one GPU is
+ * replicated to those GPUs, a larger one pinned to the first (the
+ * preferred GPU if set, else the lowest accessed-by index); compute and
+ * AI buffers go to the GPU with the most free pool memory (among the
+ * accessed-by GPUs if any are named); any other buffer goes to the first
+ * GPU named, or stays home when none is. MVGAL_ADVISE_APPLY carries the
+ * choice out now, as one job (with SET: the new advice). A pinned
+ * placement is never evicted, like a PERSISTENT buffer's.
+ *
+ * MVGAL_ADVISE_READ_MOSTLY marks the chunks of [@offset, @offset + @size)
+ * read-mostly (MVGAL_ADVISE_NOT_READ_MOSTLY clears them): READ sessions
+ * then copy them into the reading GPU's own pool rather than use another
+ * GPU's copy in place, so every GPU that reads them keeps a replica,
+ * which writes invalidate as always. REPLICATED buffers behave so whole.
+ * Without either flag @offset and @size must be 0.
+ *
+ * Every call returns the advice in effect (the fields marked out).
+ * Errors: -EINVAL (unknown flags or workload, both read-mostly flags, a
+ * bad range, a GPU out of range, in fields without SET), -ENOENT,
+ * -ENODEV (a GPU not attached), and those of DRM_IOCTL_MVGAL_REPLICATE
+ * with APPLY. On any error nothing changes.
+ */
+struct drm_mvgal_advise {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_ADVISE_*. */
+	__u32 flags;
+	/** @workload: (in/out) MVGAL_WORKLOAD_*. */
+	__u32 workload;
+	/** @preferred: (in/out) a GPU index, or MVGAL_GPU_ANY for none. */
+	__u32 preferred;
+	/** @accessed_by: (in/out) bit N: GPU N accesses the buffer. */
+	__u32 accessed_by;
+	/** @placement: (out) MVGAL_PLACEMENT_*: what the rules choose. */
+	__u32 placement;
+	/** @offset: (in) start of the read-mostly range. */
+	__u64 offset;
+	/** @size: (in) its length. */
+	__u64 size;
+	/** @read_mostly: (out) bytes advised read-mostly (whole chunks). */
+	__u64 read_mostly;
+	/**
+	 * @target: (out) the GPU the rule names (the first, for REPLICATE),
+	 * or MVGAL_GPU_ANY.
+	 */
+	__u32 target;
+	/** @out_fence_fd: (out) with APPLY, the placing job's sync_file, or -1. */
+	__s32 out_fence_fd;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -1129,6 +1281,8 @@ struct drm_mvgal_pool_lru {
 #define DRM_MVGAL_FILE_FLAGS	0x16
 #define DRM_MVGAL_GPU_BUDGET	0x17
 #define DRM_MVGAL_POOL_LRU	0x18
+#define DRM_MVGAL_REPLICATE	0x19
+#define DRM_MVGAL_ADVISE	0x1a
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -1180,6 +1334,10 @@ struct drm_mvgal_pool_lru {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_BUDGET, struct drm_mvgal_gpu_budget)
 #define DRM_IOCTL_MVGAL_POOL_LRU \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_LRU, struct drm_mvgal_pool_lru)
+#define DRM_IOCTL_MVGAL_REPLICATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_REPLICATE, struct drm_mvgal_replicate)
+#define DRM_IOCTL_MVGAL_ADVISE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_ADVISE, struct drm_mvgal_advise)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Placement policy: replication (REPLICATE, REPLICATED buffers and
+ * read-mostly ranges), the mirror controller, and placement advice with
+ * the MVGAL document's rules (ADVISE).
+ *
+ * A replica is an ordinary placement holding chunks SHARED with their
+ * other holders: the chunk states already make every write (a WRITE
+ * session's END, a CPU write folded in, a copy into the buffer) the only
+ * holder, so nothing here invalidates. What policy decides is whether a
+ * READ session copies into its GPU's own pool (a replica) or uses a
+ * peer's copy in place, and what to copy ahead of time.
+ *
+ * The mirror controller (core/mvgal_mirror.c) counts, per buffer, READ
+ * sessions whose data was not in their GPU's own pool (remote reads) and
+ * writes, over windows of mirror_window_ms; a GPU whose remote reads in
+ * a window reach mirror_start_reads gets replicas, until the writes in a
+ * window reach mirror_stop_writes (the copies churn); each change holds
+ * for mirror_hold_windows windows before the opposite one may happen.
+ */
+#include <linux/bitmap.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include "core/mvgal_range.h"
+#include "mvgal_bo.h"
+
+static void mvgal_mirror_conf_get(struct mvgal_mirror_conf *c)
+{
+	c->window_ms = READ_ONCE(mvgal_mirror_window_ms);
+	c->start_reads = READ_ONCE(mvgal_mirror_start_reads);
+	c->stop_writes = READ_ONCE(mvgal_mirror_stop_writes);
+	c->hold_windows = READ_ONCE(mvgal_mirror_hold_windows);
+}
+
+static void mvgal_mirror_act(struct mvgal_bo *bo, enum mvgal_mirror_verdict v)
+{
+	if (v == MVGAL_MIRROR_KEEP)
+		return;
+	bo->mirror_set = bo->mirror.replicas;
+	if (v == MVGAL_MIRROR_STOP)
+		bo->mirror_set = 0;
+}
+
+/**
+ * mvgal_policy_read() - a READ session of GPU @gpu began on @bo
+ * @bo: the buffer; caller holds bo->lock
+ * @gpu: the GPU index
+ * @remote: its data was not all in the GPU's own pool
+ */
+void mvgal_policy_read(struct mvgal_bo *bo, unsigned int gpu, bool remote)
+{
+	struct mvgal_mirror_conf c;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_mirror_conf_get(&c);
+	mvgal_mirror_act(bo, mvgal_mirror_read(&bo->mirror, &c, gpu, remote,
+					       ktime_get_ns()));
+}
+
+/**
+ * mvgal_policy_write() - @bo was written (a WRITE session ended, or the
+ * CPU's writes were taken in)
+ * @bo: the buffer; caller holds bo->lock
+ */
+void mvgal_policy_write(struct mvgal_bo *bo)
+{
+	struct mvgal_mirror_conf c;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_mirror_conf_get(&c);
+	mvgal_mirror_act(bo, mvgal_mirror_write(&bo->mirror, &c,
+						ktime_get_ns()));
+}
+
+/**
+ * mvgal_policy_replicas() - should a READ session of @gpu on chunks
+ * @chunks copy them into its own pool rather than use a copy in place?
+ * @bo: the buffer; caller holds bo->lock
+ * @gpu: the GPU index
+ * @chunks: bitmap of the chunks the session names
+ */
+bool mvgal_policy_replicas(struct mvgal_bo *bo, unsigned int gpu,
+			   const unsigned long *chunks)
+{
+	lockdep_assert_held(&bo->lock);
+	if (bo->flags & MVGAL_BO_REPLICATED || bo->mirror_set & BIT(gpu))
+		return true;
+	return bo->read_mostly &&
+	       bitmap_intersects(chunks, bo->read_mostly, bo->nchunks);
+}
+
+void mvgal_policy_fini(struct mvgal_bo *bo)
+{
+	bitmap_free(bo->read_mostly);
+	bo->read_mostly = NULL;
+}
+
+/*
+ * Copies of chunks [first, last] into the pools of the GPUs in @gpus, as
+ * one job of priority @prio after @in_fence; the placements of @pin stay
+ * put. Return: 0 with *@fd the job's sync_file (or -1: nothing to copy)
+ * and *@bytes; or -errno, with nothing placed.
+ */
+static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
+			      unsigned long first, unsigned long last,
+			      u32 gpus, u32 pin, u32 prio,
+			      struct dma_fence *in_fence, int *fd, u64 *bytes)
+{
+	struct mvgal_gpu *gpu[MVGAL_MAX_GPUS] = { NULL };
+	struct sync_file *sf = NULL;
+	struct mvgal_job *job;
+	u32 made = 0;
+	unsigned int g;
+	int ret = 0;
+
+	*fd = -1;
+	*bytes = 0;
+	job = mvgal_job_alloc(mdev, prio, NULL);
+	if (!job)
+		return -ENOMEM;
+	mutex_lock(&mdev->gpu_lock);
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (!(gpus & BIT(g)))
+			continue;
+		gpu[g] = mvgal_gpu_lookup(mdev, g, &ret);
+		if (!gpu[g])
+			goto out_gpu;
+	}
+	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	if (ret)
+		goto out_gpu;
+	ret = dma_resv_reserve_fences(bo->base.resv, 1);
+	if (ret)
+		goto out_resv;
+	mutex_lock(&bo->lock);
+	mvgal_watch_fold(bo);
+	if (mvgal_live_conflict(bo, first, last, false)) {
+		atomic64_inc(&mdev->ctr.busy);
+		ret = -EBUSY;
+		goto out_bo;
+	}
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++) {
+		if (!gpu[g] || bo->home == gpu[g])
+			continue;
+		if (!bo->place[g])
+			made |= BIT(g);
+		ret = mvgal_place_get(bo, gpu[g]);
+	}
+	if (!ret)
+		ret = mvgal_job_add_dep(job, in_fence);
+	if (!ret)
+		ret = mvgal_job_add_resv_deps(job, bo, false);
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
+		if (gpu[g] && bo->home != gpu[g])
+			ret = mvgal_migrate_plan(job, bo, first, last, 1 + g);
+	if (!ret && !mvgal_job_empty(job)) {
+		*fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (*fd < 0)
+			ret = *fd;
+	}
+	if (ret) {
+		*fd = -1;
+		for (g = 0; g < MVGAL_MAX_GPUS; g++)
+			if (made & BIT(g) && bo->place[g])
+				mvgal_place_drain(bo, g, true);
+		goto out_bo;
+	}
+
+	/* Nothing can fail from here on. */
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (!gpu[g])
+			continue;
+		mvgal_place_touch(bo, gpu[g], 1 + g);
+		if (pin & BIT(g))
+			bo->pinned |= BIT(g);
+	}
+	*bytes = mvgal_job_bytes(job);
+	if (mvgal_job_empty(job)) {
+		mvgal_job_abort(job);
+	} else {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		mvgal_job_push(job);
+		fd_install(*fd, sf->file);
+	}
+	job = NULL;
+out_bo:
+	mutex_unlock(&bo->lock);
+out_resv:
+	dma_resv_unlock(bo->base.resv);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	if (job)
+		mvgal_job_abort(job);
+	return ret;
+}
+
+int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_replicate *args = data;
+	u32 list[MVGAL_MAX_GPUS], gpus = 0, i;
+	struct dma_fence *in_fence = NULL;
+	unsigned long first, last;
+	struct mvgal_bo *bo;
+	int ret, fd;
+
+	if (args->flags || !args->size || !args->nr_gpus ||
+	    args->nr_gpus > MVGAL_MAX_GPUS || args->priority >= MVGAL_PRIO_COUNT)
+		return -EINVAL;
+	if (copy_from_user(list, u64_to_user_ptr(args->gpus),
+			   args->nr_gpus * sizeof(list[0])))
+		return -EFAULT;
+	for (i = 0; i < args->nr_gpus; i++) {
+		if (list[i] >= mvgal_max_gpus || gpus & BIT(list[i]))
+			return -EINVAL;
+		gpus |= BIT(list[i]);
+	}
+	if (!READ_ONCE(mvgal_enable_memory_migration))
+		return -EPERM;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = -EINVAL;
+	if (!mvgal_range_ok(args->offset, args->size, bo->size))
+		goto out_put;
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence)
+			goto out_put;
+	}
+	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
+			 &last);
+	ret = mvgal_place_copies(mdev, bo, first, last, gpus, 0,
+				 args->priority, in_fence, &fd, &args->bytes);
+	if (!ret)
+		args->out_fence_fd = fd;
+	dma_fence_put(in_fence);
+out_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/* The pool with the most room of @gpus (all attached ones for 0). */
+static u32 mvgal_most_free(struct mvgal_device *mdev, u32 gpus)
+{
+	u64 best = 0, used, largest, allocs, room;
+	u32 g, pick = MVGAL_GPU_ANY;
+
+	mutex_lock(&mdev->gpu_lock);
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		struct mvgal_gpu *gpu = mdev->gpus[g];
+
+		if (!gpu || (gpus && !(gpus & BIT(g))))
+			continue;
+		mvgal_pool_usage(&gpu->pool, &used, &largest, &allocs);
+		room = gpu->pool.budget > used ? gpu->pool.budget - used : 0;
+		if (pick == MVGAL_GPU_ANY || room > best) {
+			best = room;
+			pick = g;
+		}
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	return pick;
+}
+
+/*
+ * The MVGAL document's placement rules for @bo under its advice: the
+ * placement, the GPU it names, and the GPUs to copy to.
+ */
+static u32 mvgal_advice_rule(struct mvgal_device *mdev,
+			     const struct drm_mvgal_advise *a, u64 size,
+			     u32 *target, u32 *gpus)
+{
+	u32 by = a->accessed_by, first;
+
+	first = a->preferred != MVGAL_GPU_ANY ? a->preferred :
+		by ? __ffs(by) : MVGAL_GPU_ANY;
+	*target = first;
+	*gpus = first != MVGAL_GPU_ANY ? BIT(first) : 0;
+	switch (a->workload) {
+	case MVGAL_WORKLOAD_GRAPHICS:
+		if (size < MVGAL_GRAPHICS_REPLICATE_MAX && hweight32(by) > 1) {
+			*gpus = by;
+			*target = __ffs(by);
+			return MVGAL_PLACEMENT_REPLICATE;
+		}
+		if (first != MVGAL_GPU_ANY)
+			return MVGAL_PLACEMENT_PIN;
+		break;
+	case MVGAL_WORKLOAD_COMPUTE:
+	case MVGAL_WORKLOAD_AI:
+		*target = mvgal_most_free(mdev, by);
+		*gpus = *target != MVGAL_GPU_ANY ? BIT(*target) : 0;
+		if (*gpus)
+			return MVGAL_PLACEMENT_MOST_FREE;
+		break;
+	default:
+		if (*gpus)
+			return MVGAL_PLACEMENT_FIRST;
+		break;
+	}
+	*target = MVGAL_GPU_ANY;
+	*gpus = 0;
+	return MVGAL_PLACEMENT_HOST;
+}
+
+/* Checks the GPUs of new advice: in range (-EINVAL) and attached (-ENODEV). */
+static int mvgal_advice_check(struct mvgal_device *mdev,
+			      const struct drm_mvgal_advise *args)
+{
+	u32 gpus = args->accessed_by, g;
+	int ret = 0;
+
+	if (args->workload > MVGAL_WORKLOAD_AI ||
+	    (args->preferred != MVGAL_GPU_ANY &&
+	     args->preferred >= mvgal_max_gpus) ||
+	    gpus >> mvgal_max_gpus)
+		return -EINVAL;
+	if (args->preferred != MVGAL_GPU_ANY)
+		gpus |= BIT(args->preferred);
+	mutex_lock(&mdev->gpu_lock);
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
+		if (gpus & BIT(g) && !mdev->gpus[g])
+			ret = -ENODEV;
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}
+
+int mvgal_ioctl_advise(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_advise *args = data;
+	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
+				MVGAL_ADVISE_NOT_READ_MOSTLY);
+	unsigned long first = 0, last = 0, *map = NULL;
+	u32 placement, target, gpus;
+	struct mvgal_bo *bo;
+	int ret, fd = -1;
+	u64 bytes;
+
+	if (args->flags & ~MVGAL_ADVISE_FLAGS ||
+	    rm == (MVGAL_ADVISE_READ_MOSTLY | MVGAL_ADVISE_NOT_READ_MOSTLY) ||
+	    (!rm && (args->offset || args->size)) ||
+	    (!(args->flags & MVGAL_ADVISE_SET) &&
+	     (args->workload || args->preferred || args->accessed_by)))
+		return -EINVAL;
+	if (args->flags & MVGAL_ADVISE_SET) {
+		ret = mvgal_advice_check(mdev, args);
+		if (ret)
+			return ret;
+	}
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = -EINVAL;
+	if (rm && (!args->size ||
+		   !mvgal_range_ok(args->offset, args->size, bo->size)))
+		goto out_put;
+	if (rm) {
+		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
+				 &first, &last);
+		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!map)
+			goto out_put;
+	}
+
+	/* The advice in effect once this call is done. */
+	if (!(args->flags & MVGAL_ADVISE_SET)) {
+		mutex_lock(&bo->lock);
+		args->workload = bo->workload;
+		args->preferred = bo->preferred;
+		args->accessed_by = bo->accessed_by;
+		mutex_unlock(&bo->lock);
+	}
+	placement = mvgal_advice_rule(mdev, args, bo->size, &target, &gpus);
+	/* Placed first: should that fail, the advice stays as it was. */
+	if (args->flags & MVGAL_ADVISE_APPLY && gpus) {
+		ret = -EPERM;
+		if (!READ_ONCE(mvgal_enable_memory_migration))
+			goto out_free;
+		ret = mvgal_place_copies(mdev, bo, 0, bo->nchunks - 1, gpus,
+					 placement == MVGAL_PLACEMENT_PIN ?
+					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
+					 &fd, &bytes);
+		if (ret)
+			goto out_free;
+	}
+
+	mutex_lock(&bo->lock);
+	if (args->flags & MVGAL_ADVISE_SET) {
+		bo->workload = args->workload;
+		bo->preferred = args->preferred;
+		bo->accessed_by = args->accessed_by;
+	}
+	if (rm) {
+		if (!bo->read_mostly)
+			swap(bo->read_mostly, map);
+		if (rm == MVGAL_ADVISE_READ_MOSTLY)
+			bitmap_set(bo->read_mostly, first, last - first + 1);
+		else
+			bitmap_clear(bo->read_mostly, first, last - first + 1);
+	}
+	args->read_mostly = bo->read_mostly ?
+		(u64)bitmap_weight(bo->read_mostly, bo->nchunks) <<
+		bo->chunk_shift : 0;
+	args->read_mostly = min_t(u64, args->read_mostly, bo->base.size);
+	mutex_unlock(&bo->lock);
+	args->placement = placement;
+	args->target = target;
+	args->out_fence_fd = fd;
+	ret = 0;
+out_free:
+	bitmap_free(map);
+out_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Predictive prefetch.
+ *
+ * Each GPU records the order in which its sessions name buffers
+ * (core/mvgal_predict.c: the successor of every buffer, and how many
+ * times in a row it followed). After a BEGIN, once that order has
+ * repeated, the next MVGAL_PREFETCH_DEPTH buffers it predicts are brought
+ * into the GPU's pool by jobs of the lowest priority, from a work item,
+ * so BEGIN itself does no more than note the request. A prefetch evicts
+ * only placements predicted to be used after the buffer it brings, never
+ * PERSISTENT or live ones; without such room it is cancelled. Prefetched
+ * placements a session then uses are hits; those evicted or freed before
+ * any session used them are misses (GET_STATS).
+ */
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+
+#include "core/mvgal_predict.h"
+#include "mvgal_bo.h"
+
+/* A session used @bo at @gpu: was it prefetched there? gpu_lock held. */
+void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
+{
+	if (bo->prefetched & BIT(gpu->index)) {
+		bo->prefetched &= ~BIT(gpu->index);
+		atomic64_inc(&gpu->mdev->ctr.prefetch_hits);
+	}
+}
+
+/**
+ * mvgal_prefetch_access() - @gpu's session named @bo
+ * @gpu: the GPU; caller holds gpu_lock
+ * @bo: the buffer
+ * @last: the session's last buffer: predict from it and ask for the
+ *	  buffers that come next
+ */
+void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
+			   bool last)
+{
+	struct mvgal_device *mdev = gpu->mdev;
+	u64 next[MVGAL_PREFETCH_DEPTH];
+	unsigned int n, i;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	mvgal_prefetch_hit(bo, gpu);
+	if (!gpu->pred)
+		return;
+	mvgal_predict_access(gpu->pred, bo->id);
+	if (!last || !READ_ONCE(mvgal_prefetch))
+		return;
+	/* Confidence 1: the order was seen twice in a row. */
+	n = mvgal_predict_next(gpu->pred, bo->id, 1, next, ARRAY_SIZE(next));
+	if (!n)
+		return;
+	for (i = 0; i < MVGAL_PREFETCH_DEPTH; i++)
+		mdev->prefetch_want[gpu->index][i] = i < n ? next[i] : 0;
+	queue_work(mdev->free_wq, &mdev->prefetch_work);
+}
+
+/* The live buffer with id @id, referenced, or NULL. */
+static struct mvgal_bo *mvgal_bo_by_id(struct mvgal_device *mdev, u64 id)
+{
+	struct mvgal_bo *bo, *found = NULL;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (bo->id == id) {
+			if (kref_get_unless_zero(&bo->base.refcount))
+				found = bo;
+			break;
+		}
+	}
+	mutex_unlock(&mdev->bos_lock);
+	return found;
+}
+
+/*
+ * Brings all of @bo (but refused chunks) into GPU @g's pool, if it is not
+ * there, at the lowest priority. @ahead: in how many uses it is needed.
+ */
+static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
+			       struct mvgal_bo *bo, u64 ahead)
+{
+	struct mvgal_counters *ctr = &mdev->ctr;
+	unsigned long last = bo->nchunks - 1;
+	struct mvgal_job *job;
+	struct mvgal_gpu *gpu;
+	bool new_place;
+	int ret;
+
+	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
+	if (!job)
+		return;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, g, &ret);
+	if (!gpu || bo->home == gpu)
+		goto out_gpu;
+	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	if (ret)
+		goto out_gpu;
+	ret = dma_resv_reserve_fences(bo->base.resv, 1);
+	if (ret)
+		goto out_resv;
+	mutex_lock(&bo->lock);
+	mvgal_watch_fold(bo);
+	mvgal_session_settle(bo);
+	/* Resident already: nothing to do, nothing to count. */
+	if (mvgal_next_missing(bo, 0, last, 1 + g) > last)
+		goto out_bo;
+	/* A writer is live: what would be copied is about to change. */
+	if (mvgal_live_conflict(bo, 0, last, false))
+		goto out_cancel;
+	new_place = !bo->place[g];
+	if (mvgal_place_get_for(bo, gpu, ahead))
+		goto out_cancel;
+	ret = mvgal_job_add_resv_deps(job, bo, false);
+	if (!ret)
+		ret = mvgal_migrate_plan(job, bo, 0, last, 1 + g);
+	if (ret || mvgal_job_empty(job)) {
+		if (new_place)
+			mvgal_place_drain(bo, g, true);
+		if (ret)
+			goto out_cancel;
+		goto out_bo;
+	}
+	mvgal_job_fence(job);
+	mvgal_job_mark(job);
+	mvgal_job_publish(job);
+	mvgal_job_push(job);
+	job = NULL;
+	bo->prefetched |= BIT(g);
+	atomic64_inc(&ctr->prefetch_issued);
+	goto out_bo;
+
+out_cancel:
+	atomic64_inc(&ctr->prefetch_cancelled);
+out_bo:
+	mutex_unlock(&bo->lock);
+out_resv:
+	dma_resv_unlock(bo->base.resv);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	if (job)
+		mvgal_job_abort(job);
+}
+
+static void mvgal_prefetch_work(struct work_struct *work)
+{
+	struct mvgal_device *mdev = container_of(work, struct mvgal_device,
+						 prefetch_work);
+	u64 want[MVGAL_MAX_GPUS][MVGAL_PREFETCH_DEPTH];
+	unsigned int g, d;
+
+	mutex_lock(&mdev->gpu_lock);
+	memcpy(want, mdev->prefetch_want, sizeof(want));
+	memset(mdev->prefetch_want, 0, sizeof(mdev->prefetch_want));
+	mutex_unlock(&mdev->gpu_lock);
+	if (!READ_ONCE(mvgal_enable_memory_migration))
+		return;
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		for (d = 0; d < MVGAL_PREFETCH_DEPTH && want[g][d]; d++) {
+			struct mvgal_bo *bo = mvgal_bo_by_id(mdev, want[g][d]);
+
+			if (!bo)
+				continue;
+			mvgal_prefetch_one(mdev, g, bo, d + 1);
+			drm_gem_object_put(&bo->base);
+		}
+	}
+}
+
+void mvgal_prefetch_init(struct mvgal_device *mdev)
+{
+	INIT_WORK(&mdev->prefetch_work, mvgal_prefetch_work);
+}
