@@ -291,8 +291,10 @@ static u32 mvgal_advice_rule(struct mvgal_device *mdev,
 			*target = __ffs(by);
 			return MVGAL_PLACEMENT_REPLICATE;
 		}
-		if (first != MVGAL_GPU_ANY)
+		if (size >= MVGAL_GRAPHICS_REPLICATE_MAX && *gpus)
 			return MVGAL_PLACEMENT_PIN;
+		if (*gpus)
+			return MVGAL_PLACEMENT_FIRST;
 		break;
 	case MVGAL_WORKLOAD_COMPUTE:
 	case MVGAL_WORKLOAD_AI:

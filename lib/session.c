@@ -251,6 +251,32 @@ int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
 	return ret;
 }
 
+int mvgal_replicate(struct mvgal *dev, uint32_t handle, uint64_t offset,
+		    uint64_t size, const uint32_t *gpus, uint32_t nr_gpus,
+		    int in_fence, int *out_fence)
+{
+	struct drm_mvgal_replicate r = {
+		.handle = handle, .offset = offset, .size = size,
+		.gpus = (uintptr_t)gpus, .nr_gpus = nr_gpus,
+		.priority = MVGAL_PRIO_NORMAL, .in_fence_fd = in_fence,
+	};
+	int ret;
+
+	if (!dev || !gpus || !out_fence)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_REPLICATE, &r);
+	if (!ret)
+		*out_fence = r.out_fence_fd;
+	return ret;
+}
+
+int mvgal_advise(struct mvgal *dev, struct drm_mvgal_advise *advice)
+{
+	if (!dev || !advice)
+		return -EINVAL;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_ADVISE, advice);
+}
+
 int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags, uint32_t *old)
 {
 	struct drm_mvgal_file_flags f = { .flags = flags };

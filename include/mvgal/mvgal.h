@@ -392,6 +392,31 @@ MVGAL_API int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
 			     struct drm_mvgal_lru_entry *entries,
 			     struct drm_mvgal_pool_lru *lru);
 /**
+ * mvgal_replicate() - read-only copies of bytes [@offset, @offset + @size)
+ * of a buffer in the pools of @nr_gpus GPUs, as one job (the MVGAL
+ * document's mvgal_memory_replicate())
+ * @dev: the mvgal device
+ * @handle: the buffer
+ * @offset: byte offset
+ * @size: bytes
+ * @gpus: GPU indices
+ * @nr_gpus: how many
+ * @in_fence: sync_file the copies wait for, or -1
+ * @out_fence: (out) sync_file: every copy is there; -1 when none was needed
+ */
+MVGAL_API int mvgal_replicate(struct mvgal *dev, uint32_t handle,
+			      uint64_t offset, uint64_t size,
+			      const uint32_t *gpus, uint32_t nr_gpus,
+			      int in_fence, int *out_fence);
+/**
+ * mvgal_advise() - set (MVGAL_ADVISE_SET), mark read-mostly, apply and
+ * query a buffer's placement advice (DRM_IOCTL_MVGAL_ADVISE)
+ * @dev: the mvgal device
+ * @advice: (in/out) handle, flags and the (in) fields; the (out) fields
+ *	    are filled
+ */
+MVGAL_API int mvgal_advise(struct mvgal *dev, struct drm_mvgal_advise *advice);
+/**
  * mvgal_fence_wait() - wait for a sync_file to signal
  * @fence_fd: the sync_file
  * @timeout_ms: milliseconds; 0 polls, negative waits forever

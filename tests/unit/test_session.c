@@ -21,6 +21,7 @@ TEST(prio_and_cap_names)
 	EXPECT_STREQ("sessions", mvgal_cap_name(MVGAL_CAP_SESSIONS));
 	EXPECT_STREQ("migration", mvgal_cap_name(MVGAL_CAP_MIGRATION));
 	EXPECT_STREQ("write-watch", mvgal_cap_name(MVGAL_CAP_WRITE_WATCH));
+	EXPECT_STREQ("eviction", mvgal_cap_name(MVGAL_CAP_EVICTION));
 	EXPECT_EQ(NULL, mvgal_cap_name(1ULL << 63));
 }
 
@@ -44,6 +45,10 @@ TEST(null_arguments_are_einval)
 	EXPECT_EQ(-EINVAL, mvgal_calibrate(NULL, NULL));
 	EXPECT_EQ(-EINVAL, mvgal_harvest(NULL, 0, NULL, 1));
 	EXPECT_EQ(-EINVAL, mvgal_set_file_flags(NULL, 0, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_gpu_budget(NULL, 0, 0, NULL, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_pool_lru(NULL, 0, NULL, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_replicate(NULL, 1, 0, 1, &session, 1, -1, &fd));
+	EXPECT_EQ(-EINVAL, mvgal_advise(NULL, NULL));
 	EXPECT_EQ(-EINVAL, mvgal_fence_wait(-1, 0));
 	EXPECT_EQ(-EINVAL, mvgal_fence_status(-1));
 }

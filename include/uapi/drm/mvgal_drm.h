@@ -1207,7 +1207,8 @@ struct drm_mvgal_replicate {
  * be 0). The rules, in this order: a graphics buffer under
  * MVGAL_GRAPHICS_REPLICATE_MAX accessed by more than one GPU is
  * replicated to those GPUs, a larger one pinned to the first (the
- * preferred GPU if set, else the lowest accessed-by index); compute and
+ * preferred GPU if set, else the lowest accessed-by index), a smaller one
+ * with one GPU goes to it as any buffer would; compute and
  * AI buffers go to the GPU with the most free pool memory (among the
  * accessed-by GPUs if any are named); any other buffer goes to the first
  * GPU named, or stays home when none is. MVGAL_ADVISE_APPLY carries the
