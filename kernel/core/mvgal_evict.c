@@ -27,6 +27,16 @@ static bool mvgal_reuse_on_beat(const struct mvgal_reuse *r,
 void mvgal_reuse_touch(struct mvgal_reuse *r, unsigned long long now)
 {
 	if (r->last && now > r->last) {
+		unsigned long long gap = (now - r->last) * 16, d;
+
+		/* Running averages over about four uses. */
+		if (!r->mean) {
+			r->mean = gap;
+		} else {
+			d = gap > r->mean ? gap - r->mean : r->mean - gap;
+			r->dev = (3 * r->dev + d) / 4;
+			r->mean = (3 * r->mean + gap) / 4;
+		}
 		if (!r->period) {
 			r->period = now - r->last;
 			r->beat = now;
@@ -47,15 +57,17 @@ void mvgal_reuse_touch(struct mvgal_reuse *r, unsigned long long now)
  * @r: its record
  * @now: the access clock, not before the last use
  *
- * Return: MVGAL_REUSE_NEVER with no period known, else the ticks to the
- * next beat after @now (a beat missed means the loop went round once
- * more without the buffer).
+ * Return: MVGAL_REUSE_NEVER with no period known; for irregular gaps, one
+ * and a half mean gaps; else the ticks to the next beat after @now (a
+ * beat missed means the loop went round once more without the buffer).
  */
 unsigned long long mvgal_reuse_ahead(const struct mvgal_reuse *r,
 				     unsigned long long now)
 {
 	if (!r->period || now < r->beat)
 		return MVGAL_REUSE_NEVER;
+	if (r->dev * 4 > r->mean)
+		return (r->mean * 3 / 2 + 15) / 16;
 	return r->period - (now - r->beat) % r->period;
 }
 

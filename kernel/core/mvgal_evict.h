@@ -8,7 +8,11 @@
  * uses repeat with a period is predicted to be used again on its next
  * beat; a use off the beat (a stray access between two rounds of a loop)
  * leaves the beat alone, and two in a row mean the pattern changed: the
- * period is learnt again. Eviction takes first the placement whose next use
+ * period is learnt again. A buffer whose gaps vary (their mean deviation
+ * over a quarter of their mean, both averaged over the last few uses) has
+ * no beat to speak of: its next use is put at one and a half mean gaps,
+ * as uncertain reuse is worth less than certain reuse at the same
+ * distance. Eviction takes first the placement whose next use
  * is furthest away, as Belady's MIN would: a placement never reused yet
  * (no period) counts as used never, and among equals the least recently
  * used goes first. With MVGAL_EVICT_LRU, only recency counts.
@@ -37,6 +41,9 @@ struct mvgal_reuse {
 	unsigned long long beat;	/* the last use on the period's beat */
 	unsigned int strays;		/* uses off the beat in a row */
 	unsigned int pad;
+	/* Averages of the gaps and of their deviation, in 1/16 ticks. */
+	unsigned long long mean;
+	unsigned long long dev;
 };
 
 void mvgal_reuse_touch(struct mvgal_reuse *r, unsigned long long now);

@@ -26,21 +26,43 @@ TEST(reuse_record)
 	/* Overdue: the next beat. */
 	EXPECT_EQ(6, mvgal_reuse_ahead(&r, 28));
 	EXPECT_EQ(8, mvgal_reuse_ahead(&r, 34));
+	mvgal_reuse_touch(&r, 26);
+	EXPECT_EQ(7, mvgal_reuse_ahead(&r, 27));
 	/* A stray use off the beat keeps period and beat... */
+	mvgal_reuse_touch(&r, 29);
+	EXPECT_EQ(8, r.period);
+	EXPECT_EQ(29, r.last);
+	EXPECT_EQ(5, mvgal_reuse_ahead(&r, 29));
+	/* ...and the next use on the beat moves it. */
+	mvgal_reuse_touch(&r, 34);
+	EXPECT_EQ(8, mvgal_reuse_ahead(&r, 34));
+}
+
+/* Two strays in a row: the period is learnt again from the last gap. */
+TEST(reuse_relearns_a_changed_period)
+{
+	struct mvgal_reuse r = { 0 };
+
+	mvgal_reuse_touch(&r, 10);
+	mvgal_reuse_touch(&r, 18);
 	mvgal_reuse_touch(&r, 21);
 	EXPECT_EQ(8, r.period);
-	EXPECT_EQ(21, r.last);
-	EXPECT_EQ(5, mvgal_reuse_ahead(&r, 21));
-	/* ...the next on the beat moves it (within an eighth)... */
-	mvgal_reuse_touch(&r, 27);
-	EXPECT_EQ(8, r.period);
-	EXPECT_EQ(7, mvgal_reuse_ahead(&r, 28));
-	/* ...and two strays in a row learn the period again. */
-	mvgal_reuse_touch(&r, 31);
-	EXPECT_EQ(8, r.period);
-	mvgal_reuse_touch(&r, 46);
+	mvgal_reuse_touch(&r, 36);
 	EXPECT_EQ(15, r.period);
-	EXPECT_EQ(15, mvgal_reuse_ahead(&r, 46));
+	EXPECT_EQ(36, r.beat);
+}
+
+/* Gaps all over the place: no beat, the next use at 1.5 mean gaps. */
+TEST(reuse_irregular_gaps)
+{
+	struct mvgal_reuse r = { 0 };
+	unsigned long long t[] = { 10, 12, 30, 31, 60, 61, 90 };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++)
+		mvgal_reuse_touch(&r, t[i]);
+	EXPECT_GT(r.dev * 4, r.mean);
+	EXPECT_EQ((r.mean * 3 / 2 + 15) / 16, mvgal_reuse_ahead(&r, 90));
+	EXPECT_EQ(mvgal_reuse_ahead(&r, 90), mvgal_reuse_ahead(&r, 95));
 }
 
 TEST(order_predict_then_lru)
@@ -111,11 +133,11 @@ static ssize_t replay(const unsigned int *t, size_t n, unsigned int w,
 
 /*
  * The benchmark's traces, over a working set twice the pool. The goal is
- * 0.9 of MIN's hits on the looping and mixed traces: met on looping
- * (0.997..0.999); on mixed the policy gets 0.855..0.897, because MIN
- * gives up hot buffers at random moments to keep loop buffers, which no
- * predictor of the past can do. These bounds guard against regressions;
- * the LRU order of the module must be a true LRU.
+ * 0.9 of MIN's hits on the looping and mixed traces (here 0.997..0.999
+ * and 0.925..0.935). The noisy loop, whose random accesses no predictor
+ * of the past can foresee, is only reported (0.77..0.78; a policy that
+ * knows the loop's phase gets 0.87). The LRU order of the module must be
+ * a true LRU.
  */
 TEST(policy_against_belady)
 {
@@ -140,10 +162,8 @@ TEST(policy_against_belady)
 			       (double)pred / opt, lru);
 			EXPECT_EQ(ref, lru);
 			EXPECT_LE(pred, opt);
-			if (k == MVGAL_TRACE_LOOP)
+			if (k == MVGAL_TRACE_LOOP || k == MVGAL_TRACE_MIX)
 				EXPECT_GE(pred * 10, opt * 9);
-			if (k == MVGAL_TRACE_MIX)
-				EXPECT_GE(pred * 100, opt * 85);
 			/* LRU gets nothing or little on these. */
 			if (k == MVGAL_TRACE_LOOP || k == MVGAL_TRACE_MIX)
 				EXPECT_GT(pred, 4 * lru);
