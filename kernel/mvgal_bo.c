@@ -604,6 +604,9 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->read_mostly = bo->read_mostly ?
 		min_t(u64, (u64)bitmap_weight(bo->read_mostly, bo->nchunks) <<
 		      bo->chunk_shift, bo->base.size) : 0;
+	args->touched = bo->touched ?
+		min_t(u64, (u64)bitmap_weight(bo->touched, bo->nchunks) <<
+		      bo->chunk_shift, bo->base.size) : 0;
 	mutex_unlock(&bo->lock);
 	args->chunk_size = 1ULL << bo->chunk_shift;
 	args->pad = 0;

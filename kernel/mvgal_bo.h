@@ -142,6 +142,21 @@ struct mvgal_bo {
 	struct mvgal_mirror mirror;
 	u16 mirror_set;
 	/*
+	 * The chunks the last sampled session named (the first, then every
+	 * MVGAL_TOUCH_SAMPLE-th): what a prefetch brings. NULL: none yet.
+	 * Under @lock.
+	 */
+	unsigned long *touched;
+	u64 begins;
+	/*
+	 * Sessions per GPU, and the GPU whose node the pages follow
+	 * (mvgal_numa.c); under @lock. @nid is the node new pages come from.
+	 */
+	u32 uses[MVGAL_MAX_GPUS];
+	u32 nid_gpu;
+	bool numa_pending;	/* pages are to move to @nid */
+	struct work_struct numa_work;
+	/*
 	 * Write-watch (mvgal_watch.c), under @lock: chunks the CPU wrote
 	 * since HARVEST reset the record, and since the chunk states took
 	 * the writes in; their counts.
@@ -280,10 +295,19 @@ void mvgal_policy_write(struct mvgal_bo *bo);
 bool mvgal_policy_replicas(struct mvgal_bo *bo, unsigned int gpu,
 			   const unsigned long *chunks);
 void mvgal_policy_fini(struct mvgal_bo *bo);
+void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks);
+
+/* Sessions a buffer's touched chunks are sampled from: one in this many. */
+#define MVGAL_TOUCH_SAMPLE	16
 int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		       struct drm_file *file);
+
+/* mvgal_numa.c */
+void mvgal_numa_init(struct mvgal_bo *bo);
+void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
+void mvgal_numa_kick(struct mvgal_bo *bo);
 
 /* mvgal_prefetch.c */
 void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu);

@@ -112,6 +112,7 @@ struct mvgal_counters {
 	atomic64_t prefetch_hits;
 	atomic64_t prefetch_misses;
 	atomic64_t prefetch_cancelled;
+	atomic64_t numa_moved;
 };
 
 /* Buffers a GPU is predicted to use next, for the prefetcher. */

@@ -663,6 +663,7 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 	args->prefetch_hits = atomic64_read(&c->prefetch_hits);
 	args->prefetch_misses = atomic64_read(&c->prefetch_misses);
 	args->prefetch_cancelled = atomic64_read(&c->prefetch_cancelled);
+	args->numa_moved = atomic64_read(&c->numa_moved);
 	return 0;
 }
 

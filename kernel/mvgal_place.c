@@ -41,6 +41,8 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 	INIT_LIST_HEAD(&bo->live);
 	INIT_LIST_HEAD(&bo->commits);
 	bo->preferred = MVGAL_GPU_ANY;
+	bo->nid_gpu = MVGAL_GPU_ANY;
+	mvgal_numa_init(bo);
 	mvgal_mirror_init(&bo->mirror, ktime_get_ns());
 	if (!bo->chunks)
 		return -ENOMEM;

@@ -98,6 +98,29 @@ void mvgal_policy_fini(struct mvgal_bo *bo)
 {
 	bitmap_free(bo->read_mostly);
 	bo->read_mostly = NULL;
+	bitmap_free(bo->touched);
+	bo->touched = NULL;
+}
+
+/**
+ * mvgal_policy_begun() - a session began on @bo naming @chunks
+ * @bo: the buffer; caller holds bo->lock
+ * @chunks: bitmap of the chunks it named
+ *
+ * The first session and every MVGAL_TOUCH_SAMPLE-th after it are
+ * recorded as the buffer's touched chunks (the d974 document's sampling):
+ * a prefetch copies those. Without memory for the record the sample is
+ * skipped; nothing depends on it but what a prefetch brings.
+ */
+void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks)
+{
+	lockdep_assert_held(&bo->lock);
+	if (bo->begins++ % MVGAL_TOUCH_SAMPLE)
+		return;
+	if (!bo->touched)
+		bo->touched = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	if (bo->touched)
+		bitmap_copy(bo->touched, chunks, bo->nchunks);
 }
 
 /*

@@ -13,6 +13,7 @@
  * placements a session then uses are hits; those evicted or freed before
  * any session used them are misses (GET_STATS).
  */
+#include <linux/bitmap.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 
@@ -76,8 +77,37 @@ static struct mvgal_bo *mvgal_bo_by_id(struct mvgal_device *mdev, u64 id)
 }
 
 /*
- * Brings all of @bo (but refused chunks) into GPU @g's pool, if it is not
- * there, at the lowest priority. @ahead: in how many uses it is needed.
+ * Is every chunk a prefetch of @bo would bring held at @loc? With
+ * @job, plans the copies of those it lacks instead. Caller holds bo->lock.
+ */
+static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+			       unsigned int loc, bool *held)
+{
+	unsigned long last = bo->nchunks - 1;
+	unsigned int s, e;
+	int ret;
+
+	*held = true;
+	if (!bo->touched) {
+		*held = mvgal_next_missing(bo, 0, last, loc) > last;
+		return job ? mvgal_migrate_plan(job, bo, 0, last, loc) : 0;
+	}
+	for_each_set_bitrange(s, e, bo->touched, bo->nchunks) {
+		if (mvgal_next_missing(bo, s, e - 1, loc) < e)
+			*held = false;
+		if (job) {
+			ret = mvgal_migrate_plan(job, bo, s, e - 1, loc);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Brings @bo into GPU @g's pool at the lowest priority: the chunks its
+ * sampled sessions touched, or all of it without a sample (never refused
+ * chunks). @ahead: in how many uses it is needed.
  */
 static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 			       struct mvgal_bo *bo, u64 ahead)
@@ -86,7 +116,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	unsigned long last = bo->nchunks - 1;
 	struct mvgal_job *job;
 	struct mvgal_gpu *gpu;
-	bool new_place;
+	bool new_place, held;
 	int ret;
 
 	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
@@ -106,7 +136,8 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	mvgal_watch_fold(bo);
 	mvgal_session_settle(bo);
 	/* Resident already: nothing to do, nothing to count. */
-	if (mvgal_next_missing(bo, 0, last, 1 + g) > last)
+	mvgal_prefetch_plan(NULL, bo, 1 + g, &held);
+	if (held)
 		goto out_bo;
 	/* A writer is live: what would be copied is about to change. */
 	if (mvgal_live_conflict(bo, 0, last, false))
@@ -116,7 +147,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 		goto out_cancel;
 	ret = mvgal_job_add_resv_deps(job, bo, false);
 	if (!ret)
-		ret = mvgal_migrate_plan(job, bo, 0, last, 1 + g);
+		ret = mvgal_prefetch_plan(job, bo, 1 + g, &held);
 	if (ret || mvgal_job_empty(job)) {
 		if (new_place)
 			mvgal_place_drain(bo, g, true);

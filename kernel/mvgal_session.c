@@ -638,6 +638,8 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		mvgal_sbo_live(s, &s->b[i], 1);
 		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
 		mvgal_prefetch_access(gpu, s->b[i].bo, i == s->count - 1);
+		mvgal_policy_begun(s->b[i].bo, s->b[i].chunks);
+		mvgal_numa_use(s->b[i].bo, gpu);
 		if (!s->write)
 			mvgal_policy_read(s->b[i].bo, gpu->index,
 					  s->b[i].remote);
@@ -840,6 +842,7 @@ static void mvgal_session_finish(struct mvgal_session *s,
 			if (dma_fence_is_signaled(fence))
 				mvgal_session_settle(bo);
 		}
+		mvgal_numa_kick(bo);
 		mutex_unlock(&bo->lock);
 	}
 }

@@ -591,6 +591,52 @@ TEST_F(evict, prefetch_follows_a_repeated_order)
 }
 
 /*
+ * Sessions that name chunks 1 and 2 only: that is what the first session
+ * recorded, and what a prefetch brings, no more; the next session on
+ * those chunks copies nothing.
+ */
+TEST_F(evict, prefetch_brings_the_touched_chunks)
+{
+	struct drm_mvgal_access a;
+	struct drm_mvgal_bo_info i;
+	struct drm_mvgal_stats st;
+	uint64_t copied;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, write_param(PREFETCH, "Y"));
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 6));
+	for (int r = 0; r < 2; r++)
+		for (int k = 0; k < 4; k++) {
+			ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ,
+					    self->h[k], CH + 7, 2 * CH - 7, &a,
+					    &s, &fence, NULL));
+			ASSERT_EQ(0, settle(fence));
+			ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+		}
+	st = prefetch_settled(self->m, 0);
+	for (int k = 0; k < 4; k++)
+		ASSERT_EQ(0, mvgal_place_free(self->m, self->h[k], self->g0));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, self->h[1], &i));
+	EXPECT_EQ(2 * CH, i.touched);
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[0],
+			    CH + 7, 2 * CH - 7, &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	prefetch_settled(self->m, st.prefetch_issued + st.prefetch_cancelled + 2);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, self->h[1], &i));
+	EXPECT_EQ(2 * CH, i.valid[1 + self->g0]);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, self->h[1],
+			    CH + 7, 2 * CH - 7, &a, &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(0, copied);
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset + CH + 7,
+			    2 * CH - 7, CH + 7, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+}
+
+/*
  * Memory short: A's session holds the only room, so the prefetch of B is
  * cancelled, never evicting A. And a prefetched placement freed before
  * any session used it is a miss.

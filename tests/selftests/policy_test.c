@@ -449,4 +449,58 @@ TEST_F(policy, mirror_controller_holds_against_flapping)
 	EXPECT_EQ(CH, copied);
 }
 
+/* ---- NUMA ---- */
+
+/* Waits until the buffer's pages are all on @node; the node they are on. */
+static uint32_t pages_settle(struct mvgal *m, uint32_t h, uint32_t node)
+{
+	struct drm_mvgal_bo_info i;
+
+	for (int k = 0; k < 5000; k++) {
+		if (mvgal_bo_info(m, h, &i))
+			return ~0u;
+		if (i.numa_node == node)
+			break;
+		usleep(1000);
+	}
+	return i.numa_node;
+}
+
+/*
+ * The guest has a virtio-gpu on node 0 (g0) and one on node 1 (g1). The
+ * buffer's pages follow the GPU whose sessions use it most: to node 1
+ * after three sessions of g1, back to node 0 once g0 used it more; its
+ * bytes are the same after each move, read by the CPU and by a GPU.
+ */
+TEST_F(policy, host_pages_follow_the_gpu_that_uses_them_most)
+{
+	struct drm_mvgal_stats st0, st;
+	uint8_t *b = malloc(BSZ);
+	uint64_t copied;
+
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	for (int k = 0; k < 3; k++)
+		EXPECT_EQ(self->g1, read_at(_metadata, self, self->g1, self->h,
+					    0, BSZ, &copied, 1));
+	EXPECT_EQ(1, pages_settle(self->m, self->h, 1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, self->h, 0, b, BSZ));
+	EXPECT_EQ(-1, check(b, BSZ, 0, 1));
+	for (int k = 0; k < 4; k++)
+		EXPECT_EQ(self->g0, read_at(_metadata, self, self->g0, self->h,
+					    0, BSZ, &copied, 1));
+	EXPECT_EQ(0, pages_settle(self->m, self->h, 0));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, self->h, 0, b, BSZ));
+	EXPECT_EQ(-1, check(b, BSZ, 0, 1));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	EXPECT_LE(st0.numa_moved + (BSZ + 4095) / 4096, st.numa_moved);
+
+	/* A CPU write after the move lands in the new pages, seen by a GPU. */
+	fill(b, BSZ, 2);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, self->h, 0, b, BSZ));
+	EXPECT_EQ(self->g1, read_at(_metadata, self, self->g1, self->h, 0, BSZ,
+				    &copied, 2));
+	free(b);
+}
+
 TEST_HARNESS_MAIN

@@ -506,6 +506,11 @@ struct drm_mvgal_bo_info {
 	__u32 mirror_changes;
 	/** @read_mostly: (out) bytes advised read-mostly. */
 	__u64 read_mostly;
+	/**
+	 * @touched: (out) bytes of the chunks the last sampled session
+	 * named (the first session, then one in 16): what a prefetch brings.
+	 */
+	__u64 touched;
 };
 
 /**
@@ -853,6 +858,11 @@ struct drm_mvgal_stats {
 	 * evicting what is needed sooner, or a writer was live.
 	 */
 	__u64 prefetch_cancelled;
+	/**
+	 * @numa_moved: (out) host pages moved to the NUMA node of the GPU
+	 * that uses their buffer most.
+	 */
+	__u64 numa_moved;
 };
 
 /**
