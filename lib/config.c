@@ -39,6 +39,55 @@ void mvgal_config_defaults(struct mvgal_config *cfg)
 	snprintf(cfg->device_pattern, sizeof(cfg->device_pattern), "%s",
 		 mvgal_conf_keys[MVGAL_CONF_DEVICE_PATTERN].def);
 	cfg->enable_prime = true;
+	cfg->prefetch = true;
+	cfg->mirror_window_ms = 1000;
+	cfg->mirror_start_reads = 8;
+	cfg->mirror_stop_writes = 4;
+	cfg->mirror_hold_windows = 2;
+}
+
+static int mvgal_param_write(const char *name, unsigned int v, bool is_bool)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	ret = (is_bool ? fputs(v ? "Y" : "N", f) : fprintf(f, "%u", v)) < 0 ?
+	      -EIO : 0;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int mvgal_config_apply(const struct mvgal_config *cfg)
+{
+	const struct {
+		const char *name;
+		unsigned int v;
+		bool is_bool;
+	} p[] = {
+		{ "evict_policy", cfg ? cfg->evict_policy : 0, false },
+		{ "prefetch", cfg ? cfg->prefetch : 0, true },
+		{ "mirror_window_ms", cfg ? cfg->mirror_window_ms : 0, false },
+		{ "mirror_start_reads", cfg ? cfg->mirror_start_reads : 0, false },
+		{ "mirror_stop_writes", cfg ? cfg->mirror_stop_writes : 0, false },
+		{ "mirror_hold_windows", cfg ? cfg->mirror_hold_windows : 0, false },
+	};
+	int ret = 0, err;
+	size_t i;
+
+	if (!cfg)
+		return -EINVAL;
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		err = mvgal_param_write(p[i].name, p[i].v, p[i].is_bool);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
 }
 
 struct mvgal_conf_ctx {
@@ -149,6 +198,24 @@ static int mvgal_conf_set(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 		break;
 	case MVGAL_CONF_ENABLE_PRIME:
 		cfg->enable_prime = b;
+		break;
+	case MVGAL_CONF_EVICT_POLICY:
+		cfg->evict_policy = (unsigned int)u;
+		break;
+	case MVGAL_CONF_PREFETCH:
+		cfg->prefetch = b;
+		break;
+	case MVGAL_CONF_MIRROR_WINDOW_MS:
+		cfg->mirror_window_ms = (unsigned int)u;
+		break;
+	case MVGAL_CONF_MIRROR_START_READS:
+		cfg->mirror_start_reads = (unsigned int)u;
+		break;
+	case MVGAL_CONF_MIRROR_STOP_WRITES:
+		cfg->mirror_stop_writes = (unsigned int)u;
+		break;
+	case MVGAL_CONF_MIRROR_HOLD_WINDOWS:
+		cfg->mirror_hold_windows = (unsigned int)u;
 		break;
 	}
 	return 0;

@@ -278,6 +278,10 @@ int mvgal_attach_all(struct mvgal *dev, const struct mvgal_config *cfg,
 
 	if (!dev || !cfg)
 		return -EINVAL;
+	/* The boot step sets the policy too, as far as it may (root): its
+	 * errors are mvgal_config_apply()'s to report.
+	 */
+	(void)mvgal_config_apply(cfg);
 	ret = glob(cfg->device_pattern, 0, NULL, &g);
 	if (ret == GLOB_NOMATCH)
 		return 0;

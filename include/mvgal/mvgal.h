@@ -77,10 +77,26 @@ struct mvgal_config {
 	/* [dri] */
 	char device_pattern[256];
 	bool enable_prime;
+	/* [policy]: module parameters, set by mvgal_config_apply() */
+	unsigned int evict_policy;
+	bool prefetch;
+	unsigned int mirror_window_ms;
+	unsigned int mirror_start_reads;
+	unsigned int mirror_stop_writes;
+	unsigned int mirror_hold_windows;
 };
 
 /** mvgal_config_defaults() - fill @cfg with every key's default. */
 MVGAL_API void mvgal_config_defaults(struct mvgal_config *cfg);
+
+/**
+ * mvgal_config_apply() - set the module parameters of @cfg's [policy]
+ * section (/sys/module/mvgal/parameters, root); mvgal_attach_all() calls
+ * it and ignores its errors
+ *
+ * Return: 0 or -errno of the first parameter that could not be written.
+ */
+MVGAL_API int mvgal_config_apply(const struct mvgal_config *cfg);
 
 /**
  * mvgal_config_load() - parse a configuration file

@@ -25,12 +25,30 @@ const struct mvgal_conf_key mvgal_conf_keys[MVGAL_CONF_NKEYS] = {
 		1, MVGAL_CONF_STRING_MAX, "/dev/dri/card*" },
 	[MVGAL_CONF_ENABLE_PRIME] = {
 		MVGAL_SEC_DRI, "enable_prime", MVGAL_CONF_BOOL, 0, 1, "true" },
+	/* [policy]: the module parameters of the same names. */
+	[MVGAL_CONF_EVICT_POLICY] = {
+		MVGAL_SEC_POLICY, "evict_policy", MVGAL_CONF_UINT, 0, 1, "0" },
+	[MVGAL_CONF_PREFETCH] = {
+		MVGAL_SEC_POLICY, "prefetch", MVGAL_CONF_BOOL, 0, 1, "true" },
+	[MVGAL_CONF_MIRROR_WINDOW_MS] = {
+		MVGAL_SEC_POLICY, "mirror_window_ms", MVGAL_CONF_UINT,
+		1, 1000000, "1000" },
+	[MVGAL_CONF_MIRROR_START_READS] = {
+		MVGAL_SEC_POLICY, "mirror_start_reads", MVGAL_CONF_UINT,
+		1, 1000000, "8" },
+	[MVGAL_CONF_MIRROR_STOP_WRITES] = {
+		MVGAL_SEC_POLICY, "mirror_stop_writes", MVGAL_CONF_UINT,
+		1, 1000000, "4" },
+	[MVGAL_CONF_MIRROR_HOLD_WINDOWS] = {
+		MVGAL_SEC_POLICY, "mirror_hold_windows", MVGAL_CONF_UINT,
+		0, 1000000, "2" },
 };
 
 static const char *const mvgal_conf_section_names[] = {
 	[MVGAL_SEC_CORE] = "core",
 	[MVGAL_SEC_GPU] = "gpu_N",
 	[MVGAL_SEC_DRI] = "dri",
+	[MVGAL_SEC_POLICY] = "policy",
 };
 
 const char *mvgal_conf_section_name(enum mvgal_conf_section sec)
@@ -103,6 +121,8 @@ int mvgal_conf_section(const char *s, size_t len, unsigned int max_gpus,
 		return MVGAL_SEC_CORE;
 	if (mvgal_conf_eq(s, len, "dri"))
 		return MVGAL_SEC_DRI;
+	if (mvgal_conf_eq(s, len, "policy"))
+		return MVGAL_SEC_POLICY;
 	if (len > 4 && !memcmp(s, "gpu_", 4)) {
 		/* "gpu_007" would alias "gpu_7": one spelling per GPU. */
 		if (len > 5 && s[4] == '0')

@@ -47,7 +47,10 @@ check("json: config file values",
       and c["core"] == {"enable_memory_migration": True,
                         "enable_dmabuf": False, "stats_interval": 7}
       and [g["memory_limit_mb"] for g in c["gpu"]] == [64, 64, 64, 128, 0, 0, 0, 0]
-      and c["dri"]["enable_prime"] is True)
+      and c["dri"]["enable_prime"] is True
+      and c["policy"] == {"evict_policy": 0, "prefetch": True,
+                          "mirror_window_ms": 1000, "mirror_start_reads": 8,
+                          "mirror_stop_writes": 4, "mirror_hold_windows": 2})
 check("json: quotes and backslashes survive escaping",
       c["dri"]["device_pattern"] == '/dev/dri/\\car[d"]*')
 
@@ -100,7 +103,8 @@ if "migration" in d["caps"]:
           isinstance(s, dict)
           and all(is_int(s.get(k)) for k in
                   ("scheduled", "completed", "failed", "cancelled",
-                   "queue_depth", "sessions", "busy", "cpu_faults", "drained"))
+                   "queue_depth", "sessions", "busy", "cpu_faults", "drained",
+                   "numa_moved"))
           and int_map(s.get("jobs"), ["high", "normal", "low"])
           and int_map(s.get("bytes"), METHODS)
           and int_map(s.get("copies"), METHODS)

@@ -197,7 +197,14 @@ TEST_F(file, every_key)
 		"memory_limit_mb = 1048576\n"
 		"[dri]\n"
 		"device_pattern = /dev/dri/renderD*\n"
-		"enable_prime = off\n")) TH_LOG("%s", self->err);
+		"enable_prime = off\n"
+		"[policy]\n"
+		"evict_policy = 1\n"
+		"prefetch = no\n"
+		"mirror_window_ms = 250\n"
+		"mirror_start_reads = 3\n"
+		"mirror_stop_writes = 9\n"
+		"mirror_hold_windows = 0\n")) TH_LOG("%s", self->err);
 	EXPECT_FALSE(self->cfg.enable_memory_migration);
 	EXPECT_FALSE(self->cfg.enable_dmabuf);
 	EXPECT_EQ(30, self->cfg.stats_interval);
@@ -206,6 +213,27 @@ TEST_F(file, every_key)
 	EXPECT_EQ(1048576, self->cfg.memory_limit_mb[7]);
 	EXPECT_STREQ("/dev/dri/renderD*", self->cfg.device_pattern);
 	EXPECT_FALSE(self->cfg.enable_prime);
+	EXPECT_EQ(1, self->cfg.evict_policy);
+	EXPECT_FALSE(self->cfg.prefetch);
+	EXPECT_EQ(250, self->cfg.mirror_window_ms);
+	EXPECT_EQ(3, self->cfg.mirror_start_reads);
+	EXPECT_EQ(9, self->cfg.mirror_stop_writes);
+	EXPECT_EQ(0, self->cfg.mirror_hold_windows);
+}
+
+/* [policy] values outside their ranges name the key. */
+TEST_F(file, policy_ranges)
+{
+	EXPECT_REJECTED("[policy]\nevict_policy = 2\n", 2, "key 'evict_policy'");
+	EXPECT_REJECTED("[policy]\nmirror_window_ms = 0\n", 2,
+			"key 'mirror_window_ms'");
+	EXPECT_REJECTED("[policy]\nmirror_start_reads = 0\n", 2,
+			"key 'mirror_start_reads'");
+	EXPECT_REJECTED("[policy]\nmirror_stop_writes = 1000001\n", 2,
+			"key 'mirror_stop_writes'");
+	EXPECT_REJECTED("[policy]\nprefetch = maybe\n", 2, "key 'prefetch'");
+	EXPECT_REJECTED("[core]\nprefetch = 1\n", 2,
+			"unknown key 'prefetch' in section [core]");
 }
 
 TEST_F(file, empty_file_gives_defaults)
@@ -217,6 +245,12 @@ TEST_F(file, empty_file_gives_defaults)
 	EXPECT_EQ(1, self->cfg.stats_interval);
 	EXPECT_STREQ("/dev/dri/card*", self->cfg.device_pattern);
 	EXPECT_TRUE(self->cfg.enable_prime);
+	EXPECT_EQ(0, self->cfg.evict_policy);
+	EXPECT_TRUE(self->cfg.prefetch);
+	EXPECT_EQ(1000, self->cfg.mirror_window_ms);
+	EXPECT_EQ(8, self->cfg.mirror_start_reads);
+	EXPECT_EQ(4, self->cfg.mirror_stop_writes);
+	EXPECT_EQ(2, self->cfg.mirror_hold_windows);
 }
 
 /* The shipped etc/mvgal.conf parses and states exactly the defaults. */

@@ -318,6 +318,11 @@ static void print_text_module(const struct report *r)
 	printf("  [gpu_N] memory_limit_mb = 0 for every GPU not listed (largest the driver grants)\n");
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
+	printf("  [policy] evict_policy = %u (%s), prefetch = %s\n",
+	       c->evict_policy, policy_name(c->evict_policy), yesno(c->prefetch));
+	printf("  [policy] mirror_window_ms = %u, mirror_start_reads = %u, mirror_stop_writes = %u, mirror_hold_windows = %u\n",
+	       c->mirror_window_ms, c->mirror_start_reads,
+	       c->mirror_stop_writes, c->mirror_hold_windows);
 	print_text_gpus(r);
 }
 
@@ -357,6 +362,8 @@ static void print_text_stats(const struct report *r)
 	       (unsigned long long)s->prefetch_hits,
 	       (unsigned long long)s->prefetch_misses,
 	       (unsigned long long)s->prefetch_cancelled);
+	printf("  NUMA:         %llu host pages moved to the node of the GPU using them most\n",
+	       (unsigned long long)s->numa_moved);
 }
 
 /* Paths measured, and the newest calibration time, over every pair. */
@@ -633,7 +640,10 @@ static void print_json_module(const struct report *r)
 		       g, (unsigned long long)c->memory_limit_mb[g]);
 	printf("],\"dri\":{\"device_pattern\":");
 	json_str(c->device_pattern);
-	printf(",\"enable_prime\":%s}}", yesno(c->enable_prime));
+	printf(",\"enable_prime\":%s},\"policy\":{\"evict_policy\":%u,\"prefetch\":%s,\"mirror_window_ms\":%u,\"mirror_start_reads\":%u,\"mirror_stop_writes\":%u,\"mirror_hold_windows\":%u}}",
+	       yesno(c->enable_prime), c->evict_policy, yesno(c->prefetch),
+	       c->mirror_window_ms, c->mirror_start_reads,
+	       c->mirror_stop_writes, c->mirror_hold_windows);
 	print_json_gpus(r);
 }
 
@@ -687,11 +697,12 @@ static void print_json_stats(const struct report *r, bool *first)
 	       (unsigned long long)s->sessions, (unsigned long long)s->busy,
 	       (unsigned long long)s->cpu_faults,
 	       (unsigned long long)s->drained);
-	printf(",\"prefetch\":{\"issued\":%llu,\"hits\":%llu,\"misses\":%llu,\"cancelled\":%llu}}",
+	printf(",\"prefetch\":{\"issued\":%llu,\"hits\":%llu,\"misses\":%llu,\"cancelled\":%llu},\"numa_moved\":%llu}",
 	       (unsigned long long)s->prefetch_issued,
 	       (unsigned long long)s->prefetch_hits,
 	       (unsigned long long)s->prefetch_misses,
-	       (unsigned long long)s->prefetch_cancelled);
+	       (unsigned long long)s->prefetch_cancelled,
+	       (unsigned long long)s->numa_moved);
 }
 
 static void print_json_paths(const struct report *r, bool *first)
