@@ -7,6 +7,7 @@
 #define MVGAL_BO_H
 
 #include <linux/atomic.h>
+#include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -282,6 +283,7 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write);
 int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 			   struct drm_file *file);
+void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
 
 /* mvgal_evict.c */
 void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
@@ -310,9 +312,8 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
 void mvgal_numa_kick(struct mvgal_bo *bo);
 
 /* mvgal_prefetch.c */
-void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
 void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
-			   bool last);
+			   unsigned int loc, bool last);
 
 /* mvgal_watch.c */
 int mvgal_watch_init(struct mvgal_bo *bo);

@@ -260,6 +260,7 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned int dst, unsigned int src, u64 off, u64 len,
 		       unsigned int method);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
+void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
 u64 mvgal_job_bytes(const struct mvgal_job *job);
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job);
 u64 mvgal_job_id(const struct mvgal_job *job);

@@ -13,14 +13,17 @@
  *
  * Never evicted: PERSISTENT buffers, placements a live session uses, and
  * placements whose buffer has unsignaled fences (work may still read or
- * write the range; nothing here waits while holding locks). Victims are
- * taken with mutex_trylock(): the caller holds its own buffers' locks
- * (so a session's buffers never evict each other), and a buffer someone
- * else holds locked is in use. So a request either finds room among
- * idle, unpinned placements or fails at once with -ENOSPC, and two
- * sessions can never take memory from each other in a loop: what a live
- * session uses stays.
+ * write the range; nothing here waits while holding locks), and pinned
+ * ones (ADVISE). Victims are taken with mutex_trylock(): the caller holds
+ * its own buffers' locks (so a session's buffers never evict each other),
+ * and a buffer someone else holds locked is in use. So a request either
+ * finds room among idle, unpinned placements or fails at once with
+ * -ENOSPC, and two sessions can never take memory from each other in a
+ * loop: what a live session uses stays.
  */
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -49,138 +52,199 @@ void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	if (loc == MVGAL_LOC_HOST || loc > MVGAL_MAX_GPUS)
 		return;
 	p = bo->place[loc - 1];
-	if (p)
-		list_move_tail(&p->lru, &p->gpu->lru);
+	if (!p)
+		return;
+	list_move_tail(&p->lru, &p->gpu->lru);
+	/* A peer's placement used in place: its own record of use too, by
+	 * which its pool ranks it.
+	 */
+	if (p->gpu != gpu)
+		mvgal_reuse_touch(&bo->reuse[p->gpu->index], mdev->clock);
 }
 
-/* What the LRU walk found about one placement. */
-struct mvgal_victim {
-	struct mvgal_place *p;	/* gone once evicted */
-	struct mvgal_bo *bo;	/* locked by us */
-};
-
-/*
- * Can @p go now? Only with its buffer's lock, which is then held: no
- * session begins on it, and no fence is added, until we let go.
- */
-static bool mvgal_victim_take(struct mvgal_place *p)
+/* Evictable by rank? (Its lock and fences are checked once chosen.) */
+static bool mvgal_victim_may(struct mvgal_place *p)
 {
 	struct mvgal_bo *bo = p->bo;
 	unsigned int g = p->gpu->index;
 
-	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(g) ||
-	    READ_ONCE(bo->sessions_at[g]))
-		return false;
+	return !(bo->flags & MVGAL_BO_PERSISTENT) && !(bo->pinned & BIT(g)) &&
+	       !READ_ONCE(bo->sessions_at[g]);
+}
+
+/*
+ * Takes a chosen victim: its buffer's lock (tried: the caller holds its
+ * own buffers' locks, and a buffer locked elsewhere is in use), no live
+ * session at the GPU, every fence signaled (no job reads or writes the
+ * range), and a reference, so that the buffer outlives its last
+ * placement going. A dying buffer (no reference left) is taken as it is:
+ * its free waits for gpu_lock, which the caller holds.
+ */
+static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
+{
+	struct mvgal_bo *bo = p->bo;
+
 	if (!mutex_trylock(&bo->lock))
 		return false;
-	if (!bo->sessions_at[g] &&
-	    dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
-		return true;
+	if (bo->sessions_at[p->gpu->index] ||
+	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		mutex_unlock(&bo->lock);
+		return false;
+	}
+	*ref = kref_get_unless_zero(&bo->base.refcount);
+	return true;
+}
+
+static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
+{
 	mutex_unlock(&bo->lock);
-	return false;
+	/* A last reference may free it now: under gpu_lock that is safe. */
+	if (ref)
+		drm_gem_object_put(&bo->base);
+}
+
+/*
+ * One pass of drm_mm's eviction scan over the candidates in their order,
+ * skipping those in @skip: blocks are added until, with the holes around
+ * them, they free a range of @size below the budget; every block added
+ * must then come out again, in reverse order, and those that overlap the
+ * range are the victims (@victim). The mm must not change meanwhile:
+ * pool.lock is held throughout. Return: whether a range was found.
+ */
+static bool mvgal_evict_scan(struct mvgal_gpu *gpu, u64 size,
+			     struct mvgal_evict_cand *cand,
+			     struct mvgal_place **places, unsigned int k,
+			     const unsigned long *skip, unsigned long *victim)
+{
+	struct mvgal_pool *pool = &gpu->pool;
+	struct drm_mm_scan scan;
+	unsigned int j, last = 0;
+	bool found = false;
+
+	bitmap_zero(victim, k);
+	mutex_lock(&pool->lock);
+	drm_mm_scan_init_with_range(&scan, &pool->mm, PAGE_ALIGN(size),
+				    PAGE_SIZE, 0, 0, pool->budget,
+				    DRM_MM_INSERT_BEST);
+	for (j = 0; j < k && !found; j++) {
+		if (test_bit(j, skip))
+			continue;
+		found = drm_mm_scan_add_block(&scan,
+					      &places[cand[j].index]->alloc.node);
+		last = j + 1;
+	}
+	for (j = last; j--;) {
+		if (test_bit(j, skip))
+			continue;
+		if (drm_mm_scan_remove_block(&scan,
+					     &places[cand[j].index]->alloc.node) &&
+		    found)
+			__set_bit(j, victim);
+	}
+	mutex_unlock(&pool->lock);
+	return found;
 }
 
 /*
  * Evicts placements from @gpu's pool until a range of @size fits below
- * its budget. Caller holds gpu_lock. Return: 0 (a later allocation of
- * @size fits), -ENOSPC (nothing evicted), -ENOMEM.
+ * its budget. The evictable placements are ranked without any buffer
+ * lock (gpu_lock keeps them and their records still), the scan picks the
+ * fewest that make room, and only those are locked; one that cannot be
+ * taken is left out and the scan runs again. Caller holds gpu_lock.
+ * Return: 0 (a later allocation of @size fits), -ENOSPC (nothing was
+ * evicted), -ENOMEM (possibly after some victims went: their bytes are
+ * home, nothing is lost).
  */
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
 	struct mvgal_device *mdev = gpu->mdev;
 	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
 		MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT;
-	struct mvgal_pool *pool = &gpu->pool;
-	struct mvgal_evict_cand *cand;
-	struct mvgal_victim *v;
-	struct drm_mm_scan scan;
-	struct mvgal_place *p;
-	unsigned int n = 0, k = 0, i, added;
-	bool found = false;
-	int ret = 0;
+	unsigned long *skip = NULL, *victim = NULL;
+	struct mvgal_evict_cand *cand = NULL;
+	struct mvgal_place *p, **places = NULL;
+	unsigned int n = 0, k = 0, j;
+	bool *ref = NULL;
+	int ret = -ENOSPC;
 
 	lockdep_assert_held(&mdev->gpu_lock);
+	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
+		return -ENOSPC;
 	list_for_each_entry(p, &gpu->lru, lru)
 		n++;
 	if (!n)
 		return -ENOSPC;
 	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL);
-	v = kvcalloc(n, sizeof(*v), GFP_KERNEL);
-	if (!cand || !v) {
+	places = kvcalloc(n, sizeof(*places), GFP_KERNEL);
+	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL);
+	skip = bitmap_zalloc(n, GFP_KERNEL);
+	victim = bitmap_zalloc(n, GFP_KERNEL);
+	if (!cand || !places || !ref || !skip || !victim) {
 		ret = -ENOMEM;
-		goto out_free;	/* k is 0: nothing locked */
+		goto out_free;
 	}
 	list_for_each_entry(p, &gpu->lru, lru) {
 		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
 		u64 ahead = mvgal_reuse_ahead(r, mdev->clock);
 
-		if (ahead <= keep_ahead || !mvgal_victim_take(p))
+		if (ahead <= keep_ahead || !mvgal_victim_may(p))
 			continue;
-		v[k] = (struct mvgal_victim){ .p = p, .bo = p->bo };
+		places[k] = p;
 		cand[k] = (struct mvgal_evict_cand){
-			.last = r->last,
-			.ahead = ahead,
-			.index = k,
+			.last = r->last, .ahead = ahead, .index = k,
 		};
 		k++;
 	}
 	mvgal_evict_order(cand, k, policy);
 
-	/*
-	 * drm_mm's eviction scan: blocks are added in the order they should
-	 * leave, until together with the holes around them they free a
-	 * range that fits; every block added must then come out again, in
-	 * reverse order, and those that overlap the range are the victims.
-	 * The mm must not change meanwhile: pool.lock is held throughout.
-	 */
-	mutex_lock(&pool->lock);
-	drm_mm_scan_init_with_range(&scan, &pool->mm, PAGE_ALIGN(size),
-				    PAGE_SIZE, 0, 0, pool->budget,
-				    DRM_MM_INSERT_BEST);
-	for (added = 0; added < k && !found; added++) {
-		struct mvgal_place *x = v[cand[added].index].p;
+	while (mvgal_evict_scan(gpu, size, cand, places, k, skip, victim)) {
+		bool all = true;
 
-		found = drm_mm_scan_add_block(&scan, &x->alloc.node);
-	}
-	for (i = added; i--;) {
-		struct mvgal_victim *x = &v[cand[i].index];
-
-		if (!drm_mm_scan_remove_block(&scan, &x->p->alloc.node) ||
-		    !found)
-			cand[i].index = n;	/* stays */
-	}
-	mutex_unlock(&pool->lock);
-
-	for (i = 0; i < added && !ret; i++) {
-		struct mvgal_victim *x;
-		struct mvgal_bo *bo;
-		u64 bytes, before;
-		bool dying;
-
-		if (cand[i].index == n)
-			continue;
-		x = &v[cand[i].index];
-		bo = x->bo;
-		bytes = x->p->alloc.node.size;
-		/* A dying buffer's free waits for gpu_lock: nothing to keep. */
-		dying = !kref_read(&bo->base.refcount);
-		before = atomic64_read(&mdev->ctr.drained);
-		ret = mvgal_place_drain(bo, gpu->index, dying);
-		if (ret)
+		for_each_set_bit(j, victim, k) {
+			if (!mvgal_victim_lock(places[cand[j].index], &ref[j])) {
+				__set_bit(j, skip);
+				__clear_bit(j, victim);
+				all = false;
+			}
+		}
+		if (all) {
+			ret = 0;
 			break;
-		/* Every drain runs under gpu_lock: the difference is ours. */
-		gpu->written_back += atomic64_read(&mdev->ctr.drained) - before;
-		gpu->evictions++;
-		gpu->evicted_bytes += bytes;
+		}
+		/* One could not be taken: let go and scan without it. */
+		for_each_set_bit(j, victim, k)
+			mvgal_victim_unlock(places[cand[j].index]->bo, ref[j]);
 	}
-	if (!found)
-		ret = -ENOSPC;
+	if (ret)
+		goto out_free;
+
+	for_each_set_bit(j, victim, k) {
+		struct mvgal_place *x = places[cand[j].index];
+		struct mvgal_bo *bo = x->bo;
+		u64 bytes = x->alloc.node.size, before;
+
+		if (!ret) {
+			before = atomic64_read(&mdev->ctr.drained);
+			ret = mvgal_place_drain(bo, gpu->index, !ref[j]);
+			if (!ret) {
+				/* Drains run under gpu_lock: the difference is
+				 * this one's.
+				 */
+				gpu->written_back +=
+					atomic64_read(&mdev->ctr.drained) - before;
+				gpu->evictions++;
+				gpu->evicted_bytes += bytes;
+			}
+		}
+		mvgal_victim_unlock(bo, ref[j]);
+	}
 
 out_free:
-	for (i = 0; i < k; i++)
-		mutex_unlock(&v[i].bo->lock);
+	bitmap_free(victim);
+	bitmap_free(skip);
+	kvfree(ref);
+	kvfree(places);
 	kvfree(cand);
-	kvfree(v);
 	return ret;
 }
 
@@ -247,15 +311,19 @@ out_unlock:
 	return ret;
 }
 
-/* One placement as POOL_LRU reports it. Caller holds gpu_lock. */
+/*
+ * One placement as POOL_LRU reports it; a buffer of another user is
+ * anonymous unless @all. Caller holds gpu_lock.
+ */
 static void mvgal_lru_entry(struct mvgal_place *p,
 			    const struct mvgal_evict_cand *c,
-			    struct drm_mvgal_lru_entry *e)
+			    struct drm_mvgal_lru_entry *e, bool all)
 {
 	struct mvgal_bo *bo = p->bo;
 
 	memset(e, 0, sizeof(*e));
-	e->bo_id = bo->id;
+	if (all || uid_eq(bo->uid, current_uid()))
+		e->bo_id = bo->id;
 	e->bytes = p->alloc.node.size;
 	e->last_use = c->last;
 	e->ahead = c->ahead;
@@ -277,6 +345,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	struct mvgal_evict_cand *cand = NULL;
 	struct mvgal_place *p, **places = NULL;
 	unsigned int n = 0, i, room = args->count;
+	bool all = capable(CAP_SYS_ADMIN);
 	u64 largest, allocs;
 	struct mvgal_gpu *gpu;
 	int ret = 0;
@@ -313,7 +382,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	}
 	mvgal_evict_order(cand, n, policy);
 	for (i = 0; i < min(n, room); i++)
-		mvgal_lru_entry(places[cand[i].index], &cand[i], &out[i]);
+		mvgal_lru_entry(places[cand[i].index], &cand[i], &out[i], all);
 	args->count = n;
 	args->clock = mdev->clock;
 	args->evictions = gpu->evictions;

@@ -7,7 +7,9 @@
  * fences one at a time through callbacks, as drm_sched's entities do,
  * then joins the ready list of its priority. One worker runs ready jobs,
  * highest priority first, so a prefetch never delays a copy that a GPU
- * is waiting for. A job that has not started can be cancelled; a job that
+ * is waiting for; and a job that a higher one (or a CPU access) comes to
+ * wait for inherits its priority (mvgal_fence_boost()), so nothing waits
+ * behind a prefetch. A job that has not started can be cancelled; a job that
  * fails or is cancelled gives its chunks back (they were marked held at
  * the destination when it was planned) before its fence signals with the
  * error.
@@ -190,10 +192,56 @@ void mvgal_job_set_move(struct mvgal_job *job)
  * mvgal_job_add_dep() - the job starts after @fence
  * Return: 0 or -ENOMEM.
  */
+/**
+ * mvgal_fence_boost() - if @fence is a job of ours that has not started,
+ * raise its priority to @prio
+ * @fence: any fence, referenced by the caller
+ * @prio: MVGAL_PRIO_*
+ *
+ * Priority inheritance: a prefetch (LOW) that a session's copies, a CPU
+ * fault or a migration comes to wait for must not wait behind every
+ * other job: it runs at the priority of who waits.
+ */
+void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio)
+{
+	struct mvgal_job *job;
+	struct mvgal_engine *e;
+
+	if (fence->ops != &mvgal_job_fence_ops)
+		return;
+	job = container_of(fence, struct mvgal_job, base);
+	e = &job->mdev->engine;
+	spin_lock(&e->lock);
+	if (job->prio > prio) {
+		job->prio = prio;
+		if (job->state == MVGAL_JOB_READY)
+			list_move_tail(&job->link, &e->ready[prio]);
+	}
+	spin_unlock(&e->lock);
+}
+
+/**
+ * mvgal_resv_boost() - mvgal_fence_boost() every fence of @bo that an
+ * access of @usage waits for, to MVGAL_PRIO_HIGH (a CPU access waits)
+ * @bo: the buffer
+ * @usage: the dma_resv usage waited for
+ */
+void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+
+	dma_resv_iter_begin(&cursor, bo->base.resv, usage);
+	dma_resv_for_each_fence_unlocked(&cursor, fence)
+		mvgal_fence_boost(fence, MVGAL_PRIO_HIGH);
+	dma_resv_iter_end(&cursor);
+}
+
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
 {
 	if (!fence || dma_fence_is_signaled(fence))
 		return 0;
+	mvgal_fence_boost(fence, job->prio);
 	if (mvgal_grow((void **)&job->deps, job->ndeps, sizeof(*job->deps)))
 		return -ENOMEM;
 	job->deps[job->ndeps++] = dma_fence_get(fence);

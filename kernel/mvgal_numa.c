@@ -62,8 +62,11 @@ static void mvgal_numa_move(struct mvgal_bo *bo)
 		moved++;
 	}
 	bo->numa_pending = i < bo->npages;
-	/* One mapping of all pages again, as populating makes it. */
-	mvgal_bo_populate_range(bo, 0, bo->base.size);
+	/* One mapping of all pages again, once all exist (never allocating
+	 * the pages a lazy buffer has not touched).
+	 */
+	if (bo->nr_pages == bo->npages)
+		mvgal_bo_populate_range(bo, 0, bo->base.size);
 	atomic64_add(moved, &mdev->ctr.numa_moved);
 out_unlock:
 	mutex_unlock(&bo->lock);
@@ -112,7 +115,8 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	lockdep_assert_held(&bo->lock);
 	if (bo->uses[gpu->index] < U32_MAX)
 		bo->uses[gpu->index]++;
-	if (!bo->pages)
+	/* Write-combined pages stay: their attributes would move too. */
+	if (!bo->pages || bo->flags & MVGAL_BO_CPU_UNCACHED)
 		return;
 	/* The GPU used most; a tie keeps the one the pages follow now. */
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)

@@ -43,7 +43,7 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 	bo->preferred = MVGAL_GPU_ANY;
 	bo->nid_gpu = MVGAL_GPU_ANY;
 	mvgal_numa_init(bo);
-	mvgal_mirror_init(&bo->mirror, ktime_get_ns());
+	mvgal_mirror_init(&bo->mirror, ktime_get_coarse_ns());
 	if (!bo->chunks)
 		return -ENOMEM;
 	if (mvgal_watch_init(bo))
@@ -285,6 +285,7 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 	struct mvgal_place *p = bo->place[gidx];
 
 	bo->place[gidx] = NULL;
+	bo->pinned &= ~BIT(gidx);
 	list_del(&p->lru);
 	/* Prefetched and gone before any session used it: a miss. */
 	if (bo->prefetched & BIT(gidx)) {
@@ -553,6 +554,8 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 			atomic64_inc(&mdev->ctr.busy);
 			return -EBUSY;
 		}
+		/* A prefetch in the way runs before other work now. */
+		mvgal_resv_boost(bo, usage);
 		t = dma_resv_wait_timeout(bo->base.resv, usage, true,
 					  MAX_SCHEDULE_TIMEOUT);
 		if (t < 0)

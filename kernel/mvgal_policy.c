@@ -17,6 +17,8 @@
  * a window reach mirror_start_reads gets replicas, until the writes in a
  * window reach mirror_stop_writes (the copies churn); each change holds
  * for mirror_hold_windows windows before the opposite one may happen.
+ * Windows are tens of milliseconds or more: the coarse clock (a tick's
+ * resolution) times them, as it costs a load where a BEGIN pays for it.
  */
 #include <linux/bitmap.h>
 #include <linux/dma-resv.h>
@@ -59,7 +61,7 @@ void mvgal_policy_read(struct mvgal_bo *bo, unsigned int gpu, bool remote)
 	lockdep_assert_held(&bo->lock);
 	mvgal_mirror_conf_get(&c);
 	mvgal_mirror_act(bo, mvgal_mirror_read(&bo->mirror, &c, gpu, remote,
-					       ktime_get_ns()));
+					       ktime_get_coarse_ns()));
 }
 
 /**
@@ -74,7 +76,7 @@ void mvgal_policy_write(struct mvgal_bo *bo)
 	lockdep_assert_held(&bo->lock);
 	mvgal_mirror_conf_get(&c);
 	mvgal_mirror_act(bo, mvgal_mirror_write(&bo->mirror, &c,
-						ktime_get_ns()));
+						ktime_get_coarse_ns()));
 }
 
 /**
@@ -167,6 +169,7 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 		ret = -EBUSY;
 		goto out_bo;
 	}
+	/* A device-only buffer's own GPU holds it already. */
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++) {
 		if (!gpu[g] || bo->home == gpu[g])
 			continue;
@@ -420,6 +423,12 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 			goto out_free;
 	}
 
+	/* New advice that pins nothing ends the pins of the old. */
+	if (args->flags & MVGAL_ADVISE_SET && placement != MVGAL_PLACEMENT_PIN) {
+		mutex_lock(&mdev->gpu_lock);
+		bo->pinned = 0;
+		mutex_unlock(&mdev->gpu_lock);
+	}
 	mutex_lock(&bo->lock);
 	if (args->flags & MVGAL_ADVISE_SET) {
 		bo->workload = args->workload;

@@ -20,31 +20,36 @@
 #include "core/mvgal_predict.h"
 #include "mvgal_bo.h"
 
-/* A session used @bo at @gpu: was it prefetched there? gpu_lock held. */
-void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
+/*
+ * A session of @gpu used @bo at @loc: a hit if it used the copy a
+ * prefetch brought into the GPU's pool. gpu_lock held.
+ */
+static void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+			       unsigned int loc)
 {
-	if (bo->prefetched & BIT(gpu->index)) {
-		bo->prefetched &= ~BIT(gpu->index);
-		atomic64_inc(&gpu->mdev->ctr.prefetch_hits);
-	}
+	if (!(bo->prefetched & BIT(gpu->index)) || loc != 1 + gpu->index)
+		return;
+	bo->prefetched &= ~BIT(gpu->index);
+	atomic64_inc(&gpu->mdev->ctr.prefetch_hits);
 }
 
 /**
  * mvgal_prefetch_access() - @gpu's session named @bo
  * @gpu: the GPU; caller holds gpu_lock
  * @bo: the buffer
+ * @loc: the location whose copy the session uses
  * @last: the session's last buffer: predict from it and ask for the
  *	  buffers that come next
  */
 void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
-			   bool last)
+			   unsigned int loc, bool last)
 {
 	struct mvgal_device *mdev = gpu->mdev;
 	u64 next[MVGAL_PREFETCH_DEPTH];
 	unsigned int n, i;
 
 	lockdep_assert_held(&mdev->gpu_lock);
-	mvgal_prefetch_hit(bo, gpu);
+	mvgal_prefetch_hit(bo, gpu, loc);
 	if (!gpu->pred)
 		return;
 	mvgal_predict_access(gpu->pred, bo->id);
@@ -117,6 +122,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	struct mvgal_job *job;
 	struct mvgal_gpu *gpu;
 	bool new_place, held;
+	u64 soon;
 	int ret;
 
 	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
@@ -143,6 +149,12 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	if (mvgal_live_conflict(bo, 0, last, false))
 		goto out_cancel;
 	new_place = !bo->place[g];
+	/* Keep what is needed before this buffer: its own predicted next
+	 * use when it has a period, else its place in the predicted order.
+	 */
+	soon = mvgal_reuse_ahead(&bo->reuse[g], mdev->clock);
+	if (soon != MVGAL_REUSE_NEVER)
+		ahead = soon;
 	if (mvgal_place_get_for(bo, gpu, ahead))
 		goto out_cancel;
 	ret = mvgal_job_add_resv_deps(job, bo, false);
@@ -160,8 +172,9 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	mvgal_job_publish(job);
 	mvgal_job_push(job);
 	job = NULL;
+	if (!(bo->prefetched & BIT(g)))
+		atomic64_inc(&ctr->prefetch_issued);
 	bo->prefetched |= BIT(g);
-	atomic64_inc(&ctr->prefetch_issued);
 	goto out_bo;
 
 out_cancel:

@@ -637,7 +637,8 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	for (i = 0; i < s->count; i++) {
 		mvgal_sbo_live(s, &s->b[i], 1);
 		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
-		mvgal_prefetch_access(gpu, s->b[i].bo, i == s->count - 1);
+		mvgal_prefetch_access(gpu, s->b[i].bo, s->b[i].loc,
+				      i == s->count - 1);
 		mvgal_policy_begun(s->b[i].bo, s->b[i].chunks);
 		mvgal_numa_use(s->b[i].bo, gpu);
 		if (!s->write)

@@ -532,21 +532,29 @@ static uint64_t prefetch_frames(struct mvgal *m, int g, const char *on,
 	return waited;
 }
 
+#define PF_REPS		5
+
 static void bench_prefetch(struct mvgal *m, int g)
 {
 	struct drm_mvgal_stats s0, s1, s2;
-	uint64_t on, off;
+	uint64_t on[PF_REPS], off[PF_REPS];
+	double ratio[PF_REPS];
 
 	printf("# prefetch: %u frames of sessions over %u buffers of 1 MiB, %u fit; time waiting for data, prefetch on vs off\n",
 	       PF_FRAMES - 2, PF_BUFS, PF_FIT);
 	if (set_budget(m, g, (uint64_t)PF_FIT * PF_SIZE))
 		return;
 	mvgal_get_stats(m, &s0);
-	on = prefetch_frames(m, g, "Y", &s1);
-	off = prefetch_frames(m, g, "N", &s2);
-	printf("bench: prefetch waiting on %llu us  off %llu us  ratio %.3f  (%llu issued, %llu hits, %llu misses, %llu cancelled)\n",
-	       (unsigned long long)on / 1000, (unsigned long long)off / 1000,
-	       off ? (double)on / off : 0.0,
+	for (int r = 0; r < PF_REPS; r++) {
+		on[r] = prefetch_frames(m, g, "Y", &s1);
+		off[r] = prefetch_frames(m, g, "N", &s2);
+		ratio[r] = off[r] ? (double)on[r] / off[r] : 0.0;
+	}
+	qsort(ratio, PF_REPS, sizeof(ratio[0]), cmp_double);
+	printf("bench: prefetch waiting on %llu us  off %llu us (medians of %d)  ratio %.3f  (%llu issued, %llu hits, %llu misses, %llu cancelled)\n",
+	       (unsigned long long)median(on, PF_REPS) / 1000,
+	       (unsigned long long)median(off, PF_REPS) / 1000, PF_REPS,
+	       ratio[PF_REPS / 2],
 	       (unsigned long long)(s1.prefetch_issued - s0.prefetch_issued),
 	       (unsigned long long)(s1.prefetch_hits - s0.prefetch_hits),
 	       (unsigned long long)(s1.prefetch_misses - s0.prefetch_misses),

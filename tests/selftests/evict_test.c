@@ -252,6 +252,27 @@ TEST_F(evict, pool_lru_rejects_bad_input)
 	EXPECT_EQ(EFAULT, errno);
 }
 
+/* Another user sees the order and sizes, not which buffers they are. */
+TEST_F(evict, pool_lru_hides_other_users_buffers)
+{
+	struct drm_mvgal_lru_entry e[4];
+	struct drm_mvgal_pool_lru l;
+	uint32_t mine;
+
+	ASSERT_EQ(0, use(self->m, self->g0, self->h[0], NULL));
+	ASSERT_EQ(0, setresgid(1000, 1000, 1000));
+	ASSERT_EQ(0, setresuid(1000, 1000, 1000));
+	ASSERT_EQ(0, host_bo(self->m, BSZ, &mine));
+	ASSERT_EQ(0, use(self->m, self->g0, mine, NULL));
+	l = lru_of(self->m, self->g0, e, 4);
+	ASSERT_EQ(2, l.count);
+	EXPECT_EQ(0, e[0].bo_id);
+	EXPECT_EQ(PSZ, e[0].bytes);
+	EXPECT_EQ(id_of(self->m, mine), e[1].bo_id);
+	mvgal_place_free(self->m, mine, self->g0);
+	mvgal_bo_destroy(self->m, mine);
+}
+
 /* ---- eviction ---- */
 
 /*

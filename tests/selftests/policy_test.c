@@ -503,4 +503,26 @@ TEST_F(policy, host_pages_follow_the_gpu_that_uses_them_most)
 	free(b);
 }
 
+/* A lazy buffer's pages move, and the pages it never touched stay unmade. */
+TEST_F(policy, moving_a_lazy_buffer_allocates_nothing)
+{
+	uint8_t b[100];
+	uint64_t copied;
+	uint32_t h;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 16 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_LAZY_ALLOCATE,
+				     MVGAL_GPU_ANY, &h));
+	fill(b, sizeof(b), 1);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, b, sizeof(b)));
+	for (int k = 0; k < 3; k++)
+		EXPECT_EQ(self->g1, read_at(_metadata, self, self->g1, h, 0, 100,
+					    &copied, 1));
+	EXPECT_EQ(1, pages_settle(self->m, h, 1));
+	EXPECT_EQ(CH, info_of(self->m, h).resident[MVGAL_LOC_HOST]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, b, sizeof(b)));
+	EXPECT_EQ(-1, check(b, sizeof(b), 0, 1));
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN

@@ -1072,7 +1072,10 @@ struct drm_mvgal_gpu_budget {
  * struct drm_mvgal_lru_entry - one placement in a pool's eviction order
  */
 struct drm_mvgal_lru_entry {
-	/** @bo_id: (out) the buffer's id (as BO_LIST reports it). */
+	/**
+	 * @bo_id: (out) the buffer's id (as BO_LIST reports it); 0 for a
+	 * buffer of another user, unless the caller has CAP_SYS_ADMIN.
+	 */
 	__u64 bo_id;
 	/** @bytes: (out) the placement's size. */
 	__u64 bytes;
@@ -1158,9 +1161,12 @@ struct drm_mvgal_pool_lru {
  * pools' budgets and may be evicted (cheaply: another copy exists).
  * Errors: -EINVAL (non-zero flags or padding, a bad range or priority,
  * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
- * twice, the device-only buffer's own GPU), -ENOENT, -ENODEV (a GPU not
+ * twice), -ENOENT, -ENODEV (a GPU not
  * attached), -EFAULT, -EBUSY (a live WRITE session), -ENOSPC, -EPERM
- * (enable_memory_migration off). On any error nothing is placed.
+ * (enable_memory_migration off). On any error nothing is placed for this
+ * buffer (placements of others evicted to make room stay evicted: their
+ * bytes are home). A device-only buffer's own GPU holds it already and
+ * needs no copy.
  */
 struct drm_mvgal_replicate {
 	/** @handle: (in) GEM handle. */
