@@ -284,6 +284,9 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 			   struct drm_file *file);
 void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
+int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc);
+int mvgal_bo_lock_copies(struct mvgal_bo *bo);
+void mvgal_bo_unlock_copies(struct mvgal_bo *bo);
 
 /* mvgal_evict.c */
 void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,

@@ -524,7 +524,7 @@ void mvgal_job_push(struct mvgal_job *job)
 }
 
 /* The node whose memory is closest to location @loc of @bo. */
-static int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
+int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 {
 	if (loc == MVGAL_LOC_HOST)
 		return bo->nid;
@@ -748,6 +748,37 @@ static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
 	return 0;
 }
 
+/**
+ * mvgal_bo_lock_copies() - take the locks under which copies of @bo are
+ * planned and published: its reservation, with a fence slot reserved,
+ * then its lock; the CPU's mapped writes are folded in
+ * @bo: the buffer; caller may hold gpu_lock
+ *
+ * Return: 0, or -errno (-ERESTARTSYS, -ENOMEM) with nothing held.
+ */
+int mvgal_bo_lock_copies(struct mvgal_bo *bo)
+{
+	int ret;
+
+	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	if (ret)
+		return ret;
+	ret = dma_resv_reserve_fences(bo->base.resv, 1);
+	if (ret) {
+		dma_resv_unlock(bo->base.resv);
+		return ret;
+	}
+	mutex_lock(&bo->lock);
+	mvgal_watch_fold(bo);
+	return 0;
+}
+
+void mvgal_bo_unlock_copies(struct mvgal_bo *bo)
+{
+	mutex_unlock(&bo->lock);
+	dma_resv_unlock(bo->base.resv);
+}
+
 int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
@@ -797,14 +828,9 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		if (!gpu)
 			goto out_gpu;
 	}
-	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	ret = mvgal_bo_lock_copies(bo);
 	if (ret)
 		goto out_gpu;
-	ret = dma_resv_reserve_fences(bo->base.resv, 1);
-	if (ret)
-		goto out_resv;
-	mutex_lock(&bo->lock);
-	mvgal_watch_fold(bo);
 	if (mvgal_live_conflict(bo, first, last, move)) {
 		atomic64_inc(&mdev->ctr.busy);
 		ret = -EBUSY;
@@ -853,8 +879,7 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		args->job = mvgal_job_id(job);
 		fd_install(fd, sf->file);
 	}
-	mutex_unlock(&bo->lock);
-	dma_resv_unlock(bo->base.resv);
+	mvgal_bo_unlock_copies(bo);
 	mutex_unlock(&mdev->gpu_lock);
 	dma_fence_put(in_fence);
 	drm_gem_object_put(&bo->base);
@@ -864,9 +889,7 @@ out_place:
 	if (new_place)
 		mvgal_place_drain(bo, gpu->index, true);
 out_bo:
-	mutex_unlock(&bo->lock);
-out_resv:
-	dma_resv_unlock(bo->base.resv);
+	mvgal_bo_unlock_copies(bo);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
 	mvgal_job_abort(job);

@@ -448,9 +448,9 @@ static int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 		if (ret)
 			break;
 		if (!bounce) {
+			/* On the node of the memory it fills. */
 			bounce = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL,
-					      dst == MVGAL_LOC_HOST ? bo->nid :
-					      NUMA_NO_NODE);
+					      mvgal_loc_node(bo, dst));
 			if (!bounce) {
 				ret = -ENOMEM;
 				break;

@@ -156,14 +156,9 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 		if (!gpu[g])
 			goto out_gpu;
 	}
-	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	ret = mvgal_bo_lock_copies(bo);
 	if (ret)
 		goto out_gpu;
-	ret = dma_resv_reserve_fences(bo->base.resv, 1);
-	if (ret)
-		goto out_resv;
-	mutex_lock(&bo->lock);
-	mvgal_watch_fold(bo);
 	if (mvgal_live_conflict(bo, first, last, false)) {
 		atomic64_inc(&mdev->ctr.busy);
 		ret = -EBUSY;
@@ -216,9 +211,7 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 	}
 	job = NULL;
 out_bo:
-	mutex_unlock(&bo->lock);
-out_resv:
-	dma_resv_unlock(bo->base.resv);
+	mvgal_bo_unlock_copies(bo);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
 	if (job)

@@ -132,15 +132,9 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	gpu = mvgal_gpu_lookup(mdev, g, &ret);
 	if (!gpu || bo->home == gpu)
 		goto out_gpu;
-	ret = dma_resv_lock_interruptible(bo->base.resv, NULL);
+	ret = mvgal_bo_lock_copies(bo);
 	if (ret)
 		goto out_gpu;
-	ret = dma_resv_reserve_fences(bo->base.resv, 1);
-	if (ret)
-		goto out_resv;
-	mutex_lock(&bo->lock);
-	mvgal_watch_fold(bo);
-	mvgal_session_settle(bo);
 	/* Resident already: nothing to do, nothing to count. */
 	mvgal_prefetch_plan(NULL, bo, 1 + g, &held);
 	if (held)
@@ -180,9 +174,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 out_cancel:
 	atomic64_inc(&ctr->prefetch_cancelled);
 out_bo:
-	mutex_unlock(&bo->lock);
-out_resv:
-	dma_resv_unlock(bo->base.resv);
+	mvgal_bo_unlock_copies(bo);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
 	if (job)
