@@ -526,6 +526,30 @@ TEST_F(evict, lru_reports_live_and_migrations_count_as_use)
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 }
 
+/* mvgal-info shows each pool's order and evictions, and buffers' advice. */
+TEST_F(evict, info_shows_the_order_and_evictions)
+{
+	struct drm_mvgal_advise a = {
+		.handle = self->h[3], .flags = MVGAL_ADVISE_SET,
+		.workload = MVGAL_WORKLOAD_COMPUTE, .preferred = MVGAL_GPU_ANY,
+	};
+	char want[96];
+
+	ASSERT_EQ(0, budget_for(self->m, self->g0, 2));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, use(self->m, self->g0, self->h[i], NULL));
+	ASSERT_EQ(0, mvgal_advise(self->m, &a));
+	snprintf(want, sizeof(want), "budget %.1f MiB; %llu evictions",
+		 2.0 * PSZ / (1 << 20),
+		 (unsigned long long)lru_of(self->m, self->g0, NULL, 0).evictions);
+	EXPECT_TRUE(info_shows(want)) TH_LOG("%s", want);
+	snprintf(want, sizeof(want), "first to go first): buffer %llu (",
+		 (unsigned long long)id_of(self->m, self->h[1]));
+	EXPECT_TRUE(info_shows(want)) TH_LOG("%s", want);
+	EXPECT_TRUE(info_shows("advice: compute, preferred none"));
+	EXPECT_TRUE(info_shows("prefetch: "));
+}
+
 /* A device-only buffer made in a full pool evicts placements for room. */
 TEST_F(evict, device_only_buffer_evicts_placements)
 {
