@@ -176,7 +176,13 @@ static void mvgal_bo_free(struct drm_gem_object *obj)
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
 	struct mvgal_device *mdev = to_mvgal(obj->dev);
 
-	if (mvgal_bo_has_places(bo) ||
+	/*
+	 * A buffer that ever had a placement may lose its last reference
+	 * where eviction lets it go, with other buffers' locks held: its
+	 * end (which takes bos_lock, and an import's reservation) waits for
+	 * the work item.
+	 */
+	if (READ_ONCE(bo->ever_placed) || mvgal_bo_has_places(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		INIT_WORK(&bo->free_work, mvgal_bo_free_work);
 		queue_work(mdev->free_wq, &bo->free_work);

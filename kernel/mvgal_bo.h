@@ -131,6 +131,8 @@ struct mvgal_bo {
 	u16 prefetched;
 	/* GPUs whose placement ADVISE pinned: never evicted; under gpu_lock. */
 	u16 pinned;
+	/* It had a placement once: its free runs from a work item. */
+	bool ever_placed;
 	/*
 	 * Placement policy (mvgal_policy.c), under @lock: the advice, the
 	 * read-mostly chunks (NULL: none yet), the mirror controller and the

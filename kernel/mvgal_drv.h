@@ -155,6 +155,8 @@ struct mvgal_device {
 	unsigned int gpu_count;
 	/* The access clock of eviction (mvgal_evict.c); under gpu_lock. */
 	u64 clock;
+	/* Serializes ADVISE (mvgal_policy.c). */
+	struct mutex advise_lock;
 	/* Per GPU, the ids of buffers to prefetch (0: none); under gpu_lock.
 	 * The work runs on @free_wq.
 	 */

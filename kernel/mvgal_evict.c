@@ -73,34 +73,38 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 }
 
 /*
- * Takes a chosen victim: its buffer's lock (tried: the caller holds its
- * own buffers' locks, and a buffer locked elsewhere is in use), no live
- * session at the GPU, every fence signaled (no job reads or writes the
- * range), and a reference, so that the buffer outlives its last
- * placement going. A dying buffer (no reference left) is taken as it is:
- * its free waits for gpu_lock, which the caller holds.
+ * Takes a chosen victim: a reference, so that the buffer outlives its
+ * last placement going (a dying buffer is not taken: its free gives the
+ * range back soon), its lock (tried: the caller holds its own buffers'
+ * locks, and a buffer locked elsewhere is in use), no live session at the
+ * GPU and every fence signaled (no job reads or writes the range).
  */
-static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
+static bool mvgal_victim_lock(struct mvgal_place *p)
 {
 	struct mvgal_bo *bo = p->bo;
 
-	if (!mutex_trylock(&bo->lock))
+	if (!kref_get_unless_zero(&bo->base.refcount))
 		return false;
-	if (bo->sessions_at[p->gpu->index] ||
-	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+	if (mutex_trylock(&bo->lock)) {
+		if (!bo->sessions_at[p->gpu->index] &&
+		    dma_resv_test_signaled(bo->base.resv,
+					   DMA_RESV_USAGE_BOOKKEEP))
+			return true;
 		mutex_unlock(&bo->lock);
-		return false;
 	}
-	*ref = kref_get_unless_zero(&bo->base.refcount);
-	return true;
+	drm_gem_object_put(&bo->base);
+	return false;
 }
 
-static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
+/*
+ * Lets a victim go. Dropping what may be its last reference is safe with
+ * the caller's locks held: a buffer that ever had a placement is freed
+ * from a work item (mvgal_bo_free()), never here.
+ */
+static void mvgal_victim_unlock(struct mvgal_bo *bo)
 {
 	mutex_unlock(&bo->lock);
-	/* A last reference may free it now: under gpu_lock that is safe. */
-	if (ref)
-		drm_gem_object_put(&bo->base);
+	drm_gem_object_put(&bo->base);
 }
 
 /*
@@ -164,7 +168,6 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 	struct mvgal_evict_cand *cand = NULL;
 	struct mvgal_place *p, **places = NULL;
 	unsigned int n = 0, k = 0, j;
-	bool *ref = NULL;
 	int ret = -ENOSPC;
 
 	lockdep_assert_held(&mdev->gpu_lock);
@@ -176,10 +179,9 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		return -ENOSPC;
 	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL);
 	places = kvcalloc(n, sizeof(*places), GFP_KERNEL);
-	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL);
 	skip = bitmap_zalloc(n, GFP_KERNEL);
 	victim = bitmap_zalloc(n, GFP_KERNEL);
-	if (!cand || !places || !ref || !skip || !victim) {
+	if (!cand || !places || !skip || !victim) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -201,7 +203,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		bool all = true;
 
 		for_each_set_bit(j, victim, k) {
-			if (!mvgal_victim_lock(places[cand[j].index], &ref[j])) {
+			if (!mvgal_victim_lock(places[cand[j].index])) {
 				__set_bit(j, skip);
 				__clear_bit(j, victim);
 				all = false;
@@ -213,7 +215,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		}
 		/* One could not be taken: let go and scan without it. */
 		for_each_set_bit(j, victim, k)
-			mvgal_victim_unlock(places[cand[j].index]->bo, ref[j]);
+			mvgal_victim_unlock(places[cand[j].index]->bo);
 	}
 	if (ret)
 		goto out_free;
@@ -225,7 +227,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 
 		if (!ret) {
 			before = atomic64_read(&mdev->ctr.drained);
-			ret = mvgal_place_drain(bo, gpu->index, !ref[j]);
+			ret = mvgal_place_drain(bo, gpu->index, false);
 			if (!ret) {
 				/* Drains run under gpu_lock: the difference is
 				 * this one's.
@@ -236,13 +238,12 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 				gpu->evicted_bytes += bytes;
 			}
 		}
-		mvgal_victim_unlock(bo, ref[j]);
+		mvgal_victim_unlock(bo);
 	}
 
 out_free:
 	bitmap_free(victim);
 	bitmap_free(skip);
-	kvfree(ref);
 	kvfree(places);
 	kvfree(cand);
 	return ret;

@@ -212,7 +212,9 @@ void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio)
 	job = container_of(fence, struct mvgal_job, base);
 	e = &job->mdev->engine;
 	spin_lock(&e->lock);
-	if (job->prio > prio) {
+	if (job->prio > prio && !job->cancelled &&
+	    (job->state == MVGAL_JOB_WAITING ||
+	     (job->state == MVGAL_JOB_READY && !list_empty(&job->link)))) {
 		job->prio = prio;
 		if (job->state == MVGAL_JOB_READY)
 			list_move_tail(&job->link, &e->ready[prio]);
@@ -667,6 +669,8 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 	job->cancelled = true;
 	if (job->state == MVGAL_JOB_READY) {
 		list_del_init(&job->link);
+		/* Off every list for good: a boost must not put it back. */
+		job->state = MVGAL_JOB_DONE;
 		finish = true;
 	} else if (job->next_dep < job->ndeps) {
 		/* Still waiting: if the callback has not fired, nothing

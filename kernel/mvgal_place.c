@@ -273,6 +273,7 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	}
 	p->gpu = gpu;
 	p->bo = bo;
+	WRITE_ONCE(bo->ever_placed, true);
 	list_add_tail(&p->lru, &gpu->lru);
 	gpu->nr_places++;
 	bo->place[gpu->index] = p;

@@ -127,13 +127,13 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks)
 
 /*
  * Copies of chunks [first, last] into the pools of the GPUs in @gpus, as
- * one job of priority @prio after @in_fence; the placements of @pin stay
- * put. Return: 0 with *@fd the job's sync_file (or -1: nothing to copy)
- * and *@bytes; or -errno, with nothing placed.
+ * one job of priority @prio after @in_fence; with @set_pins, the buffer's
+ * pinned placements become @pin. Return: 0 with *@fd the job's sync_file
+ * (or -1: nothing to copy) and *@bytes; or -errno, with nothing placed.
  */
 static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 			      unsigned long first, unsigned long last,
-			      u32 gpus, u32 pin, u32 prio,
+			      u32 gpus, bool set_pins, u32 pin, u32 prio,
 			      struct dma_fence *in_fence, int *fd, u64 *bytes)
 {
 	struct mvgal_gpu *gpu[MVGAL_MAX_GPUS] = { NULL };
@@ -193,13 +193,11 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 	}
 
 	/* Nothing can fail from here on. */
-	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
-		if (!gpu[g])
-			continue;
-		mvgal_place_touch(bo, gpu[g], 1 + g);
-		if (pin & BIT(g))
-			bo->pinned |= BIT(g);
-	}
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (gpu[g])
+			mvgal_place_touch(bo, gpu[g], 1 + g);
+	if (set_pins)
+		bo->pinned = pin;
 	*bytes = mvgal_job_bytes(job);
 	if (mvgal_job_empty(job)) {
 		mvgal_job_abort(job);
@@ -256,7 +254,7 @@ int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
 	}
 	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
 			 &last);
-	ret = mvgal_place_copies(mdev, bo, first, last, gpus, 0,
+	ret = mvgal_place_copies(mdev, bo, first, last, gpus, false, 0,
 				 args->priority, in_fence, &fd, &args->bytes);
 	if (!ret)
 		args->out_fence_fd = fd;
@@ -306,8 +304,8 @@ static u32 mvgal_advice_rule(struct mvgal_device *mdev,
 	switch (a->workload) {
 	case MVGAL_WORKLOAD_GRAPHICS:
 		if (size < MVGAL_GRAPHICS_REPLICATE_MAX && hweight32(by) > 1) {
-			*gpus = by;
-			*target = __ffs(by);
+			*gpus |= by;
+			*target = first;
 			return MVGAL_PLACEMENT_REPLICATE;
 		}
 		if (size >= MVGAL_GRAPHICS_REPLICATE_MAX && *gpus)
@@ -381,6 +379,8 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	bo = mvgal_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
+	/* One ADVISE at a time: advice and pins change together. */
+	mutex_lock(&mdev->advise_lock);
 	ret = -EINVAL;
 	if (rm && (!args->size ||
 		   !mvgal_range_ok(args->offset, args->size, bo->size)))
@@ -403,21 +403,22 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		mutex_unlock(&bo->lock);
 	}
 	placement = mvgal_advice_rule(mdev, args, bo->size, &target, &gpus);
-	/* Placed first: should that fail, the advice stays as it was. */
+	/*
+	 * Placed first: should that fail, the advice stays as it was. The
+	 * pins are what this advice applied pins: none once the advice
+	 * changes without being applied.
+	 */
 	if (args->flags & MVGAL_ADVISE_APPLY && gpus) {
 		ret = -EPERM;
 		if (!READ_ONCE(mvgal_enable_memory_migration))
 			goto out_free;
 		ret = mvgal_place_copies(mdev, bo, 0, bo->nchunks - 1, gpus,
-					 placement == MVGAL_PLACEMENT_PIN ?
+					 true, placement == MVGAL_PLACEMENT_PIN ?
 					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
 					 &fd, &bytes);
 		if (ret)
 			goto out_free;
-	}
-
-	/* New advice that pins nothing ends the pins of the old. */
-	if (args->flags & MVGAL_ADVISE_SET && placement != MVGAL_PLACEMENT_PIN) {
+	} else if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
 		mutex_lock(&mdev->gpu_lock);
 		bo->pinned = 0;
 		mutex_unlock(&mdev->gpu_lock);
@@ -448,6 +449,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 out_free:
 	bitmap_free(map);
 out_put:
+	mutex_unlock(&mdev->advise_lock);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

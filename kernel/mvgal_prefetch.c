@@ -81,6 +81,20 @@ static struct mvgal_bo *mvgal_bo_by_id(struct mvgal_device *mdev, u64 id)
 	return found;
 }
 
+/* Does @loc lack a chunk of [first, last] that a prefetch would copy? */
+static bool mvgal_prefetch_lacks(struct mvgal_bo *bo, unsigned long first,
+				 unsigned long last, unsigned int loc)
+{
+	unsigned long c;
+
+	/* Refused chunks are never prefetched (mvgal_migrate_plan()). */
+	for (c = mvgal_next_missing(bo, first, last, loc); c <= last;
+	     c = mvgal_next_missing(bo, c + 1, last, loc))
+		if (!bo->nrefused || !test_bit(c, bo->refused))
+			return true;
+	return false;
+}
+
 /*
  * Is every chunk a prefetch of @bo would bring held at @loc? With
  * @job, plans the copies of those it lacks instead. Caller holds bo->lock.
@@ -94,11 +108,11 @@ static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 
 	*held = true;
 	if (!bo->touched) {
-		*held = mvgal_next_missing(bo, 0, last, loc) > last;
+		*held = !mvgal_prefetch_lacks(bo, 0, last, loc);
 		return job ? mvgal_migrate_plan(job, bo, 0, last, loc) : 0;
 	}
 	for_each_set_bitrange(s, e, bo->touched, bo->nchunks) {
-		if (mvgal_next_missing(bo, s, e - 1, loc) < e)
+		if (mvgal_prefetch_lacks(bo, s, e - 1, loc))
 			*held = false;
 		if (job) {
 			ret = mvgal_migrate_plan(job, bo, s, e - 1, loc);

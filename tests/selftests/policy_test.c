@@ -346,6 +346,13 @@ TEST_F(policy, placement_rules)
 	i = info_of(self->m, big);
 	EXPECT_EQ(1u << self->g1, i.pinned);
 	EXPECT_EQ(64 << 20, i.valid[1 + self->g1]);
+	/* New advice, not applied: the pin goes with the old. */
+	a = (struct drm_mvgal_advise){
+		.handle = big, .flags = MVGAL_ADVISE_SET,
+		.workload = MVGAL_WORKLOAD_COMPUTE, .preferred = MVGAL_GPU_ANY,
+	};
+	ASSERT_EQ(0, mvgal_advise(self->m, &a));
+	EXPECT_EQ(0, info_of(self->m, big).pinned);
 	mvgal_bo_destroy(self->m, big);
 
 	/* Compute: the GPU with the most free pool, here g1 (g0 is half full). */
