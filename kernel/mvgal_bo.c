@@ -178,9 +178,10 @@ static void mvgal_bo_free(struct drm_gem_object *obj)
 
 	/*
 	 * A buffer that ever had a placement may lose its last reference
-	 * where eviction lets it go, with other buffers' locks held: its
-	 * end (which takes bos_lock, and an import's reservation) waits for
-	 * the work item.
+	 * where eviction lets it go, with other buffers' locks held, and may
+	 * be drained as a victim while dying: its end (which takes bos_lock,
+	 * and an import's reservation) waits for the work item, which takes
+	 * gpu_lock first.
 	 */
 	if (READ_ONCE(bo->ever_placed) || mvgal_bo_has_places(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {

@@ -74,37 +74,38 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 
 /*
  * Takes a chosen victim: a reference, so that the buffer outlives its
- * last placement going (a dying buffer is not taken: its free gives the
- * range back soon), its lock (tried: the caller holds its own buffers'
- * locks, and a buffer locked elsewhere is in use), no live session at the
- * GPU and every fence signaled (no job reads or writes the range).
+ * last placement going, its lock (tried: the caller holds its own
+ * buffers' locks, and a buffer locked elsewhere is in use), no live
+ * session at the GPU and every fence signaled (no job reads or writes the
+ * range). A buffer that had a placement is always freed from a work item
+ * that takes gpu_lock first (mvgal_bo_free()), so a dying one (no
+ * reference left, *@ref false) stays whole while the caller holds
+ * gpu_lock: it is taken too, and drained without its bytes.
  */
-static bool mvgal_victim_lock(struct mvgal_place *p)
+static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 {
 	struct mvgal_bo *bo = p->bo;
 
-	if (!kref_get_unless_zero(&bo->base.refcount))
+	if (!mutex_trylock(&bo->lock))
 		return false;
-	if (mutex_trylock(&bo->lock)) {
-		if (!bo->sessions_at[p->gpu->index] &&
-		    dma_resv_test_signaled(bo->base.resv,
-					   DMA_RESV_USAGE_BOOKKEEP))
-			return true;
+	if (bo->sessions_at[p->gpu->index] ||
+	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		mutex_unlock(&bo->lock);
+		return false;
 	}
-	drm_gem_object_put(&bo->base);
-	return false;
+	*ref = kref_get_unless_zero(&bo->base.refcount);
+	return true;
 }
 
 /*
  * Lets a victim go. Dropping what may be its last reference is safe with
- * the caller's locks held: a buffer that ever had a placement is freed
- * from a work item (mvgal_bo_free()), never here.
+ * the caller's locks held: the free runs from the work item, never here.
  */
-static void mvgal_victim_unlock(struct mvgal_bo *bo)
+static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
 {
 	mutex_unlock(&bo->lock);
-	drm_gem_object_put(&bo->base);
+	if (ref)
+		drm_gem_object_put(&bo->base);
 }
 
 /*
@@ -168,6 +169,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 	struct mvgal_evict_cand *cand = NULL;
 	struct mvgal_place *p, **places = NULL;
 	unsigned int n = 0, k = 0, j;
+	bool *ref = NULL;
 	int ret = -ENOSPC;
 
 	lockdep_assert_held(&mdev->gpu_lock);
@@ -179,9 +181,10 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		return -ENOSPC;
 	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL);
 	places = kvcalloc(n, sizeof(*places), GFP_KERNEL);
+	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL);
 	skip = bitmap_zalloc(n, GFP_KERNEL);
 	victim = bitmap_zalloc(n, GFP_KERNEL);
-	if (!cand || !places || !skip || !victim) {
+	if (!cand || !places || !ref || !skip || !victim) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -203,7 +206,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		bool all = true;
 
 		for_each_set_bit(j, victim, k) {
-			if (!mvgal_victim_lock(places[cand[j].index])) {
+			if (!mvgal_victim_lock(places[cand[j].index], &ref[j])) {
 				__set_bit(j, skip);
 				__clear_bit(j, victim);
 				all = false;
@@ -215,7 +218,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		}
 		/* One could not be taken: let go and scan without it. */
 		for_each_set_bit(j, victim, k)
-			mvgal_victim_unlock(places[cand[j].index]->bo);
+			mvgal_victim_unlock(places[cand[j].index]->bo, ref[j]);
 	}
 	if (ret)
 		goto out_free;
@@ -227,7 +230,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 
 		if (!ret) {
 			before = atomic64_read(&mdev->ctr.drained);
-			ret = mvgal_place_drain(bo, gpu->index, false);
+			ret = mvgal_place_drain(bo, gpu->index, !ref[j]);
 			if (!ret) {
 				/* Drains run under gpu_lock: the difference is
 				 * this one's.
@@ -238,12 +241,13 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 				gpu->evicted_bytes += bytes;
 			}
 		}
-		mvgal_victim_unlock(bo);
+		mvgal_victim_unlock(bo, ref[j]);
 	}
 
 out_free:
 	bitmap_free(victim);
 	bitmap_free(skip);
+	kvfree(ref);
 	kvfree(places);
 	kvfree(cand);
 	return ret;

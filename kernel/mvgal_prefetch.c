@@ -195,6 +195,19 @@ out_gpu:
 		mvgal_job_abort(job);
 }
 
+/*
+ * Buffer @id is gone: GPU @g's predictor drops it (its slot and the edges
+ * to it), rather than predict it until the slot is reused.
+ */
+static void mvgal_prefetch_forget(struct mvgal_device *mdev, unsigned int g,
+				  u64 id)
+{
+	mutex_lock(&mdev->gpu_lock);
+	if (mdev->gpus[g] && mdev->gpus[g]->pred)
+		mvgal_predict_forget(mdev->gpus[g]->pred, id);
+	mutex_unlock(&mdev->gpu_lock);
+}
+
 static void mvgal_prefetch_work(struct work_struct *work)
 {
 	struct mvgal_device *mdev = container_of(work, struct mvgal_device,
@@ -212,8 +225,10 @@ static void mvgal_prefetch_work(struct work_struct *work)
 		for (d = 0; d < MVGAL_PREFETCH_DEPTH && want[g][d]; d++) {
 			struct mvgal_bo *bo = mvgal_bo_by_id(mdev, want[g][d]);
 
-			if (!bo)
+			if (!bo) {
+				mvgal_prefetch_forget(mdev, g, want[g][d]);
 				continue;
+			}
 			mvgal_prefetch_one(mdev, g, bo, d + 1);
 			drm_gem_object_put(&bo->base);
 		}

@@ -259,6 +259,15 @@ TEST_F(policy, advise_rejects_bad_input_and_changes_nothing)
 	BAD(EINVAL, .flags = MVGAL_ADVISE_READ_MOSTLY, .offset = ~0ULL, .size = 2);
 	BAD(ENOENT, .handle = 0xdead);
 #undef BAD
+	/* APPLY with migration off: -EPERM, and the new advice not taken. */
+	ASSERT_EQ(0, write_param(MIGRATION, "N"));
+	a = (struct drm_mvgal_advise){
+		.handle = self->h, .flags = MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY,
+		.workload = MVGAL_WORKLOAD_NONE, .preferred = self->g0,
+	};
+	EXPECT_EQ(-EPERM, mvgal_advise(self->m, &a));
+	ASSERT_EQ(0, write_param(MIGRATION, "Y"));
+	EXPECT_EQ(0, info_of(self->m, self->h).resident[1 + self->g0]);
 	/* The advice in effect: none. */
 	a = (struct drm_mvgal_advise){ .handle = self->h };
 	ASSERT_EQ(0, mvgal_advise(self->m, &a));

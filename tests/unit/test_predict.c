@@ -313,30 +313,4 @@ TEST(id_zero_is_ignored)
 	EXPECT_EQ(0U, mvgal_predict_next(&p, 0, 0, out, 4));
 }
 
-/* Every prefetch ends once: issued = hits + misses + cancelled + pending. */
-TEST(prefetch_accounting)
-{
-	struct mvgal_prefetch_stats s = { 0 };
-	bool pending[4] = { false };
-
-	EXPECT_TRUE(mvgal_prefetch_issue(&s, &pending[0]));
-	EXPECT_FALSE(mvgal_prefetch_issue(&s, &pending[0]));
-	EXPECT_TRUE(mvgal_prefetch_issue(&s, &pending[1]));
-	EXPECT_TRUE(mvgal_prefetch_issue(&s, &pending[2]));
-	EXPECT_TRUE(mvgal_prefetch_issue(&s, &pending[3]));
-
-	mvgal_prefetch_used(&s, &pending[0]);
-	mvgal_prefetch_used(&s, &pending[0]);	/* second use: no prefetch */
-	mvgal_prefetch_dropped(&s, &pending[1]);
-	mvgal_prefetch_cancel(&s, &pending[2]);
-	mvgal_prefetch_dropped(&s, &pending[2]);	/* already ended */
-
-	EXPECT_EQ(4ULL, s.issued);
-	EXPECT_EQ(1ULL, s.hits);
-	EXPECT_EQ(1ULL, s.misses);
-	EXPECT_EQ(1ULL, s.cancelled);
-	EXPECT_TRUE(pending[3]);
-	EXPECT_EQ(s.issued, s.hits + s.misses + s.cancelled + 1);
-}
-
 TEST_HARNESS_MAIN
