@@ -301,6 +301,12 @@ static int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	/* Device-only buffers have nothing a CPU could map. */
 	if (mvgal_bo_device_only(bo))
 		return -EINVAL;
+	/* An import of a dma-buf opened read-only stays read-only. */
+	if (bo->read_only) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
 	/* An import is mapped by its exporter, as drm_gem_shmem does. */
 	if (obj->import_attach) {
 		int ret;
@@ -488,7 +494,52 @@ err_put:
 }
 
 /**
- * mvgal_bo_lookup() - the buffer behind a handle, with a reference
+ * mvgal_bo_lookup_access() - the buffer behind a handle, with a
+ * reference, for an access that reads or writes it
+ * @file: the caller
+ * @handle: GEM handle
+ * @write: the caller will change the buffer's bytes (or what its chunks
+ *	   hold, as a MOVE does, or its records, as HARVEST's reset does)
+ * @err: (out) why there is none
+ *
+ * A read-only handle (mvgal_ro.c) stands for the buffer it was made
+ * from: reads reach that buffer; writes through it, or to an import of a
+ * dma-buf opened read-only, are -EACCES.
+ *
+ * Return: the buffer, or NULL with *@err set: -ENOENT (no mvgal buffer
+ * behind @handle), -EACCES.
+ */
+struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
+					bool write, int *err)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+	struct mvgal_bo *bo = NULL;
+
+	*err = -ENOENT;
+	if (!obj)
+		return NULL;
+	if (obj->funcs == &mvgal_bo_funcs)
+		bo = to_mvgal_bo(obj);
+	else
+		bo = mvgal_ro_target(obj);
+	if (bo && write && (bo->read_only || obj->funcs != &mvgal_bo_funcs)) {
+		*err = -EACCES;
+		bo = NULL;
+	}
+	/* The lookup's reference is the caller's, unless @obj stands for
+	 * another object.
+	 */
+	if (bo && &bo->base == obj)
+		return bo;
+	if (bo)
+		drm_gem_object_get(&bo->base);
+	drm_gem_object_put(obj);
+	return bo;
+}
+
+/**
+ * mvgal_bo_lookup() - the buffer behind a handle, with a reference, to
+ * read it or learn about it
  * @file: the caller
  * @handle: GEM handle
  *
@@ -496,15 +547,9 @@ err_put:
  */
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle)
 {
-	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
+	int err;
 
-	if (!obj)
-		return NULL;
-	if (obj->funcs != &mvgal_bo_funcs) {
-		drm_gem_object_put(obj);
-		return NULL;
-	}
-	return to_mvgal_bo(obj);
+	return mvgal_bo_lookup_access(file, handle, false, &err);
 }
 
 /* The node all of the buffer's host pages are on, as the page allocator
@@ -633,6 +678,15 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 	if (!bo)
 		return -ENOENT;
 	ret = mvgal_bo_fill_info(bo, &info);
+	if (!ret && info.mmap_offset) {
+		/* A read-only handle maps as itself, never as the buffer. */
+		s64 ro = mvgal_ro_mmap_offset(file, args->handle);
+
+		if (ro < 0)
+			ret = ro;
+		else if (ro)
+			info.mmap_offset = ro;
+	}
 	if (!ret) {
 		info.handle = args->handle;
 		*args = info;

@@ -177,6 +177,8 @@ struct mvgal_bo {
 	 */
 	u16 host_ok;
 	u16 host_probed;
+	/* An import of a dma-buf opened read-only: every write is refused. */
+	bool read_only;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */
 	bool cpu_mapped;
 	/* A mapping without VM_MAYWRITE exists: re-protect by unmapping. */
@@ -224,6 +226,14 @@ unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
 void mvgal_session_commits_free(struct mvgal_bo *bo);
 
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
+struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
+					bool write, int *err);
+
+/* mvgal_ro.c: read-only handles on a buffer. */
+struct drm_gem_object *mvgal_ro_create(struct mvgal_bo *bo,
+				       struct dma_buf *dmabuf);
+struct mvgal_bo *mvgal_ro_target(struct drm_gem_object *obj);
+s64 mvgal_ro_mmap_offset(struct drm_file *file, u32 handle);
 int mvgal_bo_populate(struct mvgal_bo *bo);
 void mvgal_bo_track(struct mvgal_bo *bo);
 int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
@@ -271,6 +281,9 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 		     bool write);
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      bool fault);
+int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		    bool fault);
+void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);
 void mvgal_bo_zap(struct mvgal_bo *bo, unsigned long first,
 		  unsigned long last);
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying);

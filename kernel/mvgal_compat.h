@@ -33,6 +33,12 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags |= flags;
 }
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
 #endif
 
 /* PRIME fd ioctls are the DRM core's default since 6.6; before, a driver

@@ -235,6 +235,7 @@ void mvgal_pool_fini(struct mvgal_pool *pool);
 int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 		     u64 size);
 void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a);
+void mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a);
 void mvgal_pool_usage(struct mvgal_pool *pool, u64 *used, u64 *largest_free,
 		      u64 *nr_allocs);
 
@@ -267,7 +268,9 @@ u64 mvgal_job_bytes(const struct mvgal_job *job);
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job);
 u64 mvgal_job_id(const struct mvgal_job *job);
 void mvgal_job_push(struct mvgal_job *job);
-void mvgal_job_set_move(struct mvgal_job *job);
+int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc);
 void mvgal_job_mark(struct mvgal_job *job);
 void mvgal_job_publish(struct mvgal_job *job);
 bool mvgal_job_empty(const struct mvgal_job *job);

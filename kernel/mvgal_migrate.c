@@ -36,8 +36,19 @@ enum mvgal_job_state {
 struct mvgal_copy_seg {
 	struct mvgal_bo *bo;
 	unsigned int dst, src, method;
-	bool move;
 	u64 off, len;
+};
+
+/*
+ * A MOVE: chunks [first, last] of @bo leave every holder but @loc when the
+ * job is marked; @prev keeps their holders of before, for a job that
+ * fails or is cancelled.
+ */
+struct mvgal_move {
+	struct mvgal_bo *bo;
+	unsigned long first, last;
+	unsigned int loc;
+	u16 *prev;
 };
 
 struct mvgal_job {
@@ -61,6 +72,7 @@ struct mvgal_job {
 	unsigned int nsegs;
 	struct mvgal_bo **bos;
 	unsigned int nbos;
+	struct mvgal_move move;
 	u64 bytes;
 };
 
@@ -179,13 +191,85 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 	return 0;
 }
 
-/* Every copy of the job leaves the other holders at completion. */
-void mvgal_job_set_move(struct mvgal_job *job)
+/**
+ * mvgal_job_set_move() - make the job a MOVE of chunks [first, last] of
+ * @bo to @loc
+ * @job: the job
+ * @bo: the buffer; in the job's copies, or it needs none
+ * @first: first chunk
+ * @last: last chunk
+ * @loc: MVGAL_LOC_*, where the chunks go
+ *
+ * When the job is marked, @loc becomes the only holder of every chunk in
+ * the range it holds (or will once the job's copies are done), exactly as
+ * a copy counts as there from the mark on: every access planned later is
+ * ordered after the job by its fence and sees the state after the move. A
+ * WRITE session begun later therefore never has its copy taken away by
+ * the move. Should the job fail or be cancelled, the holders of before
+ * get the chunks back.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc)
 {
-	unsigned int i;
+	struct mvgal_move *m = &job->move;
 
-	for (i = 0; i < job->nsegs; i++)
-		job->segs[i].move = true;
+	m->prev = kvmalloc_array(last - first + 1, sizeof(*m->prev),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!m->prev)
+		return -ENOMEM;
+	drm_gem_object_get(&bo->base);
+	m->bo = bo;
+	m->first = first;
+	m->last = last;
+	m->loc = loc;
+	return 0;
+}
+
+/* Marks the move: @loc alone holds what it holds of the range. */
+static void mvgal_move_mark(struct mvgal_move *m)
+{
+	struct mvgal_bo *bo = m->bo;
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for (c = m->first; c <= m->last; c++) {
+		m->prev[c - m->first] = bo->chunks[c].valid;
+		mvgal_chunk_written(&bo->chunks[c], m->loc);
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * A failed or cancelled move: chunks still held at @loc (nothing wrote
+ * them elsewhere since) go back to their holders of before.
+ */
+static void mvgal_move_revert(struct mvgal_move *m)
+{
+	struct mvgal_bo *bo = m->bo;
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for (c = m->first; c <= m->last; c++) {
+		struct mvgal_chunk *ch = &bo->chunks[c];
+
+		if (ch->valid == BIT(m->loc))
+			mvgal_chunk_revert(ch, m->loc, m->prev[c - m->first] |
+					   BIT(m->loc));
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+static void mvgal_move_put(struct mvgal_move *m)
+{
+	if (!m->bo)
+		return;
+	kvfree(m->prev);
+	m->prev = NULL;
+	drm_gem_object_put(&m->bo->base);
+	m->bo = NULL;
 }
 
 /*
@@ -250,7 +334,7 @@ int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
 	return 0;
 }
 
-enum mvgal_job_op { MVGAL_JOB_MARK, MVGAL_JOB_UNFILL, MVGAL_JOB_MOVE };
+enum mvgal_job_op { MVGAL_JOB_MARK, MVGAL_JOB_UNFILL };
 
 /* Applies @op to every chunk the job's copies fill. */
 static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
@@ -261,8 +345,6 @@ static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 		struct mvgal_copy_seg *s = &job->segs[i];
 		unsigned long first, last, c;
 
-		if (op == MVGAL_JOB_MOVE && !s->move)
-			continue;
 		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
 				 &last);
 		spin_lock(&s->bo->state_lock);
@@ -271,10 +353,8 @@ static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 
 			if (op == MVGAL_JOB_MARK)
 				mvgal_chunk_filled(chunk, s->dst);
-			else if (op == MVGAL_JOB_UNFILL)
-				mvgal_chunk_unfill(chunk, s->dst);
 			else
-				mvgal_chunk_written(chunk, s->dst);
+				mvgal_chunk_unfill(chunk, s->dst);
 		}
 		spin_unlock(&s->bo->state_lock);
 	}
@@ -287,6 +367,8 @@ static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 void mvgal_job_mark(struct mvgal_job *job)
 {
 	mvgal_job_chunks(job, MVGAL_JOB_MARK);
+	if (job->move.bo)
+		mvgal_move_mark(&job->move);
 }
 
 /*
@@ -396,6 +478,7 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 	job->bos = NULL;
 	kfree(job->segs);
 	job->segs = NULL;
+	mvgal_move_put(&job->move);
 }
 
 /**
@@ -422,11 +505,12 @@ static void mvgal_job_finish(struct mvgal_job *job, int error)
 
 	if (error) {
 		/* The chunks it would have filled are not there. */
+		if (job->move.bo)
+			mvgal_move_revert(&job->move);
 		mvgal_job_chunks(job, MVGAL_JOB_UNFILL);
 		dma_fence_set_error(&job->base, error);
 		atomic64_inc(error == -ECANCELED ? &ctr->cancelled : &ctr->failed);
 	} else {
-		mvgal_job_chunks(job, MVGAL_JOB_MOVE);
 		atomic64_inc(&ctr->completed);
 	}
 	atomic64_dec(&ctr->depth);
@@ -803,9 +887,10 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		return ret;
 	if (!READ_ONCE(mvgal_enable_memory_migration))
 		return -EPERM;
-	bo = mvgal_bo_lookup(file, args->handle);
+	/* A MOVE writes the chunks back to the home copy one day. */
+	bo = mvgal_bo_lookup_access(file, args->handle, move, &ret);
 	if (!bo)
-		return -ENOENT;
+		return ret;
 	if (!mvgal_range_ok(args->offset, args->size, bo->size) ||
 	    (args->location == MVGAL_LOC_HOST && mvgal_bo_device_only(bo))) {
 		ret = -EINVAL;
@@ -853,8 +938,10 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		ret = mvgal_migrate_plan(job, bo, first, last, args->location);
 	if (ret)
 		goto out_place;
-	if (move)
-		mvgal_job_set_move(job);
+	if (move && !mvgal_job_empty(job))
+		ret = mvgal_job_set_move(job, bo, first, last, args->location);
+	if (ret)
+		goto out_place;
 	if (!mvgal_job_empty(job)) {
 		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
 		if (fd < 0) {

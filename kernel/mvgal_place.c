@@ -271,6 +271,11 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		kfree(p);
 		return ret;
 	}
+	/*
+	 * The range may hold a freed buffer's bytes, and the GPU sees the
+	 * whole placement, not only the chunks copied in: never show them.
+	 */
+	mvgal_pool_clear(gpu, &p->alloc);
 	p->gpu = gpu;
 	p->bo = bo;
 	WRITE_ONCE(bo->ever_placed, true);
@@ -519,14 +524,68 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 }
 
 /**
+ * mvgal_cpu_ready() - make bytes [off, off + len) current at home, with
+ * every page there, for a CPU access
+ * @bo: the buffer; caller holds bo->lock and has seen the fences the
+ *	access must wait for signaled
+ * @off: byte offset; [off, off + len) is in range and @len > 0
+ * @len: bytes
+ * @write: the CPU will write them
+ * @fault: a CPU page fault: it cannot be refused for a live session (a
+ *	   hand-off, mvgal_watch.c); it goes ahead
+ *
+ * Nothing is marked written: a caller that fails later has changed no
+ * byte and no state but where copies are.
+ *
+ * Return: 0, -EBUSY (a live session conflicts) or -ENOMEM.
+ */
+int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		    bool fault)
+{
+	unsigned long first, last;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	if (!fault && mvgal_live_conflict(bo, first, last, write)) {
+		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
+		return -EBUSY;
+	}
+	/* The fences are done: a failed session's chunks go back first. */
+	mvgal_session_settle(bo);
+	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
+	if (!ret && write)
+		ret = mvgal_bo_populate_range(bo, off, len);
+	return ret;
+}
+
+/**
+ * mvgal_cpu_wrote() - the CPU wrote bytes [off, off + len) at home
+ * @bo: the buffer; caller holds bo->lock, after mvgal_cpu_ready()
+ * @off: byte offset
+ * @len: bytes, > 0
+ * @fault: through a mapping, seen at fault time: the GPU copies are left
+ *	   to the next fold of the write-watch
+ */
+void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
+{
+	unsigned long first, last;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	if (!fault)
+		mvgal_chunks_written(bo, first, last, bo->home_loc);
+	mvgal_watch_mark(bo, first, last, fault);
+}
+
+/**
  * mvgal_cpu_prepare() - make bytes [off, off + len) current at home for
  * a CPU access
  * @bo: the buffer
  * @off: byte offset; [off, off + len) is in range and @len > 0
  * @len: bytes
  * @write: the CPU will write them: home becomes their only holder
- * @fault: a CPU page fault: it cannot be refused for a live session
- *	   (issue 6's hand-off); it goes ahead
+ * @fault: a CPU page fault (see mvgal_cpu_ready())
  *
  * Waits (interruptibly) for the fences the access must wait for: a read
  * for the last writer, a write for everything. Chunks home lacks are
@@ -538,7 +597,6 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      bool fault)
 {
-	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	enum dma_resv_usage usage = dma_resv_usage_rw(write);
 	unsigned long first, last;
 	long t;
@@ -552,7 +610,7 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 			break;
 		mutex_unlock(&bo->lock);
 		if (!fault && mvgal_live_conflict(bo, first, last, write)) {
-			atomic64_inc(&mdev->ctr.busy);
+			atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
 			return -EBUSY;
 		}
 		/* A prefetch in the way runs before other work now. */
@@ -562,26 +620,14 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		if (t < 0)
 			return t;
 	}
-	if (!fault && mvgal_live_conflict(bo, first, last, write)) {
-		ret = -EBUSY;
-		atomic64_inc(&mdev->ctr.busy);
-		goto err_unlock;
+	ret = mvgal_cpu_ready(bo, off, len, write, fault);
+	if (ret) {
+		mutex_unlock(&bo->lock);
+		return ret;
 	}
-	/* The fences are done: a failed session's chunks go back first. */
-	mvgal_session_settle(bo);
-	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
-	if (ret)
-		goto err_unlock;
-	/* A mapped write leaves the GPU copies to the next fold. */
-	if (write && !fault)
-		mvgal_chunks_written(bo, first, last, bo->home_loc);
 	if (write)
-		mvgal_watch_mark(bo, first, last, fault);
+		mvgal_cpu_wrote(bo, off, len, fault);
 	return 0;
-
-err_unlock:
-	mutex_unlock(&bo->lock);
-	return ret;
 }
 
 /**

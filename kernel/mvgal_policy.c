@@ -376,9 +376,11 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		if (ret)
 			return ret;
 	}
-	bo = mvgal_bo_lookup(file, args->handle);
+	/* Advice changes how the buffer is kept for every user of it. */
+	bo = mvgal_bo_lookup_access(file, args->handle,
+				    (args->flags & MVGAL_ADVISE_SET) || rm, &ret);
 	if (!bo)
-		return -ENOENT;
+		return ret;
 	/* One ADVISE at a time: advice and pins change together. */
 	mutex_lock(&mdev->advise_lock);
 	ret = -EINVAL;

@@ -140,6 +140,18 @@ void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
 }
 
 /**
+ * mvgal_pool_clear() - zero an allocation's bytes
+ * @gpu: the GPU whose pool it came from
+ * @a: the allocation
+ */
+void mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
+{
+	struct iosys_map map = gpu->pool.map;
+
+	iosys_map_memset(&map, a->node.start, 0, a->node.size);
+}
+
+/**
  * mvgal_pool_usage() - what drm_mm says about a pool
  * @pool: the pool
  * @used: (out) bytes in allocated ranges

@@ -318,6 +318,8 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 		struct drm_gem_object *obj = dmabuf->priv;
 
 		if (obj->dev == dev) {
+			if (!(dmabuf->file->f_mode & FMODE_WRITE))
+				return mvgal_ro_create(to_mvgal_bo(obj), dmabuf);
 			drm_gem_object_get(obj);
 			return obj;
 		}
@@ -360,6 +362,8 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	bo->gpu = MVGAL_GPU_ANY;
 	bo->nid = NUMA_NO_NODE;
 	bo->sharing = MVGAL_SHARING_NONE;
+	/* The dma-buf file's access mode is the importer's. */
+	bo->read_only = !(dmabuf->file->f_mode & FMODE_WRITE);
 	get_dma_buf(dmabuf);
 	mvgal_bo_track(bo);
 	return &bo->base;

@@ -305,15 +305,17 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 			    struct drm_mvgal_access *acc)
 {
 	unsigned int i, j;
+	int ret;
 
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_sbo *b = &s->b[i];
 
 		if (acc[i].pad)
 			return -EINVAL;
-		b->bo = mvgal_bo_lookup(file, acc[i].handle);
+		b->bo = mvgal_bo_lookup_access(file, acc[i].handle, s->write,
+					       &ret);
 		if (!b->bo)
-			return -ENOENT;
+			return ret;
 		s->objs[i] = &b->bo->base;
 		for (j = 0; j < i; j++)
 			if (s->b[j].bo == b->bo)
@@ -321,8 +323,7 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		b->chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
 						   acc[i].nr_ranges, &b->small);
 		if (IS_ERR(b->chunks)) {
-			int ret = PTR_ERR(b->chunks);
-
+			ret = PTR_ERR(b->chunks);
 			b->chunks = NULL;
 			return ret;
 		}
@@ -608,8 +609,13 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		ret = mvgal_session_lock(s, &ctx);
 		if (ret)
 			goto out_gpu;
+		/*
+		 * The reservations, taken in ww order, serialize everybody
+		 * who takes more than one buffer's lock and waits for it:
+		 * tell lockdep.
+		 */
 		for (locked = 0; locked < s->count; locked++)
-			mutex_lock(&s->b[locked].bo->lock);
+			mutex_lock_nest_lock(&s->b[locked].bo->lock, &ctx);
 	}
 	ret = mvgal_begin_plan(mdev, gpu, s, &job, acc, args, file);
 	if (ret)
@@ -865,7 +871,7 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 		return PTR_ERR(acc);
 	for (i = 0; i < args->count && !ret; i++) {
 		struct mvgal_sbo *b = NULL;
-		struct drm_gem_object *obj;
+		struct mvgal_bo *bo;
 		unsigned long *map;
 
 		if (acc[i].pad || acc[i].pool_offset || acc[i].pool_gpu) {
@@ -873,11 +879,11 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 			break;
 		}
 		/* Only compared, never used: the session holds references. */
-		obj = drm_gem_object_lookup(file, acc[i].handle);
-		if (obj)
-			drm_gem_object_put(obj);
-		for (j = 0; obj && j < s->count; j++) {
-			if (obj == &s->b[j].bo->base) {
+		bo = mvgal_bo_lookup(file, acc[i].handle);
+		if (bo)
+			drm_gem_object_put(&bo->base);
+		for (j = 0; bo && j < s->count; j++) {
+			if (bo == s->b[j].bo) {
 				b = &s->b[j];
 				break;
 			}

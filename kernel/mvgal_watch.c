@@ -419,11 +419,12 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 		}
 		e->count = 0;
 		e->chunks = 0;
-		bos[i] = mvgal_bo_lookup(file, e->handle);
-		if (!bos[i]) {
-			ret = -ENOENT;
+		/* A reset takes the records from the buffer's writers. */
+		bos[i] = mvgal_bo_lookup_access(file, e->handle,
+						args->flags & MVGAL_HARVEST_RESET,
+						&ret);
+		if (!bos[i])
 			goto out;
-		}
 		for (j = 0; j < i; j++) {
 			if (bos[j] == bos[i]) {
 				ret = -EINVAL;

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reliability: what an independent user found losing data or reaching
+ * another user's bytes, one regression test each. Read-only dma-bufs stay
+ * read-only; a reused pool range never shows its last owner's bytes; a
+ * MOVE queued before a WRITE session never drops the session's writes; a
+ * refused write changes no byte; BEGINs naming the same buffers in both
+ * orders never deadlock.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+FIXTURE(rel) {
+	COH_FIELDS;
+};
+
+FIXTURE_SETUP(rel)
+{
+	COH_SETUP(self);
+}
+
+FIXTURE_TEARDOWN(rel)
+{
+	coh_teardown(self->m, self->pool);
+}
+
+/* Every byte of the buffer through BO_PREAD, compared with pattern @s. */
+static long bo_check(struct mvgal *m, uint32_t h, uint64_t size, unsigned int s)
+{
+	uint8_t *buf = malloc(size);
+	long bad;
+
+	if (!buf || mvgal_bo_read(m, h, 0, buf, size)) {
+		free(buf);
+		return -2;
+	}
+	bad = check(buf, size, 0, s);
+	free(buf);
+	return bad;
+}
+
+static int bo_fill(struct mvgal *m, uint32_t h, uint64_t size, unsigned int s)
+{
+	uint8_t *buf = malloc(size);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	fill(buf, size, s);
+	ret = mvgal_bo_write(m, h, 0, buf, size);
+	free(buf);
+	return ret;
+}
+
+/* The mmap offset of a handle, or 0. */
+static uint64_t bo_offset(struct mvgal *m, uint32_t h)
+{
+	struct drm_mvgal_bo_info i;
+
+	return mvgal_bo_info(m, h, &i) ? 0 : i.mmap_offset;
+}
+
+/*
+ * Every write path refuses handle @h with -EACCES and changes nothing;
+ * reads, copies out of it and READ sessions work and see pattern @s.
+ */
+static void expect_read_only(struct __test_metadata *_metadata,
+			     struct mvgal *m, uint8_t **pool, uint32_t h,
+			     uint64_t size, unsigned int s, int g)
+{
+	struct drm_mvgal_harvest_entry he = { .handle = h };
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .size = size, .location = 1 + g,
+		.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+	};
+	struct drm_mvgal_advise adv = { .handle = h, .flags = MVGAL_ADVISE_SET };
+	struct drm_mvgal_access a;
+	uint8_t junk[300];
+	uint32_t other, sess;
+	uint64_t copied, off;
+	int fence;
+	void *va;
+
+	memset(junk, 0x5a, sizeof(junk));
+	EXPECT_EQ(-EACCES, mvgal_bo_write(m, h, 100, junk, sizeof(junk)));
+	ASSERT_EQ(0, host_bo(m, size, &other));
+	EXPECT_EQ(-EACCES, mvgal_bo_copy(m, h, 0, other, 0, size));
+	EXPECT_EQ(-EACCES, begin1(m, g, MVGAL_ACCESS_WRITE, h, 0, size, &a,
+				  &sess, &fence, &copied));
+	EXPECT_EQ(-EACCES, mvgal_migrate(m, &mg));
+	EXPECT_EQ(-EACCES, mvgal_advise(m, &adv));
+	EXPECT_EQ(-EACCES, mvgal_harvest(m, MVGAL_HARVEST_RESET, &he, 1));
+	off = bo_offset(m, h);
+	ASSERT_NE(0, off);
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mvgal_fd(m), off);
+	EXPECT_EQ(MAP_FAILED, va);
+	EXPECT_EQ(EACCES, errno);
+
+	/* Reading works, and a read mapping cannot become writable. */
+	EXPECT_EQ(-1, bo_check(m, h, size, s));
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, mvgal_fd(m), off);
+	ASSERT_NE(MAP_FAILED, va);
+	EXPECT_EQ(-1, check(va, size, 0, s));
+	EXPECT_NE(0, mprotect(va, size, PROT_READ | PROT_WRITE));
+	munmap(va, size);
+	EXPECT_EQ(0, mvgal_bo_copy(m, other, 0, h, 0, size));
+	EXPECT_EQ(-1, bo_check(m, other, size, s));
+	ASSERT_EQ(0, begin1(m, g, MVGAL_ACCESS_READ, h, 0, size, &a, &sess,
+			    &fence, &copied));
+	EXPECT_EQ(0, settle(fence));
+	ASSERT_LT(a.pool_gpu, MVGAL_MAX_GPUS);
+	EXPECT_EQ(-1, check(pool[a.pool_gpu] + a.pool_offset, size, 0, s));
+	EXPECT_EQ(0, mvgal_end(m, sess, -1, NULL, 0));
+	mvgal_bo_destroy(m, other);
+}
+
+/* A vgem buffer shared read-only (PRIME without DRM_RDWR) stays
+ * read-only in mvgal, and its owner's bytes stay as they were.
+ */
+TEST_F(rel, readonly_foreign_dmabuf_refuses_every_write)
+{
+	struct drm_mode_create_dumb d = { .width = 1024, .height = 70, .bpp = 32 };
+	struct drm_mode_map_dumb md = { 0 };
+	uint64_t size;
+	uint8_t *own;
+	uint32_t h;
+	int vgem, dmabuf;
+
+	vgem = open_card("vgem", NULL, 0);
+	ASSERT_LE(0, vgem);
+	ASSERT_EQ(0, drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d));
+	size = d.size;
+	md.handle = d.handle;
+	ASSERT_EQ(0, drmIoctl(vgem, DRM_IOCTL_MODE_MAP_DUMB, &md));
+	own = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vgem, md.offset);
+	ASSERT_NE(MAP_FAILED, own);
+	fill(own, size, 7);
+	ASSERT_EQ(0, drmPrimeHandleToFD(vgem, d.handle, DRM_CLOEXEC, &dmabuf));
+	ASSERT_EQ(0, mvgal_bo_import(self->m, dmabuf, &h));
+	expect_read_only(_metadata, self->m, self->pool, h, size, 7, self->g0);
+	EXPECT_EQ(-1, check(own, size, 0, 7));
+	mvgal_bo_destroy(self->m, h);
+	close(dmabuf);
+	munmap(own, size);
+	close(vgem);
+}
+
+/* An mvgal buffer its owner shared read-only: another file that imports
+ * the dma-buf gets a read-only handle; the owner keeps writing, and the
+ * reader sees the owner's new bytes.
+ */
+TEST_F(rel, readonly_mvgal_dmabuf_gives_a_readonly_handle)
+{
+	const uint64_t size = 2 * CH + 4321;
+	struct mvgal *reader;
+	uint32_t h, rh;
+	int dmabuf;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size,
+			MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID | MVGAL_BO_DMA_BUF,
+			MVGAL_GPU_ANY, MVGAL_SHARING_DMA_BUF, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 3));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->fd, h, DRM_CLOEXEC, &dmabuf));
+	ASSERT_EQ(0, mvgal_open(&reader));
+	ASSERT_EQ(0, mvgal_bo_import(reader, dmabuf, &rh));
+	expect_read_only(_metadata, reader, self->pool, rh, size, 3, self->g1);
+	/* The owner writes; the reader reads the new bytes. */
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 4));
+	EXPECT_EQ(-1, bo_check(reader, rh, size, 4));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 4));
+	mvgal_close(reader);
+	close(dmabuf);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A new buffer's placement in a range a freed buffer used shows none of
+ * its bytes: not in the chunks the session named, not in the others.
+ */
+TEST_F(rel, reused_pool_range_never_shows_old_bytes)
+{
+	const uint64_t size = 16 * CH;
+	struct drm_mvgal_access a;
+	uint64_t copied, old_off;
+	uint32_t h, sess;
+	uint8_t *buf, *p;
+	int fence;
+
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 9));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &sess,
+			    &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(self->g0, a.pool_gpu);
+	old_off = a.pool_offset;
+	EXPECT_EQ(-1, check(self->pool[self->g0] + old_off, size, 0, 9));
+	ASSERT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+	ASSERT_EQ(0, mvgal_bo_destroy(self->m, h));
+
+	/* A zero-initialized buffer of the same size names one chunk. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_ZERO_INITIALIZED,
+				     MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 5 * CH + 17, 100, &a,
+			    &sess, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(self->g0, a.pool_gpu);
+	/* The same range, or the test shows nothing. */
+	ASSERT_EQ(old_off, a.pool_offset);
+	p = self->pool[self->g0] + a.pool_offset;
+	for (uint64_t i = 0; i < size; i++)
+		if (p[i]) {
+			EXPECT_EQ(0, p[i]) TH_LOG("byte %llu of the placement",
+						  (unsigned long long)i);
+			break;
+		}
+	ASSERT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+	free(buf);
+}
+
+/* A MOVE queued (behind a fence) before a WRITE session on the same
+ * chunks, and done while the session is live, leaves the session's GPU
+ * copy alone: END makes the session's bytes the buffer's.
+ */
+TEST_F(rel, move_queued_before_a_write_session_keeps_its_writes)
+{
+	const uint64_t size = 4 * CH + 999;
+	struct drm_mvgal_migrate mg = {
+		.size = size, .flags = MVGAL_MIGRATE_MOVE,
+	};
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	uint64_t copied;
+	uint32_t h, sess;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_NE(0, mg.job);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &sess,
+			    &fence, &copied));
+	/* The move runs now, then the session's copy. */
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+	close(mg.out_fence_fd);
+	ASSERT_EQ(self->g0, a.pool_gpu);
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, size, 0, 1));
+	fill(self->pool[self->g0] + a.pool_offset, size, 2);
+	ASSERT_EQ(0, end_written(self->m, sess, h, 0, size, -1));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A cancelled MOVE leaves every chunk where it was. */
+TEST_F(rel, cancelled_move_leaves_the_chunks_where_they_were)
+{
+	const uint64_t size = 3 * CH + 5;
+	struct drm_mvgal_migrate mg = { .size = size, .flags = MVGAL_MIGRATE_MOVE };
+	struct drm_mvgal_bo_info info;
+	struct vfence vf;
+	uint32_t h;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 5));
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_EQ(0, mvgal_cancel(self->m, mg.job));
+	EXPECT_EQ(-ECANCELED, mvgal_fence_status(mg.out_fence_fd));
+	close(mg.out_fence_fd);
+	vfence_signal(&vf);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(0, info.valid[1 + self->g1]);
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 5));
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A BO_PWRITE or BO_COPY refused for a session on its last chunks, or for
+ * user memory that is not all there, changes no byte.
+ */
+TEST_F(rel, refused_writes_change_nothing)
+{
+	const uint64_t size = 5 * CH + 77;
+	struct drm_mvgal_access a;
+	uint32_t h, src, sess;
+	uint64_t copied;
+	uint8_t *buf, *hole;
+	int fence;
+
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &src));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
+	ASSERT_EQ(0, bo_fill(self->m, src, size, 2));
+	/* A WRITE session on the fourth chunk. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 3 * CH + 10,
+			    20, &a, &sess, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	fill(buf, size, 3);
+	EXPECT_EQ(-EBUSY, mvgal_bo_write(self->m, h, 5, buf, size - 5));
+	EXPECT_EQ(-EBUSY, mvgal_bo_copy(self->m, h, 7, src, 3, size - 8));
+	/* Reads of a chunk a WRITE session holds are refused too. */
+	EXPECT_EQ(-EBUSY, mvgal_bo_copy(self->m, src, 0, h, 0, size));
+	ASSERT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
+	EXPECT_EQ(-1, bo_check(self->m, src, size, 2));
+
+	/* User memory with a hole in it: the third page is gone. */
+	hole = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	memset(hole, 0x33, 4 * 4096);
+	ASSERT_EQ(0, munmap(hole + 2 * 4096, 4096));
+	EXPECT_EQ(-EFAULT, mvgal_bo_write(self->m, h, CH - 100, hole, 4 * 4096));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
+	munmap(hole, 2 * 4096);
+	munmap(hole + 3 * 4096, 4096);
+
+	/* A write from a mapping of a buffer (memory that cannot be pinned)
+	 * lands whole.
+	 */
+	{
+		uint8_t *va;
+
+		ASSERT_EQ(0, mvgal_bo_map(self->m, src, (void **)&va));
+		EXPECT_EQ(0, mvgal_bo_write(self->m, h, 0, va, size));
+		EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
+		EXPECT_EQ(0, mvgal_bo_write(self->m, h, 1000, va + 1000, size - 2000));
+		munmap(va, (size + 4095) & ~4095ULL);
+	}
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, src);
+	free(buf);
+}
+
+/* Two writers of [A, B] and [B, A], on two GPUs, over and over: some
+ * BEGINs are busy, none hangs. Half the rounds the CPU writes first, so
+ * that BEGIN takes its full path (reservations, then the buffers' locks).
+ */
+struct pair_arg {
+	struct mvgal *m;
+	uint32_t first, second;
+	int gpu, rounds;
+	int ok, busy, err;
+};
+
+static void *pair_worker(void *p)
+{
+	struct pair_arg *w = p;
+	struct drm_mvgal_range r = { .offset = 0, .size = CH + 3 };
+	struct drm_mvgal_access acc[2] = {
+		{ .handle = w->first, .nr_ranges = 1, .ranges = (uintptr_t)&r },
+		{ .handle = w->second, .nr_ranges = 1, .ranges = (uintptr_t)&r },
+	};
+	uint8_t byte = 1;
+
+	for (int i = 0; i < w->rounds; i++) {
+		uint32_t sess;
+		uint64_t copied;
+		int fence, ret;
+
+		if (i & 1)
+			mvgal_bo_write(w->m, w->first, 7, &byte, 1);
+		ret = mvgal_begin(w->m, w->gpu, MVGAL_ACCESS_WRITE, MVGAL_PRIO_NORMAL,
+				  -1, acc, 2, &sess, &fence, &copied);
+		if (ret == -EBUSY) {
+			w->busy++;
+			continue;
+		}
+		if (ret) {
+			w->err = ret;
+			break;
+		}
+		settle(fence);
+		if (mvgal_end(w->m, sess, -1, NULL, 0)) {
+			w->err = -EIO;
+			break;
+		}
+		w->ok++;
+	}
+	return NULL;
+}
+
+TEST_F(rel, begins_naming_two_buffers_in_both_orders_never_deadlock)
+{
+	struct pair_arg w[2];
+	pthread_t t[2];
+	uint32_t a, b;
+
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &a));
+	ASSERT_EQ(0, host_bo(self->m, 2 * CH, &b));
+	w[0] = (struct pair_arg){ .m = self->m, .first = a, .second = b,
+				  .gpu = self->g0, .rounds = 300 };
+	w[1] = (struct pair_arg){ .m = self->m, .first = b, .second = a,
+				  .gpu = self->g1, .rounds = 300 };
+	/* A deadlock ends the test by its timeout (kselftest's alarm). */
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, pair_worker, &w[i]));
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_EQ(0, w[i].err);
+		EXPECT_EQ(300, w[i].ok + w[i].busy);
+		TH_LOG("worker %d: %d sessions, %d busy", i, w[i].ok, w[i].busy);
+	}
+	EXPECT_LT(0, w[0].ok + w[1].ok);
+	mvgal_bo_destroy(self->m, a);
+	mvgal_bo_destroy(self->m, b);
+}
+
+TEST_HARNESS_MAIN
