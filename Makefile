@@ -59,7 +59,8 @@ includedir ?= $(prefix)/include
 bindir     ?= $(prefix)/bin
 DESTDIR    ?=
 
-.PHONY: all module userspace tests deps check demo lint bench vm install \
+.PHONY: all module userspace tests deps check demo lint bench vm vm-debug \
+	debug-kernel install \
 	install-dkms dkms-check clean FORCE
 .SECONDARY:
 
@@ -136,6 +137,18 @@ GUEST_FILES = \
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
 	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO) $(GUEST_FILES)
+
+# The debug guest kernel (built once per machine, cached outside the tree)
+# and the guest image for it: mvgal.ko built against that kernel's tree.
+debug-kernel: FORCE
+	@tools/vm/debug-kernel.sh >/dev/null
+
+vm-debug: userspace tests
+	@dk=$$(tools/vm/debug-kernel.sh) && \
+	tools/build-module.sh $$dk/build $(B)/kmod/debug && \
+	mkdir -p $(B)/vm && \
+	tools/vm/mkinitramfs.sh $(B)/vm/initramfs-debug.cpio $$(cat $$dk/kver) \
+		$$dk/modroot $(B)/kmod/debug/mvgal.ko $(GUEST_FILES)
 
 lint: FORCE
 	@tools/lint.sh

@@ -506,8 +506,8 @@ err_put:
  * from: reads reach that buffer; writes through it, or to an import of a
  * dma-buf opened read-only, are -EACCES.
  *
- * Return: the buffer, or NULL with *@err set: -ENOENT (no mvgal buffer
- * behind @handle), -EACCES.
+ * Return: the buffer (*@err is 0), or NULL with *@err set: -ENOENT (no
+ * mvgal buffer behind @handle), -EACCES.
  */
 struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
 					bool write, int *err)
@@ -529,6 +529,8 @@ struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
 	/* The lookup's reference is the caller's, unless @obj stands for
 	 * another object.
 	 */
+	if (bo)
+		*err = 0;
 	if (bo && &bo->base == obj)
 		return bo;
 	if (bo)
