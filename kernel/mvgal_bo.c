@@ -51,7 +51,8 @@ struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 
 	if (page)
 		return page;
-	page = alloc_pages_node(bo->nid, GFP_HIGHUSER | __GFP_NOWARN |
+	page = alloc_pages_node(bo->nid, GFP_HIGHUSER | __GFP_ACCOUNT |
+				__GFP_NOWARN |
 				(bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
 				 __GFP_ZERO : 0), 0);
 	if (!page)
@@ -251,14 +252,20 @@ static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, write, true);
 	if (ret == -ERESTARTSYS || ret == -EINTR)
 		return VM_FAULT_NOPAGE;	/* a signal: fault again later */
+	/*
+	 * Not VM_FAULT_OOM: the page allocator has run the OOM killer
+	 * already where it could, and a failure it did not report as OOM
+	 * (a fault injected, a memory cgroup at its limit) would only be
+	 * retried forever. As drm_gem_shmem does, the access fails.
+	 */
 	if (ret)
-		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		return VM_FAULT_SIGBUS;
 	if (!home_before)
 		atomic64_inc(&mdev->ctr.cpu_faults);
 	page = mvgal_bo_page(bo, idx);
 	if (IS_ERR(page)) {
 		mutex_unlock(&bo->lock);
-		return VM_FAULT_OOM;
+		return VM_FAULT_SIGBUS;
 	}
 	/* pfn_mkwrite: the read-only PTE must go for the new one. */
 	if (vmf->flags & FAULT_FLAG_MKWRITE)

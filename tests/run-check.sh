@@ -13,14 +13,15 @@ mkdir -p "$log"
 pass=0 fail=0 skip=0
 export MVGAL_VM_NOBUILD=1
 
-# count FILE: add the TAP results in FILE to the totals and echo them
+# count FILE [TAG]: add the TAP results in FILE to the totals and echo
+# them, TAG after the number when given
 count() {
-	local line
+	local line tag=${2:+ $2}
 	while IFS= read -r line; do
 		case "$line" in
-		"not ok "*) fail=$((fail + 1)); echo "$line" ;;
-		"ok "*"# SKIP"*) skip=$((skip + 1)); echo "$line" ;;
-		"ok "*) pass=$((pass + 1)); echo "$line" ;;
+		"not ok "*) fail=$((fail + 1)); echo "${line/#not ok /not ok$tag }" ;;
+		"ok "*"# SKIP"*) skip=$((skip + 1)); echo "${line/#ok /ok$tag }" ;;
+		"ok "*) pass=$((pass + 1)); echo "${line/#ok /ok$tag }" ;;
 		"#"*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
 		esac
 	done <"$1"
@@ -86,6 +87,32 @@ count "$log/guest.tap"
 if [ $grc != 0 ]; then
 	fail=$((fail + 1)); echo "not ok - guest selftest run (vm/run exit $grc)"
 	sed 's/^/#   /' "$log/guest.err" | tail -n 60
+fi
+
+# The same selftests on the project's debug kernel: any KASAN, lockdep,
+# UBSAN, hung-task or soft-lockup report, or a leak kmemleak finds in
+# mvgal, fails the run. The kernel is built once per machine (about 20
+# minutes on 2 cores; tools/vm/debug-kernel.sh).
+echo "# guest, debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection)"
+t0=$(date +%s)
+if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
+	echo "# debug kernel and image ready after $(( $(date +%s) - t0 )) s"
+	lane "[debug] the debug kernel has kmemleak, fault injection and lockdep" \
+		tools/vm/run --debug-kernel --timeout 600 -- sh -c \
+		'uname -r | grep -q mvgal-debug && test -e /sys/kernel/debug/kmemleak && test -d /sys/kernel/debug/failslab && test -d /sys/kernel/debug/fail_page_alloc && test -d /sys/kernel/debug/fail_function && test -e /proc/lockdep'
+	t1=$(date +%s)
+	tools/vm/run --debug-kernel --timeout 3600 -- sh /usr/libexec/mvgal/run-selftests.sh \
+		>"$log/guest-debug.tap" 2>"$log/guest-debug.err"
+	grc=$?
+	count "$log/guest-debug.tap" "[debug]"
+	if [ $grc != 0 ]; then
+		fail=$((fail + 1)); echo "not ok - [debug] guest selftest run (vm/run exit $grc)"
+		sed 's/^/#   /' "$log/guest-debug.err" | tail -n 80
+	fi
+	echo "# debug kernel selftests: $(( $(date +%s) - t1 )) s"
+else
+	fail=$((fail + 1)); echo "not ok - the debug kernel and its guest image build (make vm-debug)"
+	tail -n 40 "$log/vm-debug.log" | sed 's/^/#   /'
 fi
 
 # The guest's stderr shares the command's serial line: keep it out of the

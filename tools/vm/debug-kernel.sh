@@ -11,8 +11,8 @@
 # + tools/vm/debug-kernel.config (KASAN, lockdep, kmemleak, fault injection,
 # UBSAN, hung-task and soft-lockup detectors). The result is cached in
 # $MVGAL_KCACHE (default /var/cache/mvgal), outside the checkout, under a
-# key made of the source version and a hash of the fragment and this
-# script, so only the first run on a machine pays for the build (about
+# key made of the source version and a hash of the fragment and the
+# recipe below, so only the first run on a machine pays for the build (about
 # 22 minutes on 2 cores).
 set -euo pipefail
 
@@ -22,7 +22,9 @@ frag=$top/tools/vm/debug-kernel.config
 kver=$(cat "$top/build/cache/kver" 2>/dev/null) ||
 	{ echo "debug-kernel: run tools/deps.sh first" >&2; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
-hash=$(cat "$frag" "$0" | sha256sum | cut -c1-12)
+# Bump when the way the tree is configured or built changes.
+recipe=1
+hash=$( (cat "$frag"; echo "recipe $recipe") | sha256sum | cut -c1-12)
 dir=$root/linux-$pkgver-$hash
 
 mkdir -p "$root"
@@ -47,6 +49,10 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null; }
 fi
+# Builds of other configs or sources (500 MB each), and unfinished ones, go.
+for old in "$root"/linux-*; do
+	[ "$old" = "$dir" ] || rm -rf "$old"
+done
 rm -rf "$dir"
 mkdir -p "$dir/dl"
 log "building $pkgver with $(basename "$frag") ($hash) into $dir"
