@@ -1,11 +1,15 @@
 #!/bin/sh
-# Runs every mvgal selftest in the guest and prints their TAP lines.
+# Runs every mvgal selftest in the guest (or only those named as
+# arguments) and prints their TAP lines.
 # A program that crashes, or ends before running all the tests it
 # announced, adds a "not ok" of its own, so nothing is lost silently.
 dir=$(dirname "$0")
 for t in "$dir"/*_test "$dir"/*_test.sh; do
 	[ -x "$t" ] || [ -f "$t" ] || continue
 	name=$(basename "$t")
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $name "*) ;; *) continue ;; esac
+	fi
 	echo "# ==== $name"
 	out=/tmp/$name.out
 	case "$t" in

@@ -385,6 +385,17 @@ struct drm_mvgal_get_heap {
  * MVGAL_SHARING_CROSS_VENDOR: any number of attachments, any driver.
  * MVGAL_SHARING_DMA_BUF: the dma-buf is shared between processes (mmap,
  * re-import into mvgal) but no device may attach it.
+ *
+ * The dma-buf file's access mode is kept: importing into mvgal a dma-buf
+ * whose file was opened without write access (PRIME without DRM_RDWR,
+ * from mvgal or any other driver; the mode is the one of the buffer's
+ * first export) gives a read-only handle. Reads, copies out of it, READ
+ * sessions and copies to GPUs work; every write path fails with -EACCES:
+ * BO_PWRITE, BO_COPY into it, WRITE sessions, MIGRATE with MOVE, ADVISE
+ * that changes advice, HARVEST's reset, and an mmap() with PROT_WRITE (a
+ * read-only mapping cannot be made writable with mprotect()). The
+ * handle of an mvgal buffer so imported is a handle of its own, not the
+ * buffer's: BO_INFO gives its own mmap offset.
  */
 #define MVGAL_SHARING_NONE		0
 #define MVGAL_SHARING_EXCLUSIVE		1
@@ -518,8 +529,13 @@ struct drm_mvgal_bo_info {
  *
  * Copies @size bytes between user memory at @user_ptr and the buffer at
  * @offset, wherever the buffer lives. Errors: -EINVAL (non-zero flags,
- * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT.
- * A rejected range copies nothing.
+ * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT,
+ * -EBUSY (a live session conflicts), -ENOMEM, -EINTR, and for a write
+ * -EACCES (a read-only handle: an import of a dma-buf opened without
+ * write access). A failed write changes no byte: the user's memory, the
+ * conflicts, the fences and the pages are all dealt with before the
+ * first byte moves. A read that fails may have filled part of the user's
+ * memory.
  */
 struct drm_mvgal_bo_rw {
 	/** @handle: (in) GEM handle. */
@@ -541,7 +557,11 @@ struct drm_mvgal_bo_rw {
  * @dst_offset): host or pool storage, one buffer or two; overlapping
  * ranges in one buffer copy as memmove() does. Each offset is applied
  * exactly once. Errors: -EINVAL (non-zero flags or padding, a range beyond
- * its buffer or overflowing), -ENOENT. A rejected copy copies nothing.
+ * its buffer or overflowing), -ENOENT, -EACCES (the destination is a
+ * read-only handle), -EBUSY (a live session conflicts with reading the
+ * source or writing the destination), -ENOMEM, -EINTR. A failed copy
+ * copies nothing: both buffers are locked and both ranges checked before
+ * the first byte moves.
  */
 struct drm_mvgal_bo_copy {
 	/** @src_handle: (in) GEM handle of the source. */
@@ -677,7 +697,8 @@ struct drm_mvgal_access {
  * non-zero padding, @count 0 or too big, a handle twice, a range empty,
  * overflowing or beyond its buffer, a bad @priority, a device-only
  * buffer of another GPU... see the README), -ENOENT (a handle names no
- * buffer), -ENODEV (no such GPU), -EBUSY (a conflicting live session, or
+ * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
+ * -EBUSY (a conflicting live session, or
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
  * -EFAULT. A failed begin changes nothing.
  */
@@ -745,7 +766,11 @@ struct drm_mvgal_end {
  * enable_memory_migration is off. Errors: -EINVAL (unknown flags,
  * non-zero padding, a bad range, location or priority, a location a
  * device-only buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live
- * session conflicts), -ENOSPC, -EPERM.
+ * session conflicts), -ENOSPC, -EPERM, -EACCES (MOVE on a read-only
+ * handle). A MOVE takes effect for everything planned after it when it is
+ * submitted (the job's fence orders those accesses after its copies): a
+ * session begun later uses the moved copy, and a failed or cancelled MOVE
+ * gives the chunks back to their holders of before.
  */
 struct drm_mvgal_migrate {
 	/** @handle: (in) GEM handle. */
@@ -999,6 +1024,7 @@ struct drm_mvgal_harvest_entry {
  *
  * Errors: -EINVAL (unknown flags, non-zero padding, @count 0 or above
  * MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -ENOENT (a handle),
+ * -EACCES (MVGAL_HARVEST_RESET with a read-only handle),
  * -EFAULT, -ENOSPC (an entry's @capacity is too small: every such
  * entry's @count says what it needs). On any error no record changes.
  */
@@ -1239,6 +1265,7 @@ struct drm_mvgal_replicate {
  * Without either flag @offset and @size must be 0.
  *
  * Every call returns the advice in effect (the fields marked out).
+ * -EACCES: advice set or read-mostly changed through a read-only handle.
  * Errors: -EINVAL (unknown flags or workload, both read-mostly flags, a
  * bad range, a GPU out of range, in fields without SET), -ENOENT,
  * -ENODEV (a GPU not attached), and those of DRM_IOCTL_MVGAL_REPLICATE
