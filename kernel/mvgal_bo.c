@@ -47,12 +47,18 @@ static void mvgal_bo_free_page(struct mvgal_bo *bo, struct page *page)
 struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
-	struct page *page = bo->pages[idx];
+	struct page *page = xa_load(&bo->pages, idx);
+	int ret;
 
 	if (page)
 		return page;
+	/*
+	 * Charged to the caller's memory cgroup; at its limit, or when
+	 * memory is short, the call fails with -ENOMEM rather than have
+	 * the OOM killer pick a process.
+	 */
 	page = alloc_pages_node(bo->nid, GFP_HIGHUSER | __GFP_ACCOUNT |
-				__GFP_NOWARN |
+				__GFP_RETRY_MAYFAIL | __GFP_NOWARN |
 				(bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
 				 __GFP_ZERO : 0), 0);
 	if (!page)
@@ -70,10 +76,36 @@ struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 		return ERR_PTR(-ENOMEM);
 	}
 #endif
-	bo->pages[idx] = page;
+	ret = xa_err(xa_store(&bo->pages, idx, page, GFP_KERNEL_ACCOUNT));
+	if (ret) {
+		mvgal_bo_free_page(bo, page);
+		return ERR_PTR(ret);
+	}
 	bo->nr_pages++;
 	atomic64_inc(&mdev->host_pages);
 	return page;
+}
+
+/**
+ * mvgal_bo_page_array() - every host page of @bo in one array, for
+ * vmap() and sg tables
+ * @bo: the buffer; caller holds bo->lock and every page exists
+ *
+ * Return: the array (kvfree() it), or NULL.
+ */
+struct page **mvgal_bo_page_array(struct mvgal_bo *bo)
+{
+	struct page **pages, *page;
+	unsigned long i;
+
+	lockdep_assert_held(&bo->lock);
+	pages = kvmalloc_array(bo->npages, sizeof(*pages),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!pages)
+		return NULL;
+	xa_for_each(&bo->pages, i, page)
+		pages[i] = page;
+	return pages;
 }
 
 /**
@@ -101,6 +133,20 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 	return 0;
 }
 
+/*
+ * What a buffer's metadata grows to, at most: the chunk states and up to
+ * eight chunk bitmaps (write-watch, refusals, samples, read-mostly, a
+ * session's). Host pages are tracked as they come (an xarray), charged to
+ * the memory cgroup with them.
+ */
+static u64 mvgal_bo_meta_bytes(const struct mvgal_bo *bo)
+{
+	u64 nchunks = DIV_ROUND_UP_ULL(bo->base.size, mvgal_chunk_size);
+
+	return sizeof(*bo) + nchunks * sizeof(struct mvgal_chunk) +
+	       8 * BITS_TO_LONGS(nchunks) * sizeof(long);
+}
+
 static void mvgal_bo_release(struct mvgal_bo *bo)
 {
 	struct drm_gem_object *obj = &bo->base;
@@ -114,12 +160,13 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 	}
 	if (bo->vaddr)
 		vunmap(bo->vaddr);
-	if (bo->pages) {
-		for (i = 0; i < bo->npages; i++)
-			if (bo->pages[i])
-				mvgal_bo_free_page(bo, bo->pages[i]);
+	if (bo->host) {
+		struct page *page;
+
+		xa_for_each(&bo->pages, i, page)
+			mvgal_bo_free_page(bo, page);
 		atomic64_sub(bo->nr_pages, &mdev->host_pages);
-		kvfree(bo->pages);
+		xa_destroy(&bo->pages);
 	}
 	if (bo->home)
 		mvgal_pool_free(bo->home, &bo->alloc);
@@ -134,6 +181,7 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 	mvgal_watch_fini(bo);
 	mvgal_policy_fini(bo);
 	mvgal_session_commits_free(bo);
+	mvgal_file_uncharge(bo->quota, false, bo->meta);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
@@ -428,9 +476,10 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 		return -EOPNOTSUPP;
 #endif
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
+	xa_init(&bo->pages);
 	bo->size = args->size;
 	bo->flags = args->flags;
 	bo->gpu = args->gpu;
@@ -441,6 +490,11 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->npages = bo->base.size >> PAGE_SHIFT;
+	/* Its chunk states and bitmaps count against the file's allowance. */
+	bo->meta = mvgal_bo_meta_bytes(bo);
+	bo->quota = mvgal_file_charge(file, false, bo->meta, &ret);
+	if (!bo->quota)
+		goto err_put;
 
 	if (args->gpu != MVGAL_GPU_ANY) {
 		/* Held until the pool range is taken: the GPU cannot be
@@ -475,11 +529,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
 				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
 	} else {
-		bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
-		if (!bo->pages) {
-			ret = -ENOMEM;
-			goto err_put;
-		}
+		bo->host = true;
 		if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE)) {
 			ret = mvgal_bo_populate(bo);
 			if (ret)
@@ -567,15 +617,13 @@ struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle)
 static u32 mvgal_bo_pages_node(struct mvgal_bo *bo)
 {
 	u32 node = MVGAL_NUMA_NONE;
+	struct page *page;
 	unsigned long i;
 
 	mutex_lock(&bo->lock);
-	for (i = 0; bo->pages && i < bo->npages; i++) {
-		u32 nid;
+	xa_for_each(&bo->pages, i, page) {
+		u32 nid = page_to_nid(page);
 
-		if (!bo->pages[i])
-			continue;
-		nid = page_to_nid(bo->pages[i]);
 		if (node == MVGAL_NUMA_NONE) {
 			node = nid;
 		} else if (node != nid) {
@@ -736,14 +784,22 @@ int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 
 	if (args->flags)
 		return -EINVAL;
-	/* Bounded by what can exist: at worst every entry is written. */
-	cap = min_t(u32, cap, 1U << 20);
-	if (cap) {
-		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL);
-		if (!e)
-			return -ENOMEM;
-	}
 	mutex_lock(&mdev->bos_lock);
+	/* Room for what exists, not for what was asked: @count is the
+	 * caller's to choose.
+	 */
+	list_for_each_entry(bo, &mdev->bos, link)
+		if (all || uid_eq(bo->uid, uid))
+			n++;
+	cap = min(cap, n);
+	n = 0;
+	if (cap) {
+		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!e) {
+			mutex_unlock(&mdev->bos_lock);
+			return -ENOMEM;
+		}
+	}
 	list_for_each_entry(bo, &mdev->bos, link) {
 		if (!all && !uid_eq(bo->uid, uid))
 			continue;

@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/uidgid.h>
+#include <linux/xarray.h>
 #include <linux/mutex.h>
 
 #include <drm/drm_gem.h>
@@ -73,7 +74,14 @@ struct mvgal_bo {
 
 	/* Guards @pages and @nr_pages. */
 	struct mutex lock;
-	struct page **pages;	/* host storage; NULL entries: not yet */
+	/*
+	 * Host storage, page index -> struct page, filled as pages are
+	 * first needed: a lazily allocated buffer's metadata grows with
+	 * what is touched, not with its size. @host: it has host storage
+	 * (not an import, not device-only).
+	 */
+	struct xarray pages;
+	bool host;
 	unsigned long npages;
 	unsigned long nr_pages;
 	/* All @pages mapped at once, once all exist (copies use it). */
@@ -92,6 +100,10 @@ struct mvgal_bo {
 	u32 sharing;		/* MVGAL_SHARING_* */
 	/* Devices attached to the exported dma-buf; under @lock. */
 	unsigned int nr_attach;
+
+	/* The allowance of the file that created it, charged @meta bytes. */
+	struct mvgal_file *quota;
+	u64 meta;
 
 	/* On mdev->bos, for BO_LIST; who made it. */
 	struct list_head link;
@@ -201,7 +213,14 @@ static inline bool mvgal_bo_device_only(const struct mvgal_bo *bo)
 /* Is the storage reached through @map (a pool range or an import)? */
 static inline bool mvgal_bo_mapped(const struct mvgal_bo *bo)
 {
-	return !bo->pages;
+	return !bo->host;
+}
+
+/* Host page @idx if it exists yet, else NULL. */
+static inline struct page *mvgal_bo_page_at(struct mvgal_bo *bo,
+					    unsigned long idx)
+{
+	return xa_load(&bo->pages, idx);
 }
 
 extern const struct drm_gem_object_funcs mvgal_bo_funcs;
@@ -262,7 +281,7 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 
 /* mvgal_place.c: where each location's copy is, and moving it. */
 struct mvgal_view {
-	struct page **pages;	/* host pages, or NULL: @map */
+	struct xarray *pages;	/* host pages, or NULL: @map */
 	struct iosys_map map;
 	u64 base;
 };
@@ -294,6 +313,7 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 void mvgal_chunks_written(struct mvgal_bo *bo, unsigned long first,
 			  unsigned long last, unsigned int loc);
 struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx);
+struct page **mvgal_bo_page_array(struct mvgal_bo *bo);
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write);
 int mvgal_ioctl_place_free(struct drm_device *dev, void *data,

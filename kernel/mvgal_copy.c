@@ -142,7 +142,7 @@ static int mvgal_bo_pread(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args)
 	/* A user range that cannot be faulted in is refused up front. */
 	if (size && fault_in_safe_writeable(uptr, size))
 		return -EFAULT;
-	bounce = kmalloc(min_t(u64, size, MVGAL_COPY_CHUNK) ?: 1, GFP_KERNEL);
+	bounce = kmalloc(min_t(u64, size, MVGAL_COPY_CHUNK) ?: 1, GFP_KERNEL_ACCOUNT);
 	if (!bounce)
 		return -ENOMEM;
 	while (done < size) {

@@ -154,14 +154,12 @@ static int mvgal_debug_memtype_show(struct seq_file *m, void *unused)
 	mutex_lock(&mdev->bos_lock);
 	list_for_each_entry(bo, &mdev->bos, link) {
 		unsigned long i, n_wb = 0, n_wc = 0, n_other = 0;
+		struct page *page;
 
 		mutex_lock(&bo->lock);
-		for (i = 0; bo->pages && i < bo->npages; i++) {
-			unsigned long bits;
+		xa_for_each(&bo->pages, i, page) {
+			unsigned long bits = mvgal_page_cache_bits(page);
 
-			if (!bo->pages[i])
-				continue;
-			bits = mvgal_page_cache_bits(bo->pages[i]);
 			if (bits == wb)
 				n_wb++;
 			else if (bits == wc)

@@ -6,6 +6,7 @@
 #define MVGAL_DRV_H
 
 #include <linux/iosys-map.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -135,8 +136,17 @@ struct mvgal_engine {
 	void **bounce;
 };
 
-/* Per open file: its live sessions, its settings. */
+/*
+ * Per open file: its live sessions, its settings, and what it has queued
+ * or holds against its allowance (max_file_jobs, max_file_meta_mb).
+ */
 struct mvgal_file {
+	/* The drm_file's, and one per job or buffer charged here: a job or
+	 * a buffer may outlive the file.
+	 */
+	struct kref ref;
+	atomic_t jobs;			/* jobs not finished */
+	atomic64_t meta;		/* bytes of buffer metadata */
 	/* Guards the rest but @flags; held across END. */
 	struct mutex lock;
 	struct list_head sessions;	/* live, most recent last */
@@ -202,6 +212,8 @@ extern unsigned int mvgal_mirror_window_ms;
 extern unsigned int mvgal_mirror_start_reads;
 extern unsigned int mvgal_mirror_stop_writes;
 extern unsigned int mvgal_mirror_hold_windows;
+extern unsigned int mvgal_max_file_jobs;
+extern unsigned int mvgal_max_file_meta_mb;
 
 int mvgal_params_check(void);
 
@@ -258,7 +270,7 @@ struct dma_fence;
 int mvgal_engine_init(struct mvgal_device *mdev);
 void mvgal_engine_fini(struct mvgal_device *mdev);
 struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
-				  unsigned int prio, void *owner);
+				  unsigned int prio, struct drm_file *owner);
 int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned int dst, unsigned int src, u64 off, u64 len,
 		       unsigned int method);
@@ -299,6 +311,9 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		    struct drm_file *file);
 int mvgal_file_open(struct drm_device *dev, struct drm_file *file);
 void mvgal_file_close(struct drm_device *dev, struct drm_file *file);
+struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
+				     u64 meta, int *err);
+void mvgal_file_uncharge(struct mvgal_file *mf, bool job, u64 meta);
 
 /* mvgal_calib.c: the one path selector and its calibration. */
 unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,

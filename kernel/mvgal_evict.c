@@ -179,11 +179,11 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 		n++;
 	if (!n)
 		return -ENOSPC;
-	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL);
-	places = kvcalloc(n, sizeof(*places), GFP_KERNEL);
-	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL);
-	skip = bitmap_zalloc(n, GFP_KERNEL);
-	victim = bitmap_zalloc(n, GFP_KERNEL);
+	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	places = kvcalloc(n, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	skip = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	victim = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!cand || !places || !ref || !skip || !victim) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -366,9 +366,9 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 		 MVGAL_EVICT_PREDICT;
 	list_for_each_entry(p, &gpu->lru, lru)
 		n++;
-	cand = kvcalloc(n ?: 1, sizeof(*cand), GFP_KERNEL);
-	places = kvcalloc(n ?: 1, sizeof(*places), GFP_KERNEL);
-	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), GFP_KERNEL);
+	cand = kvcalloc(n ?: 1, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	places = kvcalloc(n ?: 1, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!cand || !places || !out) {
 		ret = -ENOMEM;
 		goto out_unlock;

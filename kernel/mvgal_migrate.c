@@ -62,6 +62,8 @@ struct mvgal_job {
 	enum mvgal_job_state state;	/* under engine.lock */
 	bool cancelled;			/* under engine.lock */
 	int error;
+	/* The allowance of the file that queued it, or NULL. */
+	struct mvgal_file *quota;
 	struct list_head link;		/* on a ready list */
 	struct list_head plink;		/* on engine.pending */
 	struct work_struct dep_work;
@@ -107,20 +109,30 @@ static void mvgal_job_finish(struct mvgal_job *job, int error);
  * mvgal_job_alloc() - a new, empty job
  * @mdev: the device
  * @prio: MVGAL_PRIO_*
- * @owner: who may cancel it (the drm_file), or NULL
+ * @owner: the file that queues it, who alone may cancel it, and whose
+ *	   allowance it counts against until it ends; or NULL
  *
  * The fence is set up only when somebody asks for it (mvgal_job_fence()):
  * most BEGINs on resident data plan nothing and drop the job unused.
  *
- * Return: the job or NULL.
+ * Return: the job, or ERR_PTR(-ENOMEM), or ERR_PTR(-ENOBUFS) when @owner
+ * has max_file_jobs unfinished already.
  */
 struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
-				  unsigned int prio, void *owner)
+				  unsigned int prio, struct drm_file *owner)
 {
-	struct mvgal_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct mvgal_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	int ret;
 
 	if (!job)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	if (owner) {
+		job->quota = mvgal_file_charge(owner, true, 0, &ret);
+		if (!job->quota) {
+			kfree(job);
+			return ERR_PTR(ret);
+		}
+	}
 	job->mdev = mdev;
 	job->prio = prio;
 	job->owner = owner;
@@ -138,7 +150,7 @@ static int mvgal_grow(void **arr, unsigned int n, size_t size)
 
 	if (n & (n - 1) || (n && n < 4))
 		return 0;
-	p = krealloc_array(*arr, n ? n * 2 : 4, size, GFP_KERNEL);
+	p = krealloc_array(*arr, n ? n * 2 : 4, size, GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
 	*arr = p;
@@ -479,6 +491,8 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 	kfree(job->segs);
 	job->segs = NULL;
 	mvgal_move_put(&job->move);
+	mvgal_file_uncharge(job->quota, true, 0);
+	job->quota = NULL;
 }
 
 /**
@@ -684,7 +698,7 @@ int mvgal_engine_init(struct mvgal_device *mdev)
 		INIT_LIST_HEAD(&e->ready[p]);
 	INIT_LIST_HEAD(&e->pending);
 	INIT_WORK(&e->work, mvgal_engine_work);
-	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL);
+	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL_ACCOUNT);
 	if (!e->bounce)
 		return -ENOMEM;
 	/* Staging goes through memory on the destination's node. */
@@ -906,8 +920,8 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
 			 &last);
 	job = mvgal_job_alloc(mdev, args->priority, file);
-	if (!job) {
-		ret = -ENOMEM;
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
 		goto out_fence;
 	}
 

@@ -26,18 +26,19 @@ static void mvgal_numa_move(struct mvgal_bo *bo)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	unsigned long i, moved = 0;
+	struct page *old, *new;
 	int nid;
 
 	mutex_lock(&bo->lock);
 	nid = bo->nid;
-	if (!bo->pages || bo->sessions || bo->nr_attach ||
+	if (!bo->host || bo->sessions || bo->nr_attach ||
 	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
 	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
 		goto out_unlock;
-	for (i = 0; i < bo->npages; i++)
-		if (bo->pages[i] && page_to_nid(bo->pages[i]) != nid)
+	xa_for_each(&bo->pages, i, old)
+		if (page_to_nid(old) != nid)
 			break;
-	if (i == bo->npages) {
+	if (!old) {
 		bo->numa_pending = false;
 		goto out_unlock;
 	}
@@ -47,21 +48,20 @@ static void mvgal_numa_move(struct mvgal_bo *bo)
 		vunmap(bo->vaddr);
 		bo->vaddr = NULL;
 	}
-	for (; i < bo->npages; i++) {
-		struct page *old = bo->pages[i], *new;
-
-		if (!old || page_to_nid(old) == nid)
+	xa_for_each_start(&bo->pages, i, old, i) {
+		if (page_to_nid(old) == nid)
 			continue;
 		new = alloc_pages_node(nid, GFP_HIGHUSER | __GFP_THISNODE |
 				       __GFP_NOWARN, 0);
 		if (!new)
 			break;	/* the node is full: the rest stay */
 		copy_highpage(new, old);
-		bo->pages[i] = new;
+		/* The slot exists: replacing it allocates nothing. */
+		xa_store(&bo->pages, i, new, GFP_KERNEL);
 		__free_page(old);
 		moved++;
 	}
-	bo->numa_pending = i < bo->npages;
+	bo->numa_pending = !!old;
 	/* One mapping of all pages again, once all exist (never allocating
 	 * the pages a lazy buffer has not touched).
 	 */
@@ -116,7 +116,7 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	if (bo->uses[gpu->index] < U32_MAX)
 		bo->uses[gpu->index]++;
 	/* Write-combined pages stay: their attributes would move too. */
-	if (!bo->pages || bo->flags & MVGAL_BO_CPU_UNCACHED)
+	if (!bo->host || bo->flags & MVGAL_BO_CPU_UNCACHED)
 		return;
 	/* The GPU used most; a tie keeps the one the pages follow now. */
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)

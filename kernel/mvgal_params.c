@@ -183,6 +183,18 @@ module_param_cb(mirror_hold_windows, &mvgal_hold_ops,
 MODULE_PARM_DESC(mirror_hold_windows,
 		 "Mirror controller: windows a start or stop holds before the opposite change (default: 2)");
 
+/* What one open file may have queued or hold (mvgal_session.c). */
+unsigned int mvgal_max_file_jobs = 256;
+module_param_cb(max_file_jobs, &mvgal_pos_ops, &mvgal_max_file_jobs, 0644);
+MODULE_PARM_DESC(max_file_jobs,
+		 "Migration jobs one open file may have unfinished, 1..1000000; more are -ENOBUFS (default: 256)");
+
+unsigned int mvgal_max_file_meta_mb = 64;
+module_param_cb(max_file_meta_mb, &mvgal_pos_ops, &mvgal_max_file_meta_mb,
+		0644);
+MODULE_PARM_DESC(max_file_meta_mb,
+		 "MiB of buffer metadata (chunk states, bitmaps) the buffers one open file created may hold, 1..1000000; more is -EDQUOT (default: 64)");
+
 bool mvgal_prefetch = true;
 module_param_named(prefetch, mvgal_prefetch, bool, 0644);
 MODULE_PARM_DESC(prefetch,

@@ -37,7 +37,7 @@ int mvgal_bo_coherence_init(struct mvgal_bo *bo)
 	bo->nchunks = DIV_ROUND_UP_ULL((u64)bo->npages << PAGE_SHIFT,
 				       1ULL << bo->chunk_shift);
 	bo->chunks = kvmalloc_array(bo->nchunks, sizeof(*bo->chunks),
-				    GFP_KERNEL);
+				    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	INIT_LIST_HEAD(&bo->live);
 	INIT_LIST_HEAD(&bo->commits);
 	bo->preferred = MVGAL_GPU_ANY;
@@ -73,8 +73,8 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 			iosys_map_set_vaddr(&v->map, bo->vaddr);
 			return true;
 		}
-		if (bo->pages) {
-			v->pages = bo->pages;
+		if (bo->host) {
+			v->pages = &bo->pages;
 			return true;
 		}
 		v->map = bo->map;	/* an import */
@@ -106,7 +106,7 @@ void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
 		return;
 	}
 	while (len) {
-		struct page *page = v->pages[off >> PAGE_SHIFT];
+		struct page *page = xa_load(v->pages, off >> PAGE_SHIFT);
 		size_t in = off & ~PAGE_MASK;
 		size_t n = min_t(size_t, len, PAGE_SIZE - in);
 		void *va;
@@ -211,7 +211,7 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 	unsigned long i;
 
 	lockdep_assert_held(&bo->lock);
-	if (!bo->pages || !len || bo->vaddr)
+	if (!bo->host || !len || bo->vaddr)
 		return 0;
 	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++) {
 		struct page *page = mvgal_bo_page(bo, i);
@@ -225,10 +225,16 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 	 * a 1 MiB copy), with the pages' own memory type (no cached alias
 	 * of write-combined pages). Without the mapping, copies walk pages.
 	 */
-	if (bo->nr_pages == bo->npages)
-		bo->vaddr = vmap(bo->pages, bo->npages, VM_MAP,
-				 bo->flags & MVGAL_BO_CPU_UNCACHED ?
-				 pgprot_writecombine(PAGE_KERNEL) : PAGE_KERNEL);
+	if (bo->nr_pages == bo->npages) {
+		struct page **pages = mvgal_bo_page_array(bo);
+
+		if (pages)
+			bo->vaddr = vmap(pages, bo->npages, VM_MAP,
+					 bo->flags & MVGAL_BO_CPU_UNCACHED ?
+					 pgprot_writecombine(PAGE_KERNEL) :
+					 PAGE_KERNEL);
+		kvfree(pages);
+	}
 	return 0;
 }
 
@@ -262,7 +268,7 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	lockdep_assert_held(&bo->lock);
 	if (bo->home == gpu || bo->place[gpu->index])
 		return 0;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
 	ret = mvgal_pool_alloc_evict(gpu, &p->alloc, bo->base.size,
@@ -801,7 +807,7 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	mutex_lock(&mdev->bos_lock);
 	list_for_each_entry(bo, &mdev->bos, link)
 		cap++;
-	bos = kvcalloc(cap ?: 1, sizeof(*bos), GFP_KERNEL);
+	bos = kvcalloc(cap ?: 1, sizeof(*bos), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!bos) {
 		mutex_unlock(&mdev->bos_lock);
 		return -ENOMEM;

@@ -120,7 +120,7 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks)
 	if (bo->begins++ % MVGAL_TOUCH_SAMPLE)
 		return;
 	if (!bo->touched)
-		bo->touched = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		bo->touched = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (bo->touched)
 		bitmap_copy(bo->touched, chunks, bo->nchunks);
 }
@@ -131,7 +131,8 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks)
  * pinned placements become @pin. Return: 0 with *@fd the job's sync_file
  * (or -1: nothing to copy) and *@bytes; or -errno, with nothing placed.
  */
-static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
+static int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
+			      struct mvgal_bo *bo,
 			      unsigned long first, unsigned long last,
 			      u32 gpus, bool set_pins, u32 pin, u32 prio,
 			      struct dma_fence *in_fence, int *fd, u64 *bytes)
@@ -145,9 +146,9 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct mvgal_bo *bo,
 
 	*fd = -1;
 	*bytes = 0;
-	job = mvgal_job_alloc(mdev, prio, NULL);
-	if (!job)
-		return -ENOMEM;
+	job = mvgal_job_alloc(mdev, prio, file);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
 	mutex_lock(&mdev->gpu_lock);
 	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
 		if (!(gpus & BIT(g)))
@@ -254,7 +255,7 @@ int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
 	}
 	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
 			 &last);
-	ret = mvgal_place_copies(mdev, bo, first, last, gpus, false, 0,
+	ret = mvgal_place_copies(mdev, file, bo, first, last, gpus, false, 0,
 				 args->priority, in_fence, &fd, &args->bytes);
 	if (!ret)
 		args->out_fence_fd = fd;
@@ -390,7 +391,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	if (rm) {
 		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
 				 &first, &last);
-		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		ret = -ENOMEM;
 		if (!map)
 			goto out_put;
@@ -414,7 +415,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		ret = -EPERM;
 		if (!READ_ONCE(mvgal_enable_memory_migration))
 			goto out_free;
-		ret = mvgal_place_copies(mdev, bo, 0, bo->nchunks - 1, gpus,
+		ret = mvgal_place_copies(mdev, file, bo, 0, bo->nchunks - 1, gpus,
 					 true, placement == MVGAL_PLACEMENT_PIN ?
 					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
 					 &fd, &bytes);

@@ -140,7 +140,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	int ret;
 
 	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
-	if (!job)
+	if (IS_ERR(job))
 		return;
 	mutex_lock(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, g, &ret);

@@ -266,7 +266,7 @@ static struct sg_table *mvgal_bo_pool_sg_table(struct mvgal_bo *bo)
 	struct sg_page_iter it;
 	struct page **pages;
 
-	pages = kvmalloc_array(bo->npages, sizeof(*pages), GFP_KERNEL);
+	pages = kvmalloc_array(bo->npages, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!pages)
 		return ERR_PTR(-ENOMEM);
 	for_each_sgtable_page(pool_sgt, &it, first) {
@@ -292,6 +292,8 @@ static struct sg_table *mvgal_bo_pool_sg_table(struct mvgal_bo *bo)
 struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
 {
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
+	struct sg_table *sgt;
+	struct page **pages;
 	int ret;
 
 	if (bo->home)
@@ -299,7 +301,14 @@ struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
 	ret = mvgal_bo_populate(bo);
 	if (ret)
 		return ERR_PTR(ret);
-	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
+	mutex_lock(&bo->lock);
+	pages = mvgal_bo_page_array(bo);
+	mutex_unlock(&bo->lock);
+	if (!pages)
+		return ERR_PTR(-ENOMEM);
+	sgt = drm_prime_pages_to_sg(obj->dev, pages, bo->npages);
+	kvfree(pages);
+	return sgt;
 }
 
 /*
@@ -327,9 +336,10 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	if (!READ_ONCE(mvgal_enable_dmabuf))
 		return ERR_PTR(-EPERM);
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
+	xa_init(&bo->pages);
 	attach = dma_buf_attach(dmabuf, dev->dev);
 	if (IS_ERR(attach)) {
 		ret = PTR_ERR(attach);

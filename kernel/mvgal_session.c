@@ -86,7 +86,7 @@ static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
 		*small = 0;
 		map = small;
 	} else {
-		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!map)
 			return ERR_PTR(-ENOMEM);
 	}
@@ -248,7 +248,7 @@ static int mvgal_sbo_plan(struct mvgal_session *s, struct mvgal_job *job,
 
 	if (s->no_copies && b->loc != bo->home_loc) {
 		if (!b->staged)
-			b->staged = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+			b->staged = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!b->staged)
 			return -ENOMEM;
 		spin_lock(&bo->state_lock);
@@ -374,7 +374,13 @@ static int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
 {
 	if (!*job)
 		*job = mvgal_job_alloc(mdev, args->priority, file);
-	return *job ? 0 : -ENOMEM;
+	if (IS_ERR(*job)) {
+		int ret = PTR_ERR(*job);
+
+		*job = NULL;
+		return ret;
+	}
+	return 0;
 }
 
 /*
@@ -555,7 +561,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	}
 	/* One allocation: the session, its buffers, their objects. */
 	s = kzalloc(struct_size(s, b, args->count) +
-		    array_size(args->count, sizeof(*s->objs)), GFP_KERNEL);
+		    array_size(args->count, sizeof(*s->objs)), GFP_KERNEL_ACCOUNT);
 	if (!s) {
 		ret = -ENOMEM;
 		goto out_acc;
@@ -925,7 +931,7 @@ static void mvgal_commits_free(struct mvgal_commit **cms, unsigned int n)
 static struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
 						 unsigned long **written)
 {
-	struct mvgal_commit **cms = kcalloc(s->count, sizeof(*cms), GFP_KERNEL);
+	struct mvgal_commit **cms = kcalloc(s->count, sizeof(*cms), GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 
 	if (!cms)
@@ -934,7 +940,7 @@ static struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
 		unsigned long *w = written ? written[i] : s->b[i].chunks;
 		unsigned int n = w ? bitmap_weight(w, s->b[i].bo->nchunks) : 0;
 
-		cms[i] = kzalloc(struct_size(cms[i], e, n), GFP_KERNEL);
+		cms[i] = kzalloc(struct_size(cms[i], e, n), GFP_KERNEL_ACCOUNT);
 		if (!cms[i]) {
 			mvgal_commits_free(cms, i);
 			return NULL;
@@ -992,7 +998,7 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	}
 	n = s->count;
 	if (args->count) {
-		written = kcalloc(n, sizeof(*written), GFP_KERNEL);
+		written = kcalloc(n, sizeof(*written), GFP_KERNEL_ACCOUNT);
 		if (!written) {
 			ret = -ENOMEM;
 			goto out_unlock;
@@ -1033,12 +1039,21 @@ out_unlock:
 	return ret;
 }
 
+static void mvgal_file_release(struct kref *ref)
+{
+	struct mvgal_file *mf = container_of(ref, struct mvgal_file, ref);
+
+	mutex_destroy(&mf->lock);
+	kfree(mf);
+}
+
 int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
 {
-	struct mvgal_file *mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	struct mvgal_file *mf = kzalloc(sizeof(*mf), GFP_KERNEL_ACCOUNT);
 
 	if (!mf)
 		return -ENOMEM;
+	kref_init(&mf->ref);
 	mutex_init(&mf->lock);
 	INIT_LIST_HEAD(&mf->sessions);
 	file->driver_priv = mf;
@@ -1061,8 +1076,52 @@ void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
 		mvgal_session_finish(s, NULL, NULL, NULL);
 		mvgal_session_free(s);
 	}
-	mutex_destroy(&mf->lock);
-	kfree(mf);
+	kref_put(&mf->ref, mvgal_file_release);
+}
+
+/**
+ * mvgal_file_charge() - charge a job and/or @meta bytes of buffer
+ * metadata to @file's allowance
+ * @file: the caller
+ * @job: one more unfinished job
+ * @meta: bytes of metadata of a new buffer
+ * @err: (out) -ENOBUFS (max_file_jobs reached: some must finish first; not
+ *	 -EAGAIN, which libdrm's drmIoctl() retries at once) or
+ *	 -EDQUOT (max_file_meta_mb reached) when NULL is returned
+ *
+ * Return: the file's allowance, referenced, for mvgal_file_uncharge().
+ */
+struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
+				     u64 meta, int *err)
+{
+	struct mvgal_file *mf = file->driver_priv;
+	u64 limit = (u64)READ_ONCE(mvgal_max_file_meta_mb) << 20;
+
+	if (job && atomic_inc_return(&mf->jobs) >
+		   READ_ONCE(mvgal_max_file_jobs)) {
+		atomic_dec(&mf->jobs);
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	if (meta && atomic64_add_return(meta, &mf->meta) > limit) {
+		atomic64_sub(meta, &mf->meta);
+		if (job)
+			atomic_dec(&mf->jobs);
+		*err = -EDQUOT;
+		return NULL;
+	}
+	kref_get(&mf->ref);
+	return mf;
+}
+
+void mvgal_file_uncharge(struct mvgal_file *mf, bool job, u64 meta)
+{
+	if (!mf)
+		return;
+	if (job)
+		atomic_dec(&mf->jobs);
+	atomic64_sub(meta, &mf->meta);
+	kref_put(&mf->ref, mvgal_file_release);
 }
 
 /**

@@ -34,9 +34,9 @@
 
 int mvgal_watch_init(struct mvgal_bo *bo)
 {
-	bo->cpu_written = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
-	bo->cpu_pending = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
-	bo->refused = bitmap_zalloc(bo->nchunks, GFP_KERNEL);
+	bo->cpu_written = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	bo->cpu_pending = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	bo->refused = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!bo->cpu_written || !bo->cpu_pending || !bo->refused) {
 		mvgal_watch_fini(bo);
 		return -ENOMEM;
@@ -302,7 +302,7 @@ static int mvgal_harvest_snap(struct mvgal_bo *bo,
 	lockdep_assert_held(&bo->lock);
 	if (!runs) {
 		u32 words = DIV_ROUND_UP(bo->nchunks, 64);
-		u64 *arr = kvmalloc_array(words, sizeof(*arr), GFP_KERNEL);
+		u64 *arr = kvmalloc_array(words, sizeof(*arr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 
 		if (!arr)
 			return -ENOMEM;
@@ -313,7 +313,7 @@ static int mvgal_harvest_snap(struct mvgal_bo *bo,
 	} else {
 		/* There are never more runs than chunks. */
 		cap = min_t(u64, e->capacity, bo->nchunks);
-		r = kvmalloc_array(max(cap, 1U), sizeof(*r), GFP_KERNEL);
+		r = kvmalloc_array(max(cap, 1U), sizeof(*r), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!r)
 			return -ENOMEM;
 		*out = r;
@@ -405,7 +405,7 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 				 sizeof(*ents));
 	if (IS_ERR(ents))
 		return PTR_ERR(ents);
-	bos = kcalloc(args->count, sizeof(*bos), GFP_KERNEL);
+	bos = kcalloc(args->count, sizeof(*bos), GFP_KERNEL_ACCOUNT);
 	if (!bos) {
 		ret = -ENOMEM;
 		goto out;
@@ -460,8 +460,8 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 		ret = ret ?: -ENOSPC;
 		goto out;
 	}
-	outs = kcalloc(args->count, sizeof(*outs), GFP_KERNEL);
-	sizes = kcalloc(args->count, sizeof(*sizes), GFP_KERNEL);
+	outs = kcalloc(args->count, sizeof(*outs), GFP_KERNEL_ACCOUNT);
+	sizes = kcalloc(args->count, sizeof(*sizes), GFP_KERNEL_ACCOUNT);
 	if (!outs || !sizes) {
 		ret = -ENOMEM;
 		goto out;
