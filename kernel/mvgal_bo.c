@@ -501,7 +501,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 		 * detached in between.
 		 */
 		mutex_lock(&mdev->gpu_lock);
-		gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+		gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 		if (gpu && gpu->numa_node >= 0)
 			bo->nid = gpu->numa_node;
 		if (gpu && mvgal_bo_device_only(bo)) {

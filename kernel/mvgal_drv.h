@@ -239,6 +239,8 @@ int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);
 struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 				   int *err);
+struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
+bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu);
 
 /* mvgal_pool.c */
 int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,

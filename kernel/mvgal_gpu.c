@@ -43,6 +43,41 @@ struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 }
 
 /*
+ * mvgal_gpu_unplugged() - has the GPU's device gone (its driver unbound,
+ * the device removed)? Its DRM device is unplugged then: drm_dev_enter()
+ * fails for good.
+ */
+bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu)
+{
+	int idx;
+
+	if (!drm_dev_enter(gpu->ddev, &idx))
+		return true;
+	drm_dev_exit(idx);
+	return false;
+}
+
+/**
+ * mvgal_gpu_use() - the GPU in a slot, for new use of it: a session, a
+ * copy into its pool, a buffer on it, its pool's dma-buf
+ * @mdev: the device; caller holds gpu_lock
+ * @index: the slot
+ * @err: (out) as mvgal_gpu_lookup(), and -ENODEV for a GPU whose device
+ *	 was unplugged: what its pool holds can still be taken home (CPU
+ *	 access, PLACE_FREE, detach), but nothing new goes there
+ */
+struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err)
+{
+	struct mvgal_gpu *gpu = mvgal_gpu_lookup(mdev, index, err);
+
+	if (gpu && mvgal_gpu_unplugged(gpu)) {
+		*err = -ENODEV;
+		return NULL;
+	}
+	return gpu;
+}
+
+/*
  * Import @dmabuf through @ddev's own PRIME import, exactly as userspace
  * handing the buffer to that driver would. This, not dma_buf_attach(),
  * tells whether the driver can use the memory: drivers refuse foreign
@@ -423,6 +458,8 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 	args->pci_subdevice = gpu->pdev ? gpu->pdev->subsystem_device : 0;
 	mutex_lock(&gpu->pool.lock);
 	args->state = gpu->active ? MVGAL_GPU_ACTIVE : MVGAL_GPU_IDLE;
+	if (mvgal_gpu_unplugged(gpu))
+		args->state = MVGAL_GPU_GONE;
 	args->state_changes = gpu->state_changes;
 	mutex_unlock(&gpu->pool.lock);
 	args->pad = 0;
@@ -480,7 +517,7 @@ int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
 	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
 	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (gpu) {
 		dmabuf = gpu->pool.dmabuf;
 		get_dma_buf(dmabuf);

@@ -927,7 +927,7 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 
 	mutex_lock(&mdev->gpu_lock);
 	if (args->location != MVGAL_LOC_HOST) {
-		gpu = mvgal_gpu_lookup(mdev, args->location - 1, &ret);
+		gpu = mvgal_gpu_use(mdev, args->location - 1, &ret);
 		if (!gpu)
 			goto out_gpu;
 	}

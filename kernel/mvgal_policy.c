@@ -153,7 +153,7 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
 		if (!(gpus & BIT(g)))
 			continue;
-		gpu[g] = mvgal_gpu_lookup(mdev, g, &ret);
+		gpu[g] = mvgal_gpu_use(mdev, g, &ret);
 		if (!gpu[g])
 			goto out_gpu;
 	}

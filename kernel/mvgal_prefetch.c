@@ -143,7 +143,7 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	if (IS_ERR(job))
 		return;
 	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_lookup(mdev, g, &ret);
+	gpu = mvgal_gpu_use(mdev, g, &ret);
 	if (!gpu || bo->home == gpu)
 		goto out_gpu;
 	ret = mvgal_bo_lock_copies(bo);

@@ -149,7 +149,8 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 		    b->bo->chunk_shift;
 
 	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
-		if (p == gpu || !mdev->gpus[p])
+		if (p == gpu || !mdev->gpus[p] ||
+		    mvgal_gpu_unplugged(mdev->gpus[p]))
 			continue;
 		if (mvgal_select(mdev, 1 + p, 1 + gpu, bytes, &ch) !=
 		    MVGAL_METHOD_IN_PLACE)
@@ -220,7 +221,7 @@ static void mvgal_begin_probe(struct mvgal_device *mdev,
 			continue;
 		if (!ddev) {
 			mutex_lock(&mdev->gpu_lock);
-			gpu = mvgal_gpu_lookup(mdev, s->gpu, &ret);
+			gpu = mvgal_gpu_use(mdev, s->gpu, &ret);
 			if (gpu) {
 				ddev = gpu->ddev;
 				drm_dev_get(ddev);
@@ -604,7 +605,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 
 	mvgal_begin_probe(mdev, s);
 	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
 	objs = s->objs;

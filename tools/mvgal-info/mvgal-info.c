@@ -153,7 +153,8 @@ static void json_key(bool *first, const char *key)
 
 static const char *state_name(uint32_t s)
 {
-	return s == MVGAL_GPU_ACTIVE ? "active" : "idle";
+	return s == MVGAL_GPU_GONE ? "gone" :
+	       s == MVGAL_GPU_ACTIVE ? "active" : "idle";
 }
 
 static void numa_text(char *buf, size_t len, uint32_t node)

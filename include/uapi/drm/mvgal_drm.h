@@ -105,9 +105,17 @@ struct drm_mvgal_get_info {
 #define MVGAL_BUS_PLATFORM	0	/* not on a PCI bus (e.g. vgem) */
 #define MVGAL_BUS_PCI		1
 
-/* &drm_mvgal_gpu_info.state: active while its pool holds allocations */
+/*
+ * &drm_mvgal_gpu_info.state: active while its pool holds allocations;
+ * gone once its device was unplugged (driver unbound, device removed):
+ * every new use of it (BEGIN, MIGRATE or REPLICATE to it, a buffer for it,
+ * POOL_FD) is then -ENODEV, while what its pool still holds can be taken
+ * home (CPU access, PLACE_FREE, GPU_DETACH), as far as the pool's memory
+ * can still be read.
+ */
 #define MVGAL_GPU_IDLE		0
 #define MVGAL_GPU_ACTIVE	1
+#define MVGAL_GPU_GONE		2
 
 /* Length of the strings in &drm_mvgal_gpu_info, NUL included. */
 #define MVGAL_NAME_LEN		32
