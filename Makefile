@@ -46,6 +46,8 @@ EXAMPLE  := $(B)/bin/mvgal-example
 UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
 BENCH    := $(B)/tests/bench/mvgal_bench
+FUZZ     := $(B)/tests/fuzz/mvgal_fuzz
+STRESS   := $(B)/tests/stress/mvgal_stress
 HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
 
 KMOD_DIR  = $(B)/kmod/$(subst /,_,$(patsubst /%,%,$(1)))
@@ -59,7 +61,7 @@ includedir ?= $(prefix)/include
 bindir     ?= $(prefix)/bin
 DESTDIR    ?=
 
-.PHONY: all module userspace tests deps check demo lint bench vm vm-debug \
+.PHONY: all module userspace tests deps check demo lint bench fuzz vm vm-debug \
 	debug-kernel install \
 	install-dkms dkms-check clean FORCE
 .SECONDARY:
@@ -75,7 +77,7 @@ module: FORCE
 
 userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE)
 
-tests: $(UNIT) $(SELF) $(BENCH)
+tests: $(UNIT) $(SELF) $(BENCH) $(FUZZ) $(STRESS)
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -120,6 +122,15 @@ $(BENCH): tests/bench/mvgal_bench.c $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
+# The fuzzer needs only libdrm and the uapi: it calls the ioctls itself.
+$(FUZZ): tests/fuzz/mvgal_fuzz.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< $(DRM_LIBS) -lpthread
+
+$(STRESS): tests/stress/mvgal_stress.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
 $(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
@@ -131,7 +142,7 @@ GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
 	/usr/bin/mvgal-info=$(INFO) \
 	/usr/bin/mvgal-example=$(EXAMPLE) \
-	$(foreach t,$(SELF) $(BENCH),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
+	$(foreach t,$(SELF) $(BENCH) $(FUZZ) $(STRESS),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
 	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t))
 
 vm: guest-module userspace tests
@@ -149,6 +160,14 @@ vm-debug: userspace tests
 	mkdir -p $(B)/vm && \
 	tools/vm/mkinitramfs.sh $(B)/vm/initramfs-debug.cpio $$(cat $$dk/kver) \
 		$$dk/modroot $(B)/kmod/debug/mvgal.ko $(GUEST_FILES)
+
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_SEED=N] [FUZZ_ARGS=...]: the fuzzer in
+# the debug guest; any kernel report or leak fails it (tools/vm/run).
+FUZZ_SECONDS ?= 300
+FUZZ_SEED    ?= $(shell date +%s)
+fuzz: vm-debug
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --debug-kernel --timeout $$(( $(FUZZ_SECONDS) + 900 )) -- \
+		/usr/libexec/mvgal/mvgal_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_ARGS)
 
 lint: FORCE
 	@tools/lint.sh

@@ -402,7 +402,9 @@ TEST_F(policy, placement_rules)
 /* ---- the mirror controller ---- */
 
 /*
- * Window 300 ms, start at 3 remote reads, stop at 2 writes, no hold. vgem
+ * Window 3 s, start at 3 remote reads, stop at 2 writes, no hold. (The
+ * window is long so that four reads fit in one even on the debug kernel,
+ * where a read under KASAN and lockdep takes a few hundred ms.) vgem
  * reads g0's copy in place until a window with 3 such reads closes; then
  * its reads keep a replica. Four writes in a window (twice the stop
  * threshold) stop it at once: vgem reads in place again.
@@ -411,17 +413,17 @@ TEST_F(policy, mirror_controller_starts_and_stops_replicas)
 {
 	uint64_t copied;
 
-	ASSERT_EQ(0, write_param(PARAM("mirror_window_ms"), "300"));
+	ASSERT_EQ(0, write_param(PARAM("mirror_window_ms"), "3000"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_start_reads"), "3"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_stop_writes"), "2"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_hold_windows"), "0"));
 	gpu_write(_metadata, self, self->g0, 0, BSZ, 5);
-	usleep(700 * 1000);	/* the window of the write closes */
+	usleep(3500 * 1000);	/* the window of the write closes */
 	for (int k = 0; k < 4; k++)
 		EXPECT_EQ(self->g0, read_at(_metadata, self, self->vg, self->h,
 					    0, BSZ, &copied, 5));
 	EXPECT_EQ(0, info_of(self->m, self->h).mirrored);
-	usleep(700 * 1000);
+	usleep(3500 * 1000);
 	/* This read closes the window: replicas for vgem from now on. */
 	EXPECT_EQ(self->g0, read_at(_metadata, self, self->vg, self->h, 0, BSZ,
 				    &copied, 5));
@@ -444,15 +446,16 @@ TEST_F(policy, mirror_controller_holds_against_flapping)
 {
 	uint64_t copied;
 
-	ASSERT_EQ(0, write_param(PARAM("mirror_window_ms"), "300"));
+	/* Windows as long as above, for the same reason. */
+	ASSERT_EQ(0, write_param(PARAM("mirror_window_ms"), "3000"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_start_reads"), "3"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_stop_writes"), "2"));
 	ASSERT_EQ(0, write_param(PARAM("mirror_hold_windows"), "10"));
 	gpu_write(_metadata, self, self->g0, 0, BSZ, 5);
-	usleep(700 * 1000);
+	usleep(3500 * 1000);
 	for (int k = 0; k < 4; k++)
 		read_at(_metadata, self, self->vg, self->h, 0, BSZ, &copied, 5);
-	usleep(700 * 1000);
+	usleep(3500 * 1000);
 	read_at(_metadata, self, self->vg, self->h, 0, BSZ, &copied, 5);
 	EXPECT_EQ(1u << self->vg, info_of(self->m, self->h).mirrored);
 	for (int k = 0; k < 4; k++)

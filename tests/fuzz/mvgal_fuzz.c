@@ -1,0 +1,1225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mvgal_fuzz: a seeded, structure-aware, multi-threaded fuzzer of the
+ * mvgal ioctls and the DRM and dma-buf calls around them.
+ *
+ *   mvgal_fuzz [--seed N] [--threads N] [--calls N] [--seconds N]
+ *              [--user UID] [--fault PERCENT]
+ *
+ * Every thread draws calls from one weighted table: each mvgal ioctl with
+ * arguments built from live state (handles, sessions, jobs, dma-buf and
+ * sync_file fds of this run) and then mutated with edge values (0, 1, -1,
+ * 2^31, 2^32-1, 2^63, 2^64-1, a chunk +-1, unaligned) and bad user
+ * pointers (NULL, unmapped, read-only, into the argument itself, kernel);
+ * GEM close, PRIME both ways, syncobjs, sync_file info and merge,
+ * DMA_BUF_IOCTL_SYNC, mmap of buffer and dma-buf offsets with reads and
+ * writes through them, munmap and close of what other threads use, fork
+ * with a child that is killed mid-call.
+ *
+ * --fault P: failslab and fail_page_alloc (and fail_function on the
+ * mvgal functions that allow it) fail P% of this process's allocations.
+ * Each thread also keeps a buffer of its own with known bytes: a write
+ * into it that fails must leave every byte as it was.
+ *
+ * Prints the seed first, then per call the count and the errnos seen.
+ * Exit status: 0, or 1 when a failed write changed bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#define CH		(64 * 1024)
+#define NFILES		4
+#define NSLOTS		64
+#define MAXERR		140
+
+/* ---- randomness: one xorshift64* per thread ---- */
+
+static __thread uint64_t rs;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return rs * 2685821657736338717ULL;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return below(100) < pct;
+}
+
+static const uint64_t edges[] = {
+	0, 1, 2, 3, 0xffffffffffffffffULL, 0x7fffffff, 0x80000000ULL,
+	0xffffffffULL, 0x100000000ULL, 0x8000000000000000ULL,
+	0x7fffffffffffffffULL, CH - 1, CH, CH + 1, 4095, 4096, 4097,
+	3 * CH + 77, 16ULL << 30, (16ULL << 30) + 1,
+};
+
+static uint64_t edge(void)
+{
+	return chance(20) ? rnd() : edges[below(sizeof(edges) / sizeof(edges[0]))];
+}
+
+/* A size or offset: mostly small and unaligned, sometimes an edge. */
+static uint64_t size_ish(void)
+{
+	if (chance(15))
+		return edge();
+	switch (below(4)) {
+	case 0: return below(4 * CH + 300);
+	case 1: return below(16) * CH + below(3) - 1;
+	case 2: return 1 + below(4096);
+	default: return below(64 * CH);
+	}
+}
+
+/* ---- shared state: what the run made ---- */
+
+struct slots {
+	pthread_mutex_t lock;
+	uint64_t v[NSLOTS];
+	int n;
+};
+
+struct file_state {
+	int fd;
+	struct slots handles;	/* GEM handles of this file */
+	struct slots sessions;
+	struct slots jobs;
+};
+
+static struct file_state files[NFILES];
+static struct slots fences;	/* sync_file fds */
+static struct slots dmabufs;	/* dma-buf fds */
+static struct slots maps;	/* addr << 0, len in mapl[] */
+static size_t mapl[NSLOTS];
+static int vgem = -1;
+static char mvgal_path[64];
+
+static void put(struct slots *s, uint64_t v, void (*drop)(uint64_t))
+{
+	uint64_t old = 0;
+	bool evict = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n < NSLOTS) {
+		s->v[s->n++] = v;
+	} else {
+		unsigned int i = below(NSLOTS);
+
+		old = s->v[i];
+		s->v[i] = v;
+		evict = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (evict && drop)
+		drop(old);
+}
+
+/* A live value, or @otherwise when there is none (or by chance). */
+static uint64_t get(struct slots *s, uint64_t otherwise)
+{
+	uint64_t v = otherwise;
+
+	if (chance(5))
+		return otherwise;
+	pthread_mutex_lock(&s->lock);
+	if (s->n)
+		v = s->v[below(s->n)];
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* Takes a live value out, for closing; false when there is none. */
+static bool take(struct slots *s, uint64_t *v)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n) {
+		unsigned int i = below(s->n);
+
+		*v = s->v[i];
+		s->v[i] = s->v[--s->n];
+		ok = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void drop_fd(uint64_t fd)
+{
+	close((int)fd);
+}
+
+/* ---- bad user pointers ---- */
+
+static void *unmapped, *readonly, *kernelp = (void *)0xffff888000000000ULL;
+/* Where the kernel may write whatever it likes: every output array, and
+ * the target of pointers that are merely wrong.
+ */
+static uint8_t *junk;
+#define JUNK (8 << 20)
+
+static uint64_t uptr(void *good, void *arg)
+{
+	if (!chance(8))
+		return (uintptr_t)good;
+	switch (below(6)) {
+	case 0: return 0;
+	case 1: return (uintptr_t)unmapped;
+	case 2: return (uintptr_t)readonly;
+	case 3: return (uintptr_t)arg;	/* into the argument itself */
+	case 4: return (uintptr_t)kernelp;
+	default: return (uintptr_t)junk + below(JUNK - 4096);
+	}
+}
+
+/* ---- counting ---- */
+
+enum {
+	OP_GET_INFO, OP_GPU_INFO, OP_GPU_LINK, OP_GET_HEAP, OP_BO_CREATE,
+	OP_BO_INFO, OP_PWRITE, OP_PREAD, OP_COPY, OP_BO_LIST, OP_BEGIN, OP_END,
+	OP_MIGRATE, OP_CANCEL, OP_PLACE_FREE, OP_GET_STATS, OP_GET_PATH,
+	OP_POOL_FD, OP_HARVEST, OP_FILE_FLAGS, OP_GPU_BUDGET, OP_POOL_LRU,
+	OP_REPLICATE, OP_ADVISE, OP_GPU_DETACH, OP_CALIBRATE, OP_RAW,
+	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
+	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
+	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_COUNT
+};
+
+static const char *const op_names[OP_COUNT] = {
+	"GET_INFO", "GPU_INFO", "GPU_LINK", "GET_HEAP", "BO_CREATE", "BO_INFO",
+	"BO_PWRITE", "BO_PREAD", "BO_COPY", "BO_LIST", "BEGIN", "END",
+	"MIGRATE", "CANCEL", "PLACE_FREE", "GET_STATS", "GET_PATH", "POOL_FD",
+	"HARVEST", "FILE_FLAGS", "GPU_BUDGET", "POOL_LRU", "REPLICATE",
+	"ADVISE", "GPU_DETACH", "CALIBRATE", "raw mvgal ioctl", "GEM_CLOSE",
+	"PRIME export", "PRIME import", "vgem import", "syncobj",
+	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
+	"touch mapping", "munmap", "close", "reopen", "fork+kill",
+};
+
+/* Relative weights: the data paths most. */
+static const unsigned int op_weight[OP_COUNT] = {
+	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1,
+};
+
+static atomic_ulong counts[OP_COUNT][MAXERR];
+static atomic_ulong total;
+static atomic_int changed;
+
+static void count(int op, int ret)
+{
+	int e = ret < 0 ? -ret : 0;
+
+	atomic_fetch_add(&counts[op][e < MAXERR ? e : MAXERR - 1], 1);
+	atomic_fetch_add(&total, 1);
+}
+
+/* ---- faults in the fuzzer's own mappings are caught ---- */
+
+static __thread sigjmp_buf jb;
+static __thread volatile int armed;
+
+static void on_fault(int sig)
+{
+	if (armed)
+		siglongjmp(jb, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* ---- fault injection ---- */
+
+static int fault_pct;
+
+static void write_str(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, v, strlen(v)) < 0)
+		perror(path);
+	close(fd);
+}
+
+static void fault_setup(void)
+{
+	static const char *const kinds[] = { "failslab", "fail_page_alloc",
+					     "fail_function" };
+	static const char *const funcs[] = { "mvgal_pool_alloc",
+		"mvgal_bo_populate_range", "mvgal_job_add_copy",
+		"mvgal_place_get_for" };
+	char path[128], v[16];
+
+	snprintf(v, sizeof(v), "%d", fault_pct);
+	for (unsigned int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/probability", kinds[i]);
+		write_str(path, v);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/interval", kinds[i]);
+		write_str(path, "1");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", kinds[i]);
+		write_str(path, "-1");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/task-filter", kinds[i]);
+		write_str(path, "Y");
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose", kinds[i]);
+		write_str(path, "0");
+	}
+	write_str("/sys/kernel/debug/failslab/ignore-gfp-wait", "N");
+	write_str("/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N");
+	write_str("/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N");
+	for (unsigned int i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		write_str("/sys/kernel/debug/fail_function/inject", funcs[i]);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/fail_function/%s/retval",
+			 funcs[i]);
+		write_str(path, "18446744073709551604");	/* -ENOMEM */
+	}
+}
+
+/* This thread's calls fail (or not) from now on. */
+static void fault_self(bool on)
+{
+	if (fault_pct)
+		write_str("/proc/thread-self/make-it-fail", on ? "1" : "0");
+}
+
+/* ---- argument builders ---- */
+
+static int pick_file(void)
+{
+	return (int)below(NFILES);
+}
+
+static uint32_t handle(int f)
+{
+	return (uint32_t)get(&files[f].handles, chance(50) ? below(8) : edge());
+}
+
+static uint32_t gpu_ish(void)
+{
+	return chance(85) ? (uint32_t)below(5) : (uint32_t)edge();
+}
+
+static int fence_ish(void)
+{
+	switch (below(4)) {
+	case 0: return -1;
+	case 1: return (int)get(&fences, (uint64_t)-1);
+	case 2: return (int)get(&dmabufs, 0);
+	default: return chance(50) ? -1 : (int)edge();
+	}
+}
+
+/* Overwrites a few aligned words of @arg with edge values. */
+static void mutate(void *arg, size_t size)
+{
+	unsigned int n = chance(70) ? 0 : 1 + below(3);
+
+	while (n--) {
+		size_t off = below(size / 4) * 4;
+		uint64_t v = edge();
+
+		if (off + 8 <= size && chance(50))
+			memcpy((char *)arg + off, &v, 8);
+		else
+			memcpy((char *)arg + off, &v, 4);
+	}
+}
+
+static int xioctl(int fd, unsigned long nr, void *arg)
+{
+	return ioctl(fd, nr, arg) ? -errno : 0;
+}
+
+/* A private buffer with known bytes: under fault injection, a failed
+ * write into it must leave them.
+ */
+struct sentinel {
+	int f;
+	uint32_t h;
+	uint64_t size;
+	uint8_t *want, *got;
+};
+
+static __thread struct sentinel sent;
+
+static void sentinel_init(void)
+{
+	struct drm_mvgal_bo_create c = {
+		.size = 3 * CH + 777, .flags = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+		.gpu = MVGAL_GPU_ANY,
+	};
+	struct drm_mvgal_bo_rw w = { 0 };
+
+	sent.f = 0;
+	sent.size = c.size;
+	sent.want = malloc(c.size);
+	sent.got = malloc(c.size);
+	if (!sent.want || !sent.got ||
+	    xioctl(files[0].fd, DRM_IOCTL_MVGAL_BO_CREATE, &c)) {
+		sent.size = 0;
+		return;
+	}
+	sent.h = c.handle;
+	for (uint64_t i = 0; i < c.size; i++)
+		sent.want[i] = (uint8_t)(rnd() >> 56);
+	w.handle = sent.h;
+	w.size = c.size;
+	w.user_ptr = (uintptr_t)sent.want;
+	if (xioctl(files[0].fd, DRM_IOCTL_MVGAL_BO_PWRITE, &w))
+		sent.size = 0;
+}
+
+/* After a failed write into the sentinel: are its bytes as they were? */
+static void sentinel_check(const char *what, int ret)
+{
+	struct drm_mvgal_bo_rw r = {
+		.handle = sent.h, .size = sent.size, .user_ptr = (uintptr_t)sent.got,
+	};
+
+	fault_self(false);
+	if (!xioctl(files[sent.f].fd, DRM_IOCTL_MVGAL_BO_PREAD, &r) &&
+	    memcmp(sent.want, sent.got, sent.size)) {
+		fprintf(stderr, "fuzz: a failed %s (%d) changed the sentinel's bytes\n",
+			what, ret);
+		atomic_fetch_add(&changed, 1);
+		memcpy(sent.want, sent.got, sent.size);
+	}
+	fault_self(true);
+}
+
+/* ---- the calls ---- */
+
+static uint8_t *ubuf;	/* 1 MiB of user memory, shared by all */
+#define UBUF (1 << 20)
+
+static int do_begin(int f, bool *made)
+{
+	struct drm_mvgal_range r[4];
+	struct drm_mvgal_access a[3];
+	struct drm_mvgal_begin b = { 0 };
+	unsigned int n = 1 + below(3);
+	int ret;
+
+	/* Mostly ranges that fit the small buffers the run makes. */
+	for (unsigned int i = 0; i < 4; i++)
+		r[i] = chance(75) ?
+		       (struct drm_mvgal_range){ .offset = below(2 * CH),
+						 .size = 1 + below(CH + 10) } :
+		       (struct drm_mvgal_range){ .offset = size_ish(), .size = size_ish() };
+	for (unsigned int i = 0; i < n; i++)
+		a[i] = (struct drm_mvgal_access){
+			.handle = handle(f), .nr_ranges = below(5),
+			.ranges = uptr(r, &b),
+		};
+	b.accesses = uptr(a, &b);
+	b.count = chance(90) ? n : (uint32_t)edge();
+	b.gpu = gpu_ish();
+	b.flags = chance(90) ? (chance(50) ? MVGAL_ACCESS_READ : MVGAL_ACCESS_WRITE) |
+		  (chance(20) ? MVGAL_ACCESS_NO_IN_PLACE : 0) : (uint32_t)edge();
+	b.priority = below(4);
+	b.in_fence_fd = fence_ish();
+	mutate(&b, sizeof(b));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BEGIN, &b);
+	if (!ret) {
+		*made = true;
+		put(&files[f].sessions, b.session, NULL);
+		if (b.out_fence_fd >= 0)
+			put(&fences, b.out_fence_fd, drop_fd);
+	}
+	return ret;
+}
+
+static int do_end(int f)
+{
+	struct drm_mvgal_range r = { .offset = size_ish(), .size = size_ish() };
+	struct drm_mvgal_access a = { .handle = handle(f), .nr_ranges = 1 };
+	struct drm_mvgal_end e = { 0 };
+	uint64_t s;
+
+	a.ranges = uptr(&r, &e);
+	if (!take(&files[f].sessions, &s))
+		s = edge();
+	e.session = (uint32_t)s;
+	e.fence_fd = fence_ish();
+	e.count = below(2);
+	e.written = uptr(&a, &e);
+	mutate(&e, sizeof(e));
+	return xioctl(files[f].fd, DRM_IOCTL_MVGAL_END, &e);
+}
+
+static int do_create(int f)
+{
+	struct drm_mvgal_bo_create c = { 0 };
+	int ret;
+
+	c.size = chance(80) ? 1 + below(6 * CH) : edge();
+	c.flags = chance(80) ? MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID |
+		  (uint32_t)(below(2) ? MVGAL_BO_LAZY_ALLOCATE : 0) |
+		  (uint32_t)(below(2) ? MVGAL_BO_ZERO_INITIALIZED : 0) :
+		  (uint32_t)below(MVGAL_BO_FLAGS + 2);
+	c.gpu = chance(60) ? MVGAL_GPU_ANY : gpu_ish();
+	c.sharing = chance(50) ? 0 : below(MVGAL_SHARING_COUNT + 1);
+	if (c.sharing && chance(80))
+		c.flags |= MVGAL_BO_DMA_BUF;
+	mutate(&c, sizeof(c));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_CREATE, &c);
+	if (!ret)
+		put(&files[f].handles, c.handle, NULL);
+	return ret;
+}
+
+static int do_rw(int f, bool write)
+{
+	struct drm_mvgal_bo_rw w = { .handle = handle(f) };
+	bool into_sentinel = write && fault_pct && sent.size && chance(30);
+	int ret;
+
+	w.offset = chance(70) ? below(3 * CH) : size_ish();
+	w.size = chance(90) ? below(chance(50) ? 2 * CH : UBUF / 4) : edge();
+	/* What the kernel writes lands in the junk area only. */
+	w.user_ptr = uptr(write ? ubuf + below(UBUF / 2) : junk + below(JUNK / 2), &w);
+	if (into_sentinel) {
+		w.handle = sent.h;
+		w.offset = below(sent.size);
+		f = sent.f;
+	}
+	mutate(&w, sizeof(w));
+	ret = xioctl(files[f].fd, write ? DRM_IOCTL_MVGAL_BO_PWRITE :
+		     DRM_IOCTL_MVGAL_BO_PREAD, &w);
+	if (into_sentinel && w.handle == sent.h) {
+		if (ret)
+			sentinel_check("BO_PWRITE", ret);
+		else
+			sentinel_check("(resync)", 0);
+	}
+	return ret;
+}
+
+static int do_copy(int f)
+{
+	struct drm_mvgal_bo_copy c = {
+		.src_handle = handle(f), .dst_handle = handle(f),
+		.src_offset = size_ish(), .dst_offset = size_ish(),
+		.size = size_ish(),
+	};
+	bool into_sentinel = fault_pct && sent.size && chance(30);
+	int ret;
+
+	if (into_sentinel) {
+		f = sent.f;
+		c.dst_handle = sent.h;
+		c.dst_offset = below(sent.size);
+	}
+	mutate(&c, sizeof(c));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
+	if (into_sentinel && c.dst_handle == sent.h)
+		sentinel_check(ret ? "BO_COPY" : "(resync)", ret);
+	return ret;
+}
+
+static int do_migrate(int f)
+{
+	struct drm_mvgal_migrate m = {
+		.handle = handle(f), .offset = size_ish(), .size = size_ish(),
+		.location = below(6), .priority = below(4),
+		.flags = chance(40) ? MVGAL_MIGRATE_MOVE : 0,
+	};
+	int ret;
+
+	m.in_fence_fd = fence_ish();
+	mutate(&m, sizeof(m));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_MIGRATE, &m);
+	if (!ret) {
+		put(&files[f].jobs, m.job, NULL);
+		if (m.out_fence_fd >= 0)
+			put(&fences, m.out_fence_fd, drop_fd);
+	}
+	return ret;
+}
+
+static int do_harvest(int f)
+{
+	uint64_t *words = (uint64_t *)(junk + below(JUNK / 2) / 8 * 8);
+	struct drm_mvgal_harvest_entry e[2];
+	struct drm_mvgal_harvest h = { 0 };
+
+	for (int i = 0; i < 2; i++)
+		e[i] = (struct drm_mvgal_harvest_entry){
+			.handle = handle(f), .flags = below(3),
+			.data = uptr(words, &h), .capacity = below(70),
+		};
+	h.entries = uptr(e, &h);
+	h.count = chance(90) ? 1 + below(2) : (uint32_t)edge();
+	h.flags = below(3);
+	mutate(&h, sizeof(h));
+	return xioctl(files[f].fd, DRM_IOCTL_MVGAL_HARVEST, &h);
+}
+
+static int do_replicate(int f)
+{
+	uint32_t gpus[4] = { gpu_ish(), gpu_ish(), gpu_ish(), gpu_ish() };
+	struct drm_mvgal_replicate r = {
+		.handle = handle(f), .offset = size_ish(), .size = size_ish(),
+		.nr_gpus = below(5), .priority = below(4),
+	};
+	int ret;
+
+	r.gpus = uptr(gpus, &r);
+	r.in_fence_fd = fence_ish();
+	mutate(&r, sizeof(r));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_REPLICATE, &r);
+	if (!ret && r.out_fence_fd >= 0)
+		put(&fences, r.out_fence_fd, drop_fd);
+	return ret;
+}
+
+static int do_advise(int f)
+{
+	struct drm_mvgal_advise a = {
+		.handle = handle(f), .flags = below(MVGAL_ADVISE_FLAGS + 2),
+		.workload = below(5), .preferred = gpu_ish(),
+		.accessed_by = below(32), .offset = size_ish(), .size = size_ish(),
+	};
+	int ret;
+
+	mutate(&a, sizeof(a));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_ADVISE, &a);
+	if (!ret && a.out_fence_fd >= 0 && a.out_fence_fd < 65536)
+		put(&fences, a.out_fence_fd, drop_fd);
+	return ret;
+}
+
+/* The other mvgal ioctls: templates with state where it matters. */
+static int do_simple(int op, int f)
+{
+	union {
+		struct drm_mvgal_get_info gi;
+		struct drm_mvgal_gpu_info g;
+		struct drm_mvgal_gpu_link l;
+		struct drm_mvgal_get_heap h;
+		struct drm_mvgal_bo_info bi;
+		struct drm_mvgal_bo_list bl;
+		struct drm_mvgal_cancel c;
+		struct drm_mvgal_place_free pf;
+		struct drm_mvgal_stats st;
+		struct drm_mvgal_path p;
+		struct drm_mvgal_pool_fd pool;
+		struct drm_mvgal_file_flags ff;
+		struct drm_mvgal_gpu_budget gb;
+		struct drm_mvgal_pool_lru lru;
+		struct drm_mvgal_gpu_detach d;
+		struct drm_mvgal_calibrate cal;
+		uint8_t raw[512];
+	} u;
+	uint8_t *out = junk + below(JUNK / 4);
+	unsigned long nr = 0;
+	size_t size = 0;
+	int ret;
+
+	memset(&u, 0, sizeof(u));
+	switch (op) {
+	case OP_GET_INFO: nr = DRM_IOCTL_MVGAL_GET_INFO; size = sizeof(u.gi); break;
+	case OP_GPU_INFO:
+		u.g.gpu = gpu_ish();
+		nr = DRM_IOCTL_MVGAL_GPU_INFO; size = sizeof(u.g); break;
+	case OP_GPU_LINK:
+		u.l.src = gpu_ish(); u.l.dst = gpu_ish();
+		nr = DRM_IOCTL_MVGAL_GPU_LINK; size = sizeof(u.l); break;
+	case OP_GET_HEAP:
+		u.h.num_regions = below(12); u.h.regions = uptr(out, &u);
+		u.h.num_nodes = below(4); u.h.nodes = uptr(out + 4096, &u);
+		nr = DRM_IOCTL_MVGAL_GET_HEAP; size = sizeof(u.h); break;
+	case OP_BO_INFO:
+		u.bi.handle = handle(f);
+		nr = DRM_IOCTL_MVGAL_BO_INFO; size = sizeof(u.bi); break;
+	case OP_BO_LIST:
+		u.bl.count = chance(80) ? below(40) : (uint32_t)edge();
+		u.bl.entries = uptr(out, &u);
+		nr = DRM_IOCTL_MVGAL_BO_LIST; size = sizeof(u.bl); break;
+	case OP_CANCEL:
+		u.c.job = get(&files[f].jobs, edge());
+		nr = DRM_IOCTL_MVGAL_CANCEL; size = sizeof(u.c); break;
+	case OP_PLACE_FREE:
+		u.pf.handle = handle(f); u.pf.gpu = gpu_ish();
+		nr = DRM_IOCTL_MVGAL_PLACE_FREE; size = sizeof(u.pf); break;
+	case OP_GET_STATS: nr = DRM_IOCTL_MVGAL_GET_STATS; size = sizeof(u.st); break;
+	case OP_GET_PATH:
+		u.p.src = below(6); u.p.dst = below(6); u.p.size = size_ish();
+		nr = DRM_IOCTL_MVGAL_GET_PATH; size = sizeof(u.p); break;
+	case OP_POOL_FD:
+		u.pool.gpu = gpu_ish();
+		nr = DRM_IOCTL_MVGAL_POOL_FD; size = sizeof(u.pool); break;
+	case OP_FILE_FLAGS:
+		u.ff.flags = chance(80) ? (uint32_t)below(2) : (uint32_t)edge();
+		nr = DRM_IOCTL_MVGAL_FILE_FLAGS; size = sizeof(u.ff); break;
+	case OP_GPU_BUDGET:
+		u.gb.gpu = gpu_ish(); u.gb.flags = below(3); u.gb.budget = size_ish();
+		nr = DRM_IOCTL_MVGAL_GPU_BUDGET; size = sizeof(u.gb); break;
+	case OP_POOL_LRU:
+		u.lru.gpu = gpu_ish(); u.lru.count = below(100);
+		u.lru.entries = uptr(out, &u);
+		nr = DRM_IOCTL_MVGAL_POOL_LRU; size = sizeof(u.lru); break;
+	case OP_GPU_DETACH:
+		/* Never a real slot as root: the run needs its GPUs. */
+		u.d.gpu = getuid() ? gpu_ish() : 8 + (uint32_t)below(100);
+		nr = DRM_IOCTL_MVGAL_GPU_DETACH; size = sizeof(u.d); break;
+	case OP_CALIBRATE:
+		nr = DRM_IOCTL_MVGAL_CALIBRATE; size = sizeof(u.cal); break;
+	default: {	/* any command number, any bytes */
+		unsigned int cmd = below(0x30);
+
+		for (size_t i = 0; i < sizeof(u.raw); i++)
+			u.raw[i] = (uint8_t)rnd();
+		size = below(sizeof(u.raw));
+		if (!getuid() && (cmd == 0x02 || cmd == 0x13 || cmd == 0x17))
+			cmd = 0x01;	/* no detach, calibrate, budget as root */
+		nr = DRM_IOWR(DRM_COMMAND_BASE + cmd, uint8_t[1]);
+		nr = (nr & ~((unsigned long)_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+		     ((unsigned long)size << _IOC_SIZESHIFT);
+		return xioctl(files[f].fd, nr, &u);
+	}
+	}
+	mutate(&u, size);
+	ret = xioctl(files[f].fd, nr, &u);
+	if (!ret && op == OP_POOL_FD && u.pool.fd >= 0 && u.pool.fd < 65536)
+		close(u.pool.fd);
+	return ret;
+}
+
+static int do_prime_export(int f)
+{
+	int fd, ret;
+
+	ret = drmPrimeHandleToFD(files[f].fd, handle(f),
+				 DRM_CLOEXEC | (chance(50) ? DRM_RDWR : 0), &fd);
+	if (ret)
+		return -errno;
+	put(&dmabufs, fd, drop_fd);
+	return 0;
+}
+
+static int do_prime_import(int f, bool from_vgem)
+{
+	uint32_t h;
+	int fd = -1, ret;
+
+	if (from_vgem) {
+		struct drm_mode_create_dumb d = {
+			.width = 1 + below(600), .height = 1 + below(40), .bpp = 32,
+		};
+
+		if (vgem < 0 || drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d))
+			return -errno;
+		ret = drmPrimeHandleToFD(vgem, d.handle, DRM_CLOEXEC |
+					 (chance(50) ? DRM_RDWR : 0), &fd);
+		drmCloseBufferHandle(vgem, d.handle);
+		if (ret)
+			return -errno;
+	} else {
+		fd = (int)get(&dmabufs, (uint64_t)edge());
+	}
+	ret = drmPrimeFDToHandle(files[f].fd, fd, &h) ? -errno : 0;
+	if (!ret)
+		put(&files[f].handles, h, NULL);
+	if (from_vgem)
+		put(&dmabufs, fd, drop_fd);
+	return ret;
+}
+
+static int do_syncobj(int f)
+{
+	uint32_t h;
+	int ret = drmSyncobjCreate(files[f].fd, chance(50) ? DRM_SYNCOBJ_CREATE_SIGNALED : 0, &h);
+
+	if (ret)
+		return ret;
+	if (chance(50)) {
+		int fd = (int)get(&fences, (uint64_t)-1);
+
+		if (fd >= 0)
+			ret = drmSyncobjImportSyncFile(files[f].fd, h, fd);
+	}
+	if (!ret && chance(50)) {
+		int out;
+
+		ret = drmSyncobjExportSyncFile(files[f].fd, h, &out);
+		if (!ret)
+			put(&fences, out, drop_fd);
+	}
+	if (!ret)
+		ret = drmSyncobjWait(files[f].fd, &h, 1, 0, 0, NULL);
+	drmSyncobjDestroy(files[f].fd, h);
+	return ret == -ETIME ? 0 : ret;
+}
+
+static int do_sync_info(void)
+{
+	struct sync_fence_info fi[2];
+	struct sync_file_info info = { .num_fences = below(3) };
+
+	info.sync_fence_info = uptr(fi, &info);
+	return xioctl((int)get(&fences, (uint64_t)-1), SYNC_IOC_FILE_INFO, &info);
+}
+
+static int do_sync_merge(void)
+{
+	struct sync_merge_data m = { .name = "fuzz", .fd2 = (int)get(&fences, (uint64_t)-1) };
+	int ret = xioctl((int)get(&fences, (uint64_t)-1), SYNC_IOC_MERGE, &m);
+
+	if (!ret)
+		put(&fences, m.fence, drop_fd);
+	return ret;
+}
+
+static int do_dmabuf_sync(void)
+{
+	struct dma_buf_sync s = { .flags = chance(90) ?
+		DMA_BUF_SYNC_START + (uint64_t)below(2) * DMA_BUF_SYNC_END +
+		(uint64_t)below(3) + 1 : edge() };
+	int fd = (int)get(&dmabufs, (uint64_t)-1), ret;
+
+	ret = xioctl(fd, DMA_BUF_IOCTL_SYNC, &s);
+	if (!ret && chance(50)) {
+		struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
+
+		if (!xioctl(fd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e))
+			put(&fences, e.fd, drop_fd);
+	}
+	return ret;
+}
+
+static void drop_map(uint64_t addr)
+{
+	(void)addr;	/* unmapped by OP_MUNMAP only: length lives in mapl */
+}
+
+static int do_mmap(int f)
+{
+	struct drm_mvgal_bo_info i = { .handle = handle(f) };
+	size_t len;
+	void *va;
+	int fd = files[f].fd;
+	off_t off;
+
+	if (chance(40)) {
+		fd = (int)get(&dmabufs, (uint64_t)-1);
+		off = 0;
+		len = (size_t)(1 + below(5)) * 4096;
+	} else {
+		if (xioctl(fd, DRM_IOCTL_MVGAL_BO_INFO, &i) || !i.mmap_offset)
+			return -ENOENT;
+		off = (off_t)i.mmap_offset;
+		len = (i.size + 4095) & ~4095ULL;
+	}
+	va = mmap(NULL, len, chance(80) ? PROT_READ | PROT_WRITE : PROT_READ,
+		  chance(95) ? MAP_SHARED : MAP_PRIVATE, fd, off);
+	if (va == MAP_FAILED)
+		return -errno;
+	pthread_mutex_lock(&maps.lock);
+	if (maps.n < NSLOTS) {
+		mapl[maps.n] = len;
+		maps.v[maps.n++] = (uintptr_t)va;
+		va = NULL;
+	}
+	pthread_mutex_unlock(&maps.lock);
+	if (va)
+		munmap(va, len);
+	drop_map(0);
+	return 0;
+}
+
+static int do_touch(void)
+{
+	volatile uint8_t *p;
+	size_t len;
+	int sig;
+
+	pthread_mutex_lock(&maps.lock);
+	if (!maps.n) {
+		pthread_mutex_unlock(&maps.lock);
+		return -ENOENT;
+	}
+	{
+		unsigned int i = below(maps.n);
+
+		p = (volatile uint8_t *)(uintptr_t)maps.v[i];
+		len = mapl[i];
+	}
+	pthread_mutex_unlock(&maps.lock);
+	/* Another thread may unmap it meanwhile: the fault is caught. */
+	armed = 1;
+	sig = sigsetjmp(jb, 1);
+	if (!sig) {
+		for (unsigned int k = 0; k < 8; k++) {
+			size_t at = below(len);
+
+			if (chance(50))
+				p[at] = (uint8_t)rnd();
+			else
+				(void)p[at];
+		}
+	}
+	armed = 0;
+	return sig ? -EFAULT : 0;
+}
+
+static int do_munmap(void)
+{
+	void *va = NULL;
+	size_t len = 0;
+
+	pthread_mutex_lock(&maps.lock);
+	if (maps.n) {
+		unsigned int i = below(maps.n);
+
+		va = (void *)(uintptr_t)maps.v[i];
+		len = mapl[i];
+		maps.v[i] = maps.v[maps.n - 1];
+		mapl[i] = mapl[maps.n - 1];
+		maps.n--;
+	}
+	pthread_mutex_unlock(&maps.lock);
+	return va ? (munmap(va, len) ? -errno : 0) : -ENOENT;
+}
+
+static int do_close(void)
+{
+	uint64_t fd;
+
+	if (take(chance(50) ? &fences : &dmabufs, &fd))
+		return close((int)fd) ? -errno : 0;
+	return -ENOENT;
+}
+
+static int do_gem_close(int f)
+{
+	uint64_t h;
+
+	if (!take(&files[f].handles, &h))
+		h = edge();
+	return drmCloseBufferHandle(files[f].fd, (uint32_t)h) ? -errno : 0;
+}
+
+/* A file is closed and opened anew: its sessions end, its handles go. */
+static int do_reopen(void)
+{
+	int f = 1 + (int)below(NFILES - 1), fd, old;
+
+	fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	old = files[f].fd;
+	files[f].fd = fd;
+	pthread_mutex_lock(&files[f].handles.lock);
+	files[f].handles.n = 0;
+	pthread_mutex_unlock(&files[f].handles.lock);
+	pthread_mutex_lock(&files[f].sessions.lock);
+	files[f].sessions.n = 0;
+	pthread_mutex_unlock(&files[f].sessions.lock);
+	close(old);
+	return 0;
+}
+
+/* A child shares the files, makes a few calls and is killed mid-way. */
+static int do_fork(int f)
+{
+	struct drm_mvgal_bo_rw w = { .handle = handle(f), .size = CH };
+	struct drm_mvgal_begin b = { 0 };
+	struct drm_mvgal_access a = { .handle = w.handle };
+	int fd = files[f].fd, st;
+	pid_t pid;
+
+	b.accesses = (uintptr_t)&a;
+	b.count = 1;
+	b.flags = MVGAL_ACCESS_WRITE;
+	b.in_fence_fd = -1;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		for (int i = 0; i < 50; i++) {
+			w.user_ptr = (uintptr_t)ubuf;
+			ioctl(fd, DRM_IOCTL_MVGAL_BO_PWRITE, &w);
+			ioctl(fd, DRM_IOCTL_MVGAL_BEGIN, &b);
+		}
+		_exit(0);
+	}
+	if (chance(70)) {
+		usleep((useconds_t)below(2000));
+		kill(pid, SIGKILL);
+	}
+	waitpid(pid, &st, 0);
+	return 0;
+}
+
+static int call(int op)
+{
+	int f = pick_file();
+	bool made = false;
+
+	switch (op) {
+	case OP_BO_CREATE: return do_create(f);
+	case OP_PWRITE: return do_rw(f, true);
+	case OP_PREAD: return do_rw(f, false);
+	case OP_COPY: return do_copy(f);
+	case OP_BEGIN: return do_begin(f, &made);
+	case OP_END: return do_end(f);
+	case OP_MIGRATE: return do_migrate(f);
+	case OP_HARVEST: return do_harvest(f);
+	case OP_REPLICATE: return do_replicate(f);
+	case OP_ADVISE: return do_advise(f);
+	case OP_GEM_CLOSE: return do_gem_close(f);
+	case OP_PRIME_EXPORT: return do_prime_export(f);
+	case OP_PRIME_IMPORT: return do_prime_import(f, false);
+	case OP_VGEM_IMPORT: return do_prime_import(f, true);
+	case OP_SYNCOBJ: return do_syncobj(f);
+	case OP_SYNC_INFO: return do_sync_info();
+	case OP_SYNC_MERGE: return do_sync_merge();
+	case OP_DMABUF_SYNC: return do_dmabuf_sync();
+	case OP_MMAP: return do_mmap(f);
+	case OP_TOUCH: return do_touch();
+	case OP_MUNMAP: return do_munmap();
+	case OP_CLOSE: return do_close();
+	case OP_REOPEN: return do_reopen();
+	case OP_FORK: return do_fork(f);
+	default: return do_simple(op, f);
+	}
+}
+
+/* ---- the run ---- */
+
+static uint64_t seed, calls_max;
+static unsigned int seconds_max;
+static atomic_int stop;
+static unsigned int weight_sum;
+
+static int pick_op(void)
+{
+	unsigned int w = below(weight_sum);
+
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (w < op_weight[op])
+			/* Calibration is seconds of root's work: not as root. */
+			return op == OP_CALIBRATE && !getuid() ? OP_GET_STATS : op;
+		w -= op_weight[op];
+	}
+	return OP_GET_INFO;
+}
+
+static void *worker(void *p)
+{
+	uintptr_t id = (uintptr_t)p;
+
+	rs = seed * 0x9e3779b97f4a7c15ULL + id * 0xbf58476d1ce4e5b9ULL + 1;
+	sentinel_init();
+	fault_self(true);
+	while (!atomic_load(&stop)) {
+		int op = pick_op(), ret = call(op);
+
+		count(op, ret);
+		if (calls_max && atomic_load(&total) >= calls_max)
+			atomic_store(&stop, 1);
+	}
+	fault_self(false);
+	return NULL;
+}
+
+static int find_mvgal(void)
+{
+	drmDevicePtr devs[16];
+	int n = drmGetDevices2(0, devs, 16), fd = -1;
+
+	for (int i = 0; i < n && fd < 0; i++) {
+		drmVersionPtr v;
+		int f;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (v && !strcmp(v->name, "mvgal")) {
+			fd = f;
+			snprintf(mvgal_path, sizeof(mvgal_path), "%s",
+				 devs[i]->nodes[DRM_NODE_RENDER]);
+		} else {
+			close(f);
+		}
+		drmFreeVersion(v);
+	}
+	for (int i = 0; i < n; i++)
+		if (vgem < 0 && devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)) {
+			int f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+			drmVersionPtr v = f < 0 ? NULL : drmGetVersion(f);
+
+			if (v && !strcmp(v->name, "vgem"))
+				vgem = f;
+			else if (f >= 0)
+				close(f);
+			drmFreeVersion(v);
+		}
+	drmFreeDevices(devs, n);
+	return fd;
+}
+
+static void report(double secs)
+{
+	printf("# %lu calls in %.0f s (%.0f/s), seed %llu\n",
+	       (unsigned long)atomic_load(&total), secs,
+	       secs > 0 ? (double)atomic_load(&total) / secs : 0.0,
+	       (unsigned long long)seed);
+	for (int op = 0; op < OP_COUNT; op++) {
+		unsigned long n = 0;
+
+		for (int e = 0; e < MAXERR; e++)
+			n += atomic_load(&counts[op][e]);
+		if (!n)
+			continue;
+		printf("# %-20s %8lu:", op_names[op], n);
+		for (int e = 0; e < MAXERR; e++) {
+			unsigned long c = atomic_load(&counts[op][e]);
+
+			if (c)
+				printf(" %s %lu", e ? strerrorname_np(e) ?: "E?" : "ok", c);
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int threads = 2, uid = 0;
+	pthread_t tid[16];
+	struct timespec t0, t1;
+	struct sigaction sa = { .sa_handler = on_fault };
+	double secs;
+
+	seed = (uint64_t)time(NULL);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			threads = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+			calls_max = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds_max = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
+			uid = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fault") && i + 1 < argc)
+			fault_pct = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--seed N] [--threads N] [--calls N] [--seconds N] [--user UID] [--fault PERCENT]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!threads || threads > 16)
+		threads = 2;
+	if (!calls_max && !seconds_max)
+		calls_max = 10000;
+	printf("# mvgal_fuzz seed %llu, %u threads, %s %llu%s, fault %d%%\n",
+	       (unsigned long long)seed, threads, calls_max ? "calls" : "seconds",
+	       (unsigned long long)(calls_max ? calls_max : seconds_max),
+	       uid ? ", unprivileged" : "", fault_pct);
+	fflush(stdout);
+	for (int op = 0; op < OP_COUNT; op++)
+		weight_sum += op_weight[op];
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	files[0].fd = find_mvgal();
+	if (files[0].fd < 0) {
+		fprintf(stderr, "fuzz: no mvgal device\n");
+		return 2;
+	}
+	if (uid) {
+		/* The nodes open to everybody, then no privilege at all. */
+		chmod(mvgal_path, 0666);
+		if (setgid(uid) || setuid(uid)) {
+			perror("setuid");
+			return 2;
+		}
+	}
+	for (int f = 1; f < NFILES; f++)
+		files[f].fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
+	for (int f = 0; f < NFILES; f++) {
+		pthread_mutex_init(&files[f].handles.lock, NULL);
+		pthread_mutex_init(&files[f].sessions.lock, NULL);
+		pthread_mutex_init(&files[f].jobs.lock, NULL);
+	}
+	pthread_mutex_init(&fences.lock, NULL);
+	pthread_mutex_init(&dmabufs.lock, NULL);
+	pthread_mutex_init(&maps.lock, NULL);
+	ubuf = mmap(NULL, UBUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(unmapped, 4096);
+	readonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	junk = mmap(NULL, JUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ubuf == MAP_FAILED || readonly == MAP_FAILED || junk == MAP_FAILED)
+		return 2;
+	if (fault_pct && !uid) {
+		/* The fuzzer's own memory is never what fails. */
+		if (mlockall(MCL_CURRENT | MCL_FUTURE))
+			perror("mlockall");
+		fault_setup();
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uintptr_t i = 0; i < threads; i++)
+		pthread_create(&tid[i], NULL, worker, (void *)i);
+	while (!atomic_load(&stop)) {
+		usleep(100000);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (seconds_max && t1.tv_sec - t0.tv_sec >= seconds_max)
+			atomic_store(&stop, 1);
+	}
+	for (unsigned int i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (fault_pct && !uid) {
+		write_str("/sys/kernel/debug/failslab/probability", "0");
+		write_str("/sys/kernel/debug/fail_page_alloc/probability", "0");
+		write_str("/sys/kernel/debug/fail_function/probability", "0");
+	}
+	report(secs);
+	if (atomic_load(&changed))
+		printf("# %d failed writes changed bytes\n", atomic_load(&changed));
+	/* Everything this run made goes with its files. */
+	for (int f = 0; f < NFILES; f++)
+		close(files[f].fd);
+	return atomic_load(&changed) ? 1 : 0;
+}
