@@ -133,6 +133,20 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 	return 0;
 }
 
+/**
+ * mvgal_bo_lock_init() - set up bo->lock
+ * @bo: a new buffer, created or imported
+ *
+ * Every buffer's lock is of one lockdep class, whichever way the buffer
+ * came: code that holds two (BEGIN, BO_COPY) takes them under a ww
+ * acquire context (mutex_lock_nest_lock()), which lockdep accepts for one
+ * class; two classes taken in both orders would look like an inversion.
+ */
+void mvgal_bo_lock_init(struct mvgal_bo *bo)
+{
+	mutex_init(&bo->lock);
+}
+
 /*
  * What a buffer's metadata grows to, at most: the chunk states and up to
  * eight chunk bitmaps (write-watch, refusals, samples, read-mostly, a
@@ -485,7 +499,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	bo->gpu = args->gpu;
 	bo->sharing = args->sharing;
 	bo->nid = numa_mem_id();
-	mutex_init(&bo->lock);
+	mvgal_bo_lock_init(bo);
 	INIT_LIST_HEAD(&bo->link);
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
 	bo->base.funcs = &mvgal_bo_funcs;

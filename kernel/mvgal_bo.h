@@ -244,6 +244,7 @@ unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
 				 unsigned long last, unsigned int dst);
 void mvgal_session_commits_free(struct mvgal_bo *bo);
 
+void mvgal_bo_lock_init(struct mvgal_bo *bo);
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
 struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
 					bool write, int *err);

@@ -364,7 +364,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->base.import_attach = attach;
 	bo->base.resv = dmabuf->resv;
-	mutex_init(&bo->lock);
+	mvgal_bo_lock_init(bo);
 	INIT_LIST_HEAD(&bo->link);
 	bo->size = dmabuf->size;
 	bo->npages = dmabuf->size >> PAGE_SHIFT;

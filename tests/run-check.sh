@@ -94,7 +94,7 @@ fi
 # mvgal, fails the run. The kernel is built once per machine (about 20
 # minutes on 2 cores; tools/vm/debug-kernel.sh).
 # The selftests the debug lane runs (empty: all of them).
-debug_tests=${MVGAL_DEBUG_SELFTESTS-reliability_test}
+debug_tests=${MVGAL_DEBUG_SELFTESTS-}
 echo "# guest, debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection): ${debug_tests:-every selftest}"
 t0=$(date +%s)
 if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
@@ -113,6 +113,24 @@ if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 		sed 's/^/#   /' "$log/guest-debug.err" | tail -n 80
 	fi
 	echo "# debug kernel selftests: $(( $(date +%s) - t1 )) s"
+
+	# The fuzzer (fixed seeds) and the stress test, on the debug kernel.
+	t1=$(date +%s)
+	fz="mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; /usr/libexec/mvgal/mvgal_fuzz"
+	lane "[debug] fuzzer: seed 1, 20000 calls, 2 threads, root" \
+		tools/vm/run --debug-kernel --timeout 1200 -- sh -c "$fz --seed 1 --calls 20000"
+	lane "[debug] fuzzer: seed 2, 20000 calls, unprivileged (uid 65534)" \
+		tools/vm/run --debug-kernel --timeout 1200 -- sh -c "$fz --seed 2 --calls 20000 --user 65534"
+	lane "[debug] fuzzer, 5% of allocations failed (failslab, fail_page_alloc, fail_function): seed 3, 20000 calls; a failed write changes no byte" \
+		env MVGAL_VM_ALLOW='at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+' \
+		tools/vm/run --debug-kernel --timeout 1200 -- sh -c "$fz --seed 3 --calls 20000 --fault 5"
+	lane "[debug] stress: 4 processes share 4 buffers (fork and a unix socket), 60 s, one killed mid-run, every byte checked; mvgal unloads after" \
+		tools/vm/run --debug-kernel --timeout 1200 -- sh -c \
+		'mvgal-info --attach >/dev/null 2>&1; /usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 60 && rmmod mvgal'
+	for f in "$log"/*fuzzer*.log "$log"/*stress*.log; do
+		[ -f "$f" ] && grep -E '^# [0-9]+ (calls|quiesce)' "$f" | head -n 1
+	done
+	echo "# fuzzer and stress lanes: $(( $(date +%s) - t1 )) s"
 else
 	fail=$((fail + 1)); echo "not ok - the debug kernel and its guest image build (make vm-debug)"
 	tail -n 40 "$log/vm-debug.log" | sed 's/^/#   /'

@@ -188,6 +188,10 @@ static void *unmapped, *readonly, *kernelp = (void *)0xffff888000000000ULL;
 static uint8_t *junk;
 #define JUNK (8 << 20)
 
+/*
+ * A pointer the kernel only reads through: sometimes a bad one, or one
+ * into the argument struct itself (@arg).
+ */
 static uint64_t uptr(void *good, void *arg)
 {
 	if (!chance(8))
@@ -200,6 +204,12 @@ static uint64_t uptr(void *good, void *arg)
 	case 4: return (uintptr_t)kernelp;
 	default: return (uintptr_t)junk + below(JUNK - 4096);
 	}
+}
+
+/* A pointer the kernel writes through: never into the fuzzer's own data. */
+static uint64_t uptr_out(void *good)
+{
+	return uptr(good, junk + below(JUNK / 2));
 }
 
 /* ---- counting ---- */
@@ -319,6 +329,27 @@ static int pick_file(void)
 	return (int)below(NFILES);
 }
 
+/* A priority: valid mostly. */
+static uint32_t prio_ish(void)
+{
+	return chance(90) ? (uint32_t)below(MVGAL_PRIO_COUNT) : (uint32_t)edge();
+}
+
+/* A byte range: mostly one inside the small buffers the run makes. */
+static void range_ish(__u64 *off, __u64 *len)
+{
+	if (chance(50)) {
+		*off = below(4096);
+		*len = 1 + below(8192);
+	} else if (chance(50)) {
+		*off = below(2 * CH);
+		*len = 1 + below(CH + 10);
+	} else {
+		*off = size_ish();
+		*len = size_ish();
+	}
+}
+
 static uint32_t handle(int f)
 {
 	return (uint32_t)get(&files[f].handles, chance(50) ? below(8) : edge());
@@ -364,7 +395,7 @@ static int xioctl(int fd, unsigned long nr, void *arg)
  * write into it must leave them.
  */
 struct sentinel {
-	int f;
+	int fd;		/* a file of the thread's own: no other can name it */
 	uint32_t h;
 	uint64_t size;
 	uint8_t *want, *got;
@@ -380,12 +411,12 @@ static void sentinel_init(void)
 	};
 	struct drm_mvgal_bo_rw w = { 0 };
 
-	sent.f = 0;
+	sent.fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
 	sent.size = c.size;
 	sent.want = malloc(c.size);
 	sent.got = malloc(c.size);
-	if (!sent.want || !sent.got ||
-	    xioctl(files[0].fd, DRM_IOCTL_MVGAL_BO_CREATE, &c)) {
+	if (sent.fd < 0 || !sent.want || !sent.got ||
+	    xioctl(sent.fd, DRM_IOCTL_MVGAL_BO_CREATE, &c)) {
 		sent.size = 0;
 		return;
 	}
@@ -395,11 +426,14 @@ static void sentinel_init(void)
 	w.handle = sent.h;
 	w.size = c.size;
 	w.user_ptr = (uintptr_t)sent.want;
-	if (xioctl(files[0].fd, DRM_IOCTL_MVGAL_BO_PWRITE, &w))
+	if (xioctl(sent.fd, DRM_IOCTL_MVGAL_BO_PWRITE, &w))
 		sent.size = 0;
 }
 
-/* After a failed write into the sentinel: are its bytes as they were? */
+/*
+ * After a write into the sentinel: when it failed (@ret), its bytes must
+ * be as they were; when it worked, they are what it wrote, the new model.
+ */
 static void sentinel_check(const char *what, int ret)
 {
 	struct drm_mvgal_bo_rw r = {
@@ -407,8 +441,11 @@ static void sentinel_check(const char *what, int ret)
 	};
 
 	fault_self(false);
-	if (!xioctl(files[sent.f].fd, DRM_IOCTL_MVGAL_BO_PREAD, &r) &&
-	    memcmp(sent.want, sent.got, sent.size)) {
+	if (!ret) {
+		if (!xioctl(sent.fd, DRM_IOCTL_MVGAL_BO_PREAD, &r))
+			memcpy(sent.want, sent.got, sent.size);
+	} else if (!xioctl(sent.fd, DRM_IOCTL_MVGAL_BO_PREAD, &r) &&
+		   memcmp(sent.want, sent.got, sent.size)) {
 		fprintf(stderr, "fuzz: a failed %s (%d) changed the sentinel's bytes\n",
 			what, ret);
 		atomic_fetch_add(&changed, 1);
@@ -430,24 +467,26 @@ static int do_begin(int f, bool *made)
 	unsigned int n = 1 + below(3);
 	int ret;
 
-	/* Mostly ranges that fit the small buffers the run makes. */
 	for (unsigned int i = 0; i < 4; i++)
-		r[i] = chance(75) ?
-		       (struct drm_mvgal_range){ .offset = below(2 * CH),
-						 .size = 1 + below(CH + 10) } :
-		       (struct drm_mvgal_range){ .offset = size_ish(), .size = size_ish() };
-	for (unsigned int i = 0; i < n; i++)
+		range_ish(&r[i].offset, &r[i].size);
+	for (unsigned int i = 0; i < n; i++) {
 		a[i] = (struct drm_mvgal_access){
-			.handle = handle(f), .nr_ranges = below(5),
+			.handle = handle(f),
+			.nr_ranges = chance(90) ? 1 + below(2) : below(70),
 			.ranges = uptr(r, &b),
 		};
-	b.accesses = uptr(a, &b);
+		/* Mostly distinct buffers: one named twice is -EINVAL. */
+		for (unsigned int j = 0; j < i && chance(90); j++)
+			if (a[j].handle == a[i].handle)
+				n = i;
+	}
+	b.accesses = uptr_out(a);
 	b.count = chance(90) ? n : (uint32_t)edge();
 	b.gpu = gpu_ish();
 	b.flags = chance(90) ? (chance(50) ? MVGAL_ACCESS_READ : MVGAL_ACCESS_WRITE) |
 		  (chance(20) ? MVGAL_ACCESS_NO_IN_PLACE : 0) : (uint32_t)edge();
-	b.priority = below(4);
-	b.in_fence_fd = fence_ish();
+	b.priority = prio_ish();
+	b.in_fence_fd = chance(70) ? -1 : fence_ish();
 	mutate(&b, sizeof(b));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BEGIN, &b);
 	if (!ret) {
@@ -492,6 +531,13 @@ static int do_create(int f)
 	if (c.sharing && chance(80))
 		c.flags |= MVGAL_BO_DMA_BUF;
 	mutate(&c, sizeof(c));
+	/*
+	 * A buffer of all its size at once is real memory: past 32 MiB it
+	 * is lazy, so that the run never takes the guest's memory (its own
+	 * test, limits_test, bounds that with a memory cgroup).
+	 */
+	if (c.size > (32 << 20) && (c.flags & MVGAL_BO_HOST_VALID))
+		c.flags |= MVGAL_BO_LAZY_ALLOCATE;
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_CREATE, &c);
 	if (!ret)
 		put(&files[f].handles, c.handle, NULL);
@@ -504,24 +550,21 @@ static int do_rw(int f, bool write)
 	bool into_sentinel = write && fault_pct && sent.size && chance(30);
 	int ret;
 
-	w.offset = chance(70) ? below(3 * CH) : size_ish();
-	w.size = chance(90) ? below(chance(50) ? 2 * CH : UBUF / 4) : edge();
+	range_ish(&w.offset, &w.size);
+	if (chance(10))
+		w.size = below(UBUF / 4);
 	/* What the kernel writes lands in the junk area only. */
-	w.user_ptr = uptr(write ? ubuf + below(UBUF / 2) : junk + below(JUNK / 2), &w);
+	w.user_ptr = write ? uptr(ubuf + below(UBUF / 2), &w) :
+			  uptr_out(junk + below(JUNK / 2));
 	if (into_sentinel) {
 		w.handle = sent.h;
 		w.offset = below(sent.size);
-		f = sent.f;
 	}
 	mutate(&w, sizeof(w));
-	ret = xioctl(files[f].fd, write ? DRM_IOCTL_MVGAL_BO_PWRITE :
-		     DRM_IOCTL_MVGAL_BO_PREAD, &w);
-	if (into_sentinel && w.handle == sent.h) {
-		if (ret)
-			sentinel_check("BO_PWRITE", ret);
-		else
-			sentinel_check("(resync)", 0);
-	}
+	ret = xioctl(into_sentinel ? sent.fd : files[f].fd,
+		     write ? DRM_IOCTL_MVGAL_BO_PWRITE : DRM_IOCTL_MVGAL_BO_PREAD, &w);
+	if (into_sentinel && w.handle == sent.h)
+		sentinel_check("BO_PWRITE", ret);
 	return ret;
 }
 
@@ -529,34 +572,35 @@ static int do_copy(int f)
 {
 	struct drm_mvgal_bo_copy c = {
 		.src_handle = handle(f), .dst_handle = handle(f),
-		.src_offset = size_ish(), .dst_offset = size_ish(),
-		.size = size_ish(),
 	};
 	bool into_sentinel = fault_pct && sent.size && chance(30);
 	int ret;
 
+	range_ish(&c.src_offset, &c.size);
+	c.dst_offset = chance(75) ? below(2 * CH) : size_ish();
 	if (into_sentinel) {
-		f = sent.f;
+		/* Within the sentinel (its file has no other buffer). */
+		c.src_handle = chance(80) ? sent.h : c.src_handle;
 		c.dst_handle = sent.h;
 		c.dst_offset = below(sent.size);
 	}
 	mutate(&c, sizeof(c));
-	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
+	ret = xioctl(into_sentinel ? sent.fd : files[f].fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
 	if (into_sentinel && c.dst_handle == sent.h)
-		sentinel_check(ret ? "BO_COPY" : "(resync)", ret);
+		sentinel_check("BO_COPY", ret);
 	return ret;
 }
 
 static int do_migrate(int f)
 {
 	struct drm_mvgal_migrate m = {
-		.handle = handle(f), .offset = size_ish(), .size = size_ish(),
-		.location = below(6), .priority = below(4),
+		.handle = handle(f), .location = below(6), .priority = prio_ish(),
 		.flags = chance(40) ? MVGAL_MIGRATE_MOVE : 0,
 	};
 	int ret;
 
-	m.in_fence_fd = fence_ish();
+	range_ish(&m.offset, &m.size);
+	m.in_fence_fd = chance(70) ? -1 : fence_ish();
 	mutate(&m, sizeof(m));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_MIGRATE, &m);
 	if (!ret) {
@@ -575,12 +619,14 @@ static int do_harvest(int f)
 
 	for (int i = 0; i < 2; i++)
 		e[i] = (struct drm_mvgal_harvest_entry){
-			.handle = handle(f), .flags = below(3),
-			.data = uptr(words, &h), .capacity = below(70),
+			.handle = handle(f), .flags = chance(90) ? below(2) : below(4),
+			.data = uptr_out(words), .capacity = below(70),
 		};
-	h.entries = uptr(e, &h);
+	h.entries = uptr_out(e);
 	h.count = chance(90) ? 1 + below(2) : (uint32_t)edge();
-	h.flags = below(3);
+	if (h.count == 2 && e[1].handle == e[0].handle)
+		h.count = 1;
+	h.flags = chance(90) ? below(2) : below(4);
 	mutate(&h, sizeof(h));
 	return xioctl(files[f].fd, DRM_IOCTL_MVGAL_HARVEST, &h);
 }
@@ -589,13 +635,16 @@ static int do_replicate(int f)
 {
 	uint32_t gpus[4] = { gpu_ish(), gpu_ish(), gpu_ish(), gpu_ish() };
 	struct drm_mvgal_replicate r = {
-		.handle = handle(f), .offset = size_ish(), .size = size_ish(),
-		.nr_gpus = below(5), .priority = below(4),
+		.handle = handle(f), .nr_gpus = chance(90) ? 1 + below(2) : below(9),
+		.priority = prio_ish(),
 	};
 	int ret;
 
+	if (gpus[1] == gpus[0] && chance(90))
+		gpus[1] = (gpus[0] + 1) % 4;
+	range_ish(&r.offset, &r.size);
 	r.gpus = uptr(gpus, &r);
-	r.in_fence_fd = fence_ish();
+	r.in_fence_fd = chance(70) ? -1 : fence_ish();
 	mutate(&r, sizeof(r));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_REPLICATE, &r);
 	if (!ret && r.out_fence_fd >= 0)
@@ -605,12 +654,24 @@ static int do_replicate(int f)
 
 static int do_advise(int f)
 {
+	static const uint32_t kinds[] = {
+		0, MVGAL_ADVISE_SET, MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY,
+		MVGAL_ADVISE_READ_MOSTLY, MVGAL_ADVISE_NOT_READ_MOSTLY,
+	};
 	struct drm_mvgal_advise a = {
-		.handle = handle(f), .flags = below(MVGAL_ADVISE_FLAGS + 2),
-		.workload = below(5), .preferred = gpu_ish(),
-		.accessed_by = below(32), .offset = size_ish(), .size = size_ish(),
+		.handle = handle(f),
+		.flags = chance(80) ? kinds[below(5)] : (uint32_t)below(MVGAL_ADVISE_FLAGS + 2),
+		.preferred = chance(50) ? MVGAL_GPU_ANY : gpu_ish(),
+		.accessed_by = below(16),
 	};
 	int ret;
+
+	if (a.flags & MVGAL_ADVISE_SET)
+		a.workload = below(5);
+	else
+		a.preferred = a.accessed_by = 0;
+	if (a.flags & (MVGAL_ADVISE_READ_MOSTLY | MVGAL_ADVISE_NOT_READ_MOSTLY))
+		range_ish(&a.offset, &a.size);
 
 	mutate(&a, sizeof(a));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_ADVISE, &a);
@@ -656,15 +717,15 @@ static int do_simple(int op, int f)
 		u.l.src = gpu_ish(); u.l.dst = gpu_ish();
 		nr = DRM_IOCTL_MVGAL_GPU_LINK; size = sizeof(u.l); break;
 	case OP_GET_HEAP:
-		u.h.num_regions = below(12); u.h.regions = uptr(out, &u);
-		u.h.num_nodes = below(4); u.h.nodes = uptr(out + 4096, &u);
+		u.h.num_regions = below(12); u.h.regions = uptr_out(out);
+		u.h.num_nodes = below(4); u.h.nodes = uptr_out(out + 4096);
 		nr = DRM_IOCTL_MVGAL_GET_HEAP; size = sizeof(u.h); break;
 	case OP_BO_INFO:
 		u.bi.handle = handle(f);
 		nr = DRM_IOCTL_MVGAL_BO_INFO; size = sizeof(u.bi); break;
 	case OP_BO_LIST:
 		u.bl.count = chance(80) ? below(40) : (uint32_t)edge();
-		u.bl.entries = uptr(out, &u);
+		u.bl.entries = uptr_out(out);
 		nr = DRM_IOCTL_MVGAL_BO_LIST; size = sizeof(u.bl); break;
 	case OP_CANCEL:
 		u.c.job = get(&files[f].jobs, edge());
@@ -687,11 +748,10 @@ static int do_simple(int op, int f)
 		nr = DRM_IOCTL_MVGAL_GPU_BUDGET; size = sizeof(u.gb); break;
 	case OP_POOL_LRU:
 		u.lru.gpu = gpu_ish(); u.lru.count = below(100);
-		u.lru.entries = uptr(out, &u);
+		u.lru.entries = uptr_out(out);
 		nr = DRM_IOCTL_MVGAL_POOL_LRU; size = sizeof(u.lru); break;
 	case OP_GPU_DETACH:
-		/* Never a real slot as root: the run needs its GPUs. */
-		u.d.gpu = getuid() ? gpu_ish() : 8 + (uint32_t)below(100);
+		u.d.gpu = gpu_ish();
 		nr = DRM_IOCTL_MVGAL_GPU_DETACH; size = sizeof(u.d); break;
 	case OP_CALIBRATE:
 		nr = DRM_IOCTL_MVGAL_CALIBRATE; size = sizeof(u.cal); break;
@@ -787,7 +847,7 @@ static int do_sync_info(void)
 	struct sync_fence_info fi[2];
 	struct sync_file_info info = { .num_fences = below(3) };
 
-	info.sync_fence_info = uptr(fi, &info);
+	info.sync_fence_info = uptr_out(fi);
 	return xioctl((int)get(&fences, (uint64_t)-1), SYNC_IOC_FILE_INFO, &info);
 }
 
@@ -1029,8 +1089,11 @@ static int pick_op(void)
 
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (w < op_weight[op])
-			/* Calibration is seconds of root's work: not as root. */
-			return op == OP_CALIBRATE && !getuid() ? OP_GET_STATS : op;
+			/* As root, never detach the run's GPUs nor spend
+			 * seconds calibrating: unprivileged runs call both.
+			 */
+			return (op == OP_CALIBRATE || op == OP_GPU_DETACH) &&
+			       !getuid() ? OP_GET_STATS : op;
 		w -= op_weight[op];
 	}
 	return OP_GET_INFO;
