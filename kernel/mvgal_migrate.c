@@ -14,7 +14,6 @@
  * the destination when it was planned) before its fence signals with the
  * error.
  */
-#include <linux/error-injection.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
@@ -203,7 +202,6 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 	};
 	return 0;
 }
-ALLOW_ERROR_INJECTION(mvgal_job_add_copy, ERRNO);
 
 /**
  * mvgal_job_set_move() - make the job a MOVE of chunks [first, last] of

@@ -8,7 +8,6 @@
  * 1 + N is GPU N's pool. A device-only buffer's home is its GPU's pool
  * range (bo->alloc); every other pool copy is a placement (bo->place[]).
  */
-#include <linux/error-injection.h>
 #include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
@@ -238,7 +237,6 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 	}
 	return 0;
 }
-ALLOW_ERROR_INJECTION(mvgal_bo_populate_range, ERRNO);
 
 /**
  * mvgal_place_get() - make sure @bo has a placement in @gpu's pool
@@ -292,7 +290,6 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	bo->place[gpu->index] = p;
 	return 0;
 }
-ALLOW_ERROR_INJECTION(mvgal_place_get_for, ERRNO);
 
 /* Gives a placement's range back. Caller holds bo->lock and gpu_lock. */
 static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)

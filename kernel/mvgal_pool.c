@@ -6,7 +6,6 @@
  * drm_mm hands out ranges of it. Every figure reported about a pool is
  * read from drm_mm itself.
  */
-#include <linux/error-injection.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
 #include <linux/mm.h>
@@ -118,7 +117,6 @@ int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 	mutex_unlock(&pool->lock);
 	return ret;
 }
-ALLOW_ERROR_INJECTION(mvgal_pool_alloc, ERRNO);
 
 /**
  * mvgal_pool_free() - return an allocation to its pool

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pool budgets and eviction (issue 7, points 1 and 2): a full pool evicts
+ * Pool budgets and eviction: a full pool evicts
  * its least valuable placements, writing the chunks only it holds back
  * home first; PERSISTENT buffers, placements in a live session and
  * placements with pending work stay; a request that cannot fit fails at

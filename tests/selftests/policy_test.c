@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placement policy (issue 7, points 4, 5 and 7): REPLICATE puts read-only
+ * Placement policy: REPLICATE puts read-only
  * copies on every GPU listed and writes invalidate them; REPLICATED
  * buffers and read-mostly ranges make READ sessions keep replicas rather
  * than read a peer's copy in place; the mirror controller starts and

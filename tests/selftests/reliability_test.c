@@ -442,4 +442,61 @@ TEST_F(rel, begins_naming_two_buffers_in_both_orders_never_deadlock)
 	mvgal_bo_destroy(self->m, b);
 }
 
+/*
+ * A CPU fault mvgal cannot serve (the page for a write cannot be had:
+ * fail_page_alloc fails the next page allocation of the child) is
+ * SIGBUS, not VM_FAULT_OOM, which the fault handler would only retry.
+ * Needs the debug kernel's fault injection.
+ */
+TEST_F(rel, unservable_fault_is_sigbus)
+{
+	const char *fpa = "/sys/kernel/debug/fail_page_alloc";
+	char path[128];
+	uint32_t h;
+	uint8_t *va;
+	int st;
+	pid_t pid;
+
+	if (access(fpa, F_OK))
+		SKIP(return, "no fail_page_alloc (the debug kernel has it)");
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 4 * CH, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_LAZY_ALLOCATE,
+				     MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&va));
+	/* Page tables for the range now, so that the child's next page
+	 * allocation is mvgal's.
+	 */
+	EXPECT_EQ(MVGAL_BO_POISON, va[0]);
+#define FPA(k, v) do { \
+		snprintf(path, sizeof(path), "%s/%s", fpa, k); \
+		ASSERT_EQ(0, write_param(path, v)); \
+	} while (0)
+	FPA("probability", "100");
+	FPA("interval", "1");
+	FPA("task-filter", "Y");
+	FPA("ignore-gfp-highmem", "N");
+	FPA("ignore-gfp-wait", "N");
+	FPA("min-order", "0");
+	FPA("verbose", "0");
+	FPA("times", "1");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (write_param("/proc/self/make-it-fail", "1"))
+			_exit(2);
+		va[CH + 5] = 1;	/* the first write to a page never allocated */
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	FPA("probability", "0");
+#undef FPA
+	ASSERT_TRUE(WIFSIGNALED(st)) TH_LOG("exit status %d", WEXITSTATUS(st));
+	EXPECT_EQ(SIGBUS, WTERMSIG(st));
+	/* Nothing was lost: the page can be written now. */
+	va[CH + 5] = 7;
+	EXPECT_EQ(7, va[CH + 5]);
+	munmap(va, 4 * CH);
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN
