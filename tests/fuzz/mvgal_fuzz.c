@@ -1323,12 +1323,8 @@ int main(int argc, char **argv)
 	}
 	if (ubuf == MAP_FAILED || readonly == MAP_FAILED || junk == MAP_FAILED)
 		return 2;
-	if (fault_pct && !uid) {
-		/* The fuzzer's own memory is never what fails. */
-		if (mlockall(MCL_CURRENT | MCL_FUTURE))
-			perror("mlockall");
+	if (fault_pct && !uid)
 		fault_setup();
-	}
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (uintptr_t i = 0; i < threads; i++)
