@@ -123,11 +123,11 @@ $(BENCH): tests/bench/mvgal_bench.c $(LIB_SO) $(HDRS)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
 # The fuzzer needs only libdrm and the uapi: it calls the ioctls itself.
-$(FUZZ): tests/fuzz/mvgal_fuzz.c $(HDRS)
+$(FUZZ): tests/fuzz/mvgal_fuzz.c tests/common/rand.h $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< $(DRM_LIBS) -lpthread
 
-$(STRESS): tests/stress/mvgal_stress.c $(LIB_SO) $(HDRS)
+$(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 

@@ -48,27 +48,14 @@
 
 #include <mvgal/mvgal.h>
 
+#include "../common/rand.h"
+
 #define CH		(64 * 1024)
 #define NFILES		4
 #define NSLOTS		64
 #define MAXERR		140
 
-/* ---- randomness: one xorshift64* per thread ---- */
-
-static __thread uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return rs * 2685821657736338717ULL;
-}
-
-static uint64_t below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
+/* ---- randomness (rand.h: one xorshift64* per thread) ---- */
 
 static bool chance(unsigned int pct)
 {
@@ -123,9 +110,9 @@ static size_t mapl[NSLOTS];
 static int vgem = -1;
 static char mvgal_path[64];
 
-static void put(struct slots *s, uint64_t v, void (*drop)(uint64_t))
+/* Keeps @v; when full, a random value makes room: true, in *@old. */
+static bool put_evict(struct slots *s, uint64_t v, uint64_t *old)
 {
-	uint64_t old = 0;
 	bool evict = false;
 
 	pthread_mutex_lock(&s->lock);
@@ -134,12 +121,19 @@ static void put(struct slots *s, uint64_t v, void (*drop)(uint64_t))
 	} else {
 		unsigned int i = below(NSLOTS);
 
-		old = s->v[i];
+		*old = s->v[i];
 		s->v[i] = v;
 		evict = true;
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (evict && drop)
+	return evict;
+}
+
+static void put(struct slots *s, uint64_t v, void (*drop)(uint64_t))
+{
+	uint64_t old;
+
+	if (put_evict(s, v, &old) && drop)
 		drop(old);
 }
 
@@ -184,22 +178,9 @@ static void drop_fd(uint64_t fd)
  */
 static void put_handle(int f, uint32_t h)
 {
-	struct slots *s = &files[f].handles;
-	uint64_t old = 0;
-	bool evict = false;
+	uint64_t old;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->n < NSLOTS) {
-		s->v[s->n++] = h;
-	} else {
-		unsigned int i = below(NSLOTS);
-
-		old = s->v[i];
-		s->v[i] = h;
-		evict = true;
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (evict)
+	if (put_evict(&files[f].handles, h, &old))
 		drmCloseBufferHandle(files[f].fd, (uint32_t)old);
 }
 

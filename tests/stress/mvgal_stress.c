@@ -50,6 +50,8 @@
 
 #include <mvgal/mvgal.h>
 
+#include "../common/rand.h"
+
 #define CH		(64 * 1024)
 #define MAXW		8
 #define MAXB		8
@@ -82,20 +84,6 @@ static const char *const op_names[OP_COUNT] = {
 	"pread check", "MIGRATE", "MIGRATE MOVE", "REPLICATE", "PLACE_FREE",
 };
 
-static __thread uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return rs * 2685821657736338717ULL;
-}
-
-static uint64_t below(uint64_t n)
-{
-	return n ? rnd() % n : 0;
-}
 
 /* The byte at @off of buffer @b at version @v. */
 static uint8_t pat(int b, uint64_t off, unsigned int v)
