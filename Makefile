@@ -167,6 +167,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_SEED    ?= $(shell date +%s)
 fuzz: vm-debug
 	@MVGAL_VM_NOBUILD=1 MVGAL_VM_ALLOW='$(FUZZ_ALLOW)' tools/vm/run --debug-kernel \
+		--file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf \
 		--timeout $$(( $(FUZZ_SECONDS) + 900 )) -- sh -c \
 		'mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; /usr/libexec/mvgal/mvgal_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_ARGS)'
 
