@@ -584,30 +584,24 @@ struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
 					bool write, int *err)
 {
 	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
-	struct mvgal_bo *bo = NULL;
+	struct mvgal_bo *bo;
 
 	*err = -ENOENT;
 	if (!obj)
 		return NULL;
-	if (obj->funcs == &mvgal_bo_funcs)
-		bo = to_mvgal_bo(obj);
-	else
-		bo = mvgal_ro_target(obj);
-	if (bo && write && (bo->read_only || obj->funcs != &mvgal_bo_funcs)) {
+	bo = obj->funcs == &mvgal_bo_funcs ? to_mvgal_bo(obj) :
+					     mvgal_ro_target(obj);
+	if (bo && write && (bo->read_only || &bo->base != obj))
 		*err = -EACCES;
-		bo = NULL;
-	}
-	/* The lookup's reference is the caller's, unless @obj stands for
-	 * another object.
-	 */
-	if (bo)
+	else if (bo)
 		*err = 0;
-	if (bo && &bo->base == obj)
+	/* The lookup's reference is the caller's when @obj is the buffer. */
+	if (!*err && &bo->base == obj)
 		return bo;
-	if (bo)
+	if (!*err)
 		drm_gem_object_get(&bo->base);
 	drm_gem_object_put(obj);
-	return bo;
+	return *err ? NULL : bo;
 }
 
 /**

@@ -57,12 +57,13 @@ struct mvgal_job {
 	struct mvgal_device *mdev;
 	u64 id;
 	unsigned int prio;
-	void *owner;
 	bool armed;			/* @base is initialized */
 	enum mvgal_job_state state;	/* under engine.lock */
 	bool cancelled;			/* under engine.lock */
 	int error;
-	/* The allowance of the file that queued it, or NULL. */
+	/* The allowance of the file that queued it, or NULL: that file
+	 * alone may cancel it.
+	 */
 	struct mvgal_file *quota;
 	struct list_head link;		/* on a ready list */
 	struct list_head plink;		/* on engine.pending */
@@ -135,7 +136,6 @@ struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
 	}
 	job->mdev = mdev;
 	job->prio = prio;
-	job->owner = owner;
 	INIT_LIST_HEAD(&job->link);
 	INIT_LIST_HEAD(&job->plink);
 	INIT_LIST_HEAD(&job->cb.node);
@@ -752,7 +752,8 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 		return -EINVAL;
 	spin_lock(&e->lock);
 	list_for_each_entry(j, &e->pending, plink) {
-		if (j->id == args->job && j->owner == file) {
+		/* Only the file that queued it (whose allowance it holds). */
+		if (j->id == args->job && j->quota == file->driver_priv) {
 			job = j;
 			break;
 		}
