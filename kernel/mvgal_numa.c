@@ -6,7 +6,7 @@
  * Every BEGIN counts a use per GPU. When the GPU used most (ties keep the
  * current one) sits on another node, new pages come from that node at
  * once, and the pages already there move, from a work item: each is
- * copied to a page of the node and replaces it. Moving needs the buffer
+ * copied to a page of the node and replaces it, a batch at a time. Moving needs the buffer
  * quiet: no live session, no pending fence, no device attached to its
  * dma-buf (its scatterlist points at the pages) and no write-combined
  * pages (their attributes would move too); otherwise the pages stay and
@@ -21,62 +21,113 @@
 
 #include "mvgal_bo.h"
 
-/* Moves the pages of @bo that are not on bo->nid there. Holds bo->lock. */
-static void mvgal_numa_move(struct mvgal_bo *bo)
+/* Pages moved per hold of the locks: a move stalls BEGINs only briefly. */
+#define MVGAL_NUMA_BATCH 512
+
+/*
+ * Moves the pages of @bo in [@i, @i + MVGAL_NUMA_BATCH) that are not on
+ * bo->nid there; caller holds bo->lock. Return: false when the node is
+ * full (the rest stay where they are).
+ */
+static bool mvgal_numa_batch(struct mvgal_bo *bo, unsigned long i)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
-	unsigned long i, moved = 0;
+	unsigned long last = i + MVGAL_NUMA_BATCH - 1, moved = 0;
 	struct page *old, *new;
-	int nid;
+	bool room = true;
 
-	mutex_lock(&bo->lock);
-	nid = bo->nid;
-	if (!bo->host || bo->sessions || bo->nr_attach ||
-	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
-	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
-		goto out_unlock;
-	xa_for_each(&bo->pages, i, old)
-		if (page_to_nid(old) != nid)
-			break;
-	if (!old) {
-		bo->numa_pending = false;
-		goto out_unlock;
-	}
 	/* Nobody may reach the old pages once they go. */
-	mvgal_bo_zap(bo, 0, bo->nchunks - 1);
+	mvgal_bo_zap(bo, ((u64)i << PAGE_SHIFT) >> bo->chunk_shift,
+		     min_t(u64, ((u64)last << PAGE_SHIFT) + PAGE_SIZE - 1,
+			   bo->base.size - 1) >> bo->chunk_shift);
 	if (bo->vaddr) {
 		vunmap(bo->vaddr);
 		bo->vaddr = NULL;
 	}
-	xa_for_each_start(&bo->pages, i, old, i) {
-		if (page_to_nid(old) == nid)
+	xa_for_each_range(&bo->pages, i, old, i, last) {
+		if (page_to_nid(old) == bo->nid)
 			continue;
-		new = alloc_pages_node(nid, GFP_HIGHUSER | __GFP_THISNODE |
+		new = alloc_pages_node(bo->nid, GFP_HIGHUSER | __GFP_THISNODE |
 				       __GFP_NOWARN, 0);
-		if (!new)
-			break;	/* the node is full: the rest stay */
+		if (!new) {
+			room = false;
+			break;
+		}
 		copy_highpage(new, old);
 		/* The slot exists: replacing it allocates nothing. */
 		xa_store(&bo->pages, i, new, GFP_KERNEL);
 		__free_page(old);
 		moved++;
 	}
-	bo->numa_pending = !!old;
+	atomic64_add(moved, &mdev->ctr.numa_moved);
+	return room;
+}
+
+/* The index of the first page of @bo from @i on not on bo->nid, or -1. */
+static long mvgal_numa_next(struct mvgal_bo *bo, unsigned long i)
+{
+	struct page *page;
+
+	xa_for_each_start(&bo->pages, i, page, i)
+		if (page_to_nid(page) != bo->nid)
+			return i;
+	return -1;
+}
+
+/*
+ * Moves the next batch of pages of @bo that are not on bo->nid there.
+ * gpu_lock is held around it, and bo->lock taken under it only by a try
+ * (the usual order is the other way): eviction, which holds gpu_lock and
+ * takes a locked buffer for one in use, never meets a move under way. A
+ * buffer with a session or pending work is left for its next END.
+ * Return: whether pages are left to move now.
+ */
+static bool mvgal_numa_move(struct mvgal_bo *bo)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	bool room = true, more = false;
+	long i;
+
+	for (;;) {
+		mutex_lock(&mdev->gpu_lock);
+		if (mutex_trylock(&bo->lock))
+			break;
+		mutex_unlock(&mdev->gpu_lock);
+		/* Wait for the holder without gpu_lock: it may need it. */
+		mutex_lock(&bo->lock);
+		mutex_unlock(&bo->lock);
+	}
+	if (!bo->host || bo->sessions || bo->nr_attach ||
+	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
+	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		goto out_unlock;
+	i = mvgal_numa_next(bo, 0);
+	if (i >= 0) {
+		room = mvgal_numa_batch(bo, i);
+		i = mvgal_numa_next(bo, i);
+	}
+	/* Pages left behind on a full node move at a later END. */
+	bo->numa_pending = i >= 0;
+	more = bo->numa_pending && room;
 	/* One mapping of all pages again, once all exist (never allocating
 	 * the pages a lazy buffer has not touched).
 	 */
-	if (bo->nr_pages == bo->npages)
+	if (i < 0 && !bo->vaddr && bo->nr_pages == bo->npages)
 		mvgal_bo_populate_range(bo, 0, bo->base.size);
-	atomic64_add(moved, &mdev->ctr.numa_moved);
 out_unlock:
 	mutex_unlock(&bo->lock);
+	mutex_unlock(&mdev->gpu_lock);
+	return more;
 }
 
 static void mvgal_numa_work(struct work_struct *work)
 {
 	struct mvgal_bo *bo = container_of(work, struct mvgal_bo, numa_work);
 
-	mvgal_numa_move(bo);
+	/* More to move: the reference goes on with the work. */
+	if (mvgal_numa_move(bo) &&
+	    queue_work(to_mvgal(bo->base.dev)->free_wq, work))
+		return;
 	drm_gem_object_put(&bo->base);
 }
 

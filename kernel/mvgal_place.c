@@ -9,6 +9,7 @@
  * range (bo->alloc); every other pool copy is a placement (bo->place[]).
  */
 #include <linux/dma-resv.h>
+#include <linux/error-injection.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -168,10 +169,15 @@ static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
  * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node (staging,
  *	    or I/O memory at both ends)
  *
+ * Every transfer of a buffer's bytes between locations goes through here,
+ * so a failure injected here (fail_function) is a failed copy engine: the
+ * callers must leave the chunks with the holders they had.
+ *
  * Return: 0, or -EOPNOTSUPP for a method the CPU cannot carry out.
  */
-int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
-		   u64 off, u64 len, unsigned int method, void *bounce)
+noinline int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
+			    unsigned int src, u64 off, u64 len,
+			    unsigned int method, void *bounce)
 {
 	struct mvgal_view d, s;
 
@@ -179,6 +185,7 @@ int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
 		return -EINVAL;
 	return mvgal_view_transfer(&d, &s, off, len, method, bounce);
 }
+ALLOW_ERROR_INJECTION(mvgal_loc_copy, ERRNO);
 
 /*
  * mvgal_view_transfer() - move bytes [off, off + len) from @s to @d

@@ -8,6 +8,7 @@
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
+#include <linux/error-injection.h>
 #include <linux/mm.h>
 
 #include "mvgal_compat.h"
@@ -87,13 +88,14 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
  * @a: the allocation to fill in
  * @size: bytes; rounded up to whole pages
  *
- * The GPU turns active with its first allocation.
+ * The GPU turns active with its first allocation. A failure injected here
+ * (fail_function) is a full pool: it drives the eviction and -ENOSPC paths.
  *
  * Return: 0, -EINVAL for a zero size, -ENOSPC when no free range below
  * the budget fits (mvgal_pool_alloc_evict() makes room).
  */
-int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
-		     u64 size)
+noinline int mvgal_pool_alloc(struct mvgal_gpu *gpu,
+			      struct mvgal_pool_alloc *a, u64 size)
 {
 	struct mvgal_pool *pool = &gpu->pool;
 	int ret;
@@ -117,6 +119,7 @@ int mvgal_pool_alloc(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 	mutex_unlock(&pool->lock);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(mvgal_pool_alloc, ERRNO);
 
 /**
  * mvgal_pool_free() - return an allocation to its pool

@@ -16,13 +16,20 @@ export MVGAL_VM_NOBUILD=1
 # count FILE [TAG]: add the TAP results in FILE to the totals and echo
 # them, TAG after the number when given
 count() {
-	local line tag=${2:+ $2}
+	local line tag=${2:+ $2} diag=""
 	while IFS= read -r line; do
 		case "$line" in
-		"not ok "*) fail=$((fail + 1)); echo "${line/#not ok /not ok$tag }" ;;
+		"not ok "*) fail=$((fail + 1)); echo "${line/#not ok /not ok$tag }"
+			[ -z "${VERBOSE:-}" ] && printf '%s' "$diag" | tail -n 30 ;;
 		"ok "*"# SKIP"*) skip=$((skip + 1)); echo "${line/#ok /ok$tag }" ;;
 		"ok "*) pass=$((pass + 1)); echo "${line/#ok /ok$tag }" ;;
 		"#"*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		esac
+		# A failed test's own diagnostics are shown with it.
+		case "$line" in
+		"ok "* | "not ok "*) diag="" ;;
+		*) diag="$diag#   $line
+" ;;
 		esac
 	done <"$1"
 }
@@ -37,7 +44,7 @@ lane() {
 		pass=$((pass + 1)); echo "ok - $name"
 	else
 		fail=$((fail + 1)); echo "not ok - $name"
-		tail -n 40 "$out" | sed 's/^/#   /'
+		tail -n 80 "$out" | sed 's/^/#   /'
 	fi
 }
 

@@ -17,7 +17,10 @@
  * with a child that is killed mid-call.
  *
  * --fault P: failslab and fail_page_alloc fail P% of the allocations
- * this process makes inside mvgal's ioctls and imports.
+ * this process makes inside mvgal's ioctls and imports; where the kernel
+ * has fail_function on ftrace, P% of mvgal's copies between locations
+ * (-EIO, a failed copy engine) and pool allocations (-ENOSPC) fail too,
+ * in any task: the migration engine's jobs as well as the ioctls.
  * Each thread also keeps a buffer of its own with known bytes: a write
  * into it that fails must leave every byte as it was.
  *
@@ -276,24 +279,82 @@ static void on_fault(int sig)
 
 static int fault_pct;
 
-static void write_str(const char *path, const char *v)
+static int write_str_err(const char *path, const char *v)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 
 	if (fd < 0)
-		return;
+		return -errno;
 	if (write(fd, v, strlen(v)) < 0)
-		perror(path);
+		ret = -errno;
 	close(fd);
+	return ret;
+}
+
+static void write_str(const char *path, const char *v)
+{
+	int ret = write_str_err(path, v);
+
+	if (ret && ret != -ENOENT)
+		fprintf(stderr, "%s: %s\n", path, strerror(-ret));
+}
+
+/* The failure kinds; fail_function is last, and only where it works. */
+static const char *const fault_kinds[] = {
+	"failslab", "fail_page_alloc", "fail_function",
+};
+static unsigned int nr_fault_kinds = 2;
+
+/* mvgal's functions that fail_function may fail, and with what. */
+static const struct {
+	const char *name, *retval;
+} fault_funcs[] = {
+	{ "mvgal_loc_copy", "0xfffffffffffffffb" },	/* -EIO */
+	{ "mvgal_pool_alloc", "0xffffffffffffffe4" },	/* -ENOSPC */
+};
+
+/*
+ * fail_function fails mvgal's own functions in whichever task runs them.
+ * Its probes must run on ftrace (KPROBES_ON_FTRACE), in the probed task:
+ * on int3 the handler runs as an NMI and lockdep reports the random draw.
+ */
+static bool fault_function_setup(void)
+{
+	unsigned int n = sizeof(fault_funcs) / sizeof(fault_funcs[0]), on_ftrace = 0;
+	char path[160], line[256];
+	FILE *f;
+
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/fail_function/%s/retval",
+			 fault_funcs[i].name);
+		if (write_str_err("/sys/kernel/debug/fail_function/inject",
+				  fault_funcs[i].name) ||
+		    write_str_err(path, fault_funcs[i].retval))
+			goto off;
+	}
+	f = fopen("/sys/kernel/debug/kprobes/list", "re");
+	while (f && fgets(line, sizeof(line), f))
+		on_ftrace += strstr(line, " mvgal_") && strstr(line, "[FTRACE]");
+	if (f)
+		fclose(f);
+	if (on_ftrace == n)
+		return true;
+off:
+	write_str("/sys/kernel/debug/fail_function/inject", "\n");
+	return false;
 }
 
 static void fault_setup(void)
 {
-	static const char *const kinds[] = { "failslab", "fail_page_alloc" };
+	const char *const *kinds = fault_kinds;
 	char path[128], v[16];
 
+	if (fault_function_setup())
+		nr_fault_kinds = 3;
+	else
+		printf("# fail_function: not on ftrace here, not used\n");
 	snprintf(v, sizeof(v), "%d", fault_pct);
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < nr_fault_kinds; i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/probability", kinds[i]);
 		write_str(path, v);
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/interval", kinds[i]);
@@ -301,8 +362,9 @@ static void fault_setup(void)
 		/* Counted down at each failure: what is left tells how many. */
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/times", kinds[i]);
 		write_str(path, "1000000000");
+		/* Allocations fail in this process; copies anywhere. */
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/task-filter", kinds[i]);
-		write_str(path, "Y");
+		write_str(path, i < 2 ? "Y" : "N");
 		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose", kinds[i]);
 		write_str(path, "0");
 	}
@@ -311,14 +373,28 @@ static void fault_setup(void)
 	write_str("/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N");
 }
 
+/* No more failures; mvgal's functions leave the injection list. */
+static void fault_stop(void)
+{
+	char path[128];
+
+	for (unsigned int i = 0; i < nr_fault_kinds; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/probability",
+			 fault_kinds[i]);
+		write_str(path, "0");
+	}
+	if (nr_fault_kinds > 2)
+		write_str("/sys/kernel/debug/fail_function/inject", "\n");
+}
+
 /* How many failures each kind injected. */
 static void fault_report(void)
 {
-	static const char *const kinds[] = { "failslab", "fail_page_alloc" };
+	const char *const *kinds = fault_kinds;
 	char path[128];
 
 	printf("# faults injected:");
-	for (unsigned int i = 0; i < 2; i++) {
+	for (unsigned int i = 0; i < nr_fault_kinds; i++) {
 		long long left = -1;
 		FILE *f;
 
@@ -1320,10 +1396,8 @@ int main(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (fault_pct && !uid) {
-		write_str("/sys/kernel/debug/failslab/probability", "0");
-		write_str("/sys/kernel/debug/fail_page_alloc/probability", "0");
-	}
+	if (fault_pct && !uid)
+		fault_stop();
 	report(secs);
 	if (fault_pct && !uid)
 		fault_report();

@@ -11,6 +11,7 @@
  * and restores it at teardown.
  */
 #include <errno.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -476,6 +477,55 @@ TEST_F(evict, live_sessions_are_never_evicted_and_never_livelock)
 	EXPECT_FALSE(placed(self->m, self->g0, self->h[5]));
 	for (int i = 0; i < NB; i++)
 		expect_bytes(_metadata, self->m, self->h[i], i, 0, 0);
+}
+
+/*
+ * A buffer's host pages move to the node of the GPU that uses it, from a
+ * work item, after END. Meanwhile its placement is as idle as any: a
+ * request for room right after END evicts it (the move never holds the
+ * buffer's lock while eviction looks), and its bytes survive both.
+ */
+TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
+{
+	const uint64_t size = (16u << 20) + 4321;
+	struct drm_mvgal_bo_info info;
+	cpu_set_t cpu0;
+	uint8_t *b = malloc(size);
+	uint32_t big;
+
+	ASSERT_NE(NULL, b);
+	/* Created on node 0, used by the GPU on node 1: its pages move. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, host_bo(self->m, size, &big));
+	fill(b, size, 7);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, big, 0, b, size));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
+	ASSERT_EQ(0, info.numa_node);
+
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
+				      &(uint64_t){ (size + 4095) & ~4095ull },
+				      NULL));
+	ASSERT_EQ(0, use(self->m, self->g1, big, NULL));
+	/* The move of 4 K pages has begun: now room for another. */
+	EXPECT_EQ(0, use(self->m, self->g1, self->h[0], NULL));
+	EXPECT_FALSE(placed(self->m, self->g1, big));
+	EXPECT_TRUE(placed(self->m, self->g1, self->h[0]));
+
+	for (int k = 0; k < 10000; k++) {
+		ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
+		if (info.numa_node == 1)
+			break;
+		usleep(1000);
+	}
+	EXPECT_EQ(1, info.numa_node);
+	memset(b, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, big, 0, b, size));
+	EXPECT_EQ(-1, check(b, size, 0, 7));
+	expect_bytes(_metadata, self->m, self->h[0], 0, 0, 0);
+	mvgal_bo_destroy(self->m, big);
+	free(b);
 }
 
 /* A placement whose work has not finished stays until its fence signals. */
