@@ -158,7 +158,12 @@ struct mvgal_file {
 struct mvgal_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
-	/* Guards @gpus, @links and @gpu_count; held across attach/detach. */
+	/*
+	 * Guards @gpus, @links and @gpu_count; held across attach/detach,
+	 * across eviction, and around each batch of a NUMA page move (which
+	 * takes the buffer's lock under it by a try only), so that eviction
+	 * never finds a buffer locked by a move.
+	 */
 	struct mutex gpu_lock;
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
 	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];

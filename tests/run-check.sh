@@ -128,14 +128,15 @@ if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 1 --calls 20000"
 	lane "[debug] fuzzer: seed 2, 20000 calls, unprivileged (uid 65534)" \
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 2 --calls 20000 --user 65534"
-	lane "[debug] fuzzer, 5% of its allocations in mvgal calls failed (failslab, fail_page_alloc): seed 3, 20000 calls; a failed write changes no byte" \
-		env MVGAL_VM_ALLOW='at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+' \
-		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 3 --calls 20000 --fault 5"
+	# fail_function must have failed some of mvgal's copies too.
+	lane "[debug] fuzzer, 5% failed: its allocations in mvgal calls (failslab, fail_page_alloc), mvgal's copies and pool allocations (fail_function); seed 3, 20000 calls; a failed write changes no byte" \
+		bash -c 'set -o pipefail; env MVGAL_VM_ALLOW="at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+" \
+		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$0 --seed 3 --calls 20000 --fault 5" | tee /dev/stderr | grep "fail_function [1-9]" >/dev/null' "$fz"
 	lane "[debug] stress: 4 processes share 4 buffers (fork and a unix socket), 60 s, one killed mid-run, every byte checked; mvgal unloads after" \
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c \
 		'mvgal-info --attach >/dev/null 2>&1; /usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 60 && rmmod mvgal'
 	for f in "$log"/*fuzzer*.log "$log"/*stress*.log; do
-		[ -f "$f" ] && grep -E '^# [0-9]+ (calls|quiesce)' "$f" | head -n 1
+		[ -f "$f" ] && grep -E '^# ([0-9]+ (calls|quiesce)|faults injected)' "$f" | head -n 2
 	done
 	echo "# fuzzer and stress lanes: $(( $(date +%s) - t1 )) s"
 else

@@ -410,11 +410,23 @@ static void fault_report(void)
 	printf("\n");
 }
 
-/* This thread's calls fail (or not) from now on. */
+/*
+ * This thread's calls fail (or not) from now on. Its make-it-fail file is
+ * opened once, while nothing fails: opening it with failures on could
+ * fail, and leave the thread failing everywhere (fork, page tables).
+ */
 static void fault_self(bool on)
 {
-	if (fault_pct)
-		write_str("/proc/thread-self/make-it-fail", on ? "1" : "0");
+	static __thread int fd = -1;
+
+	if (!fault_pct)
+		return;
+	if (fd < 0)
+		fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1) {
+		perror("make-it-fail");
+		exit(2);
+	}
 }
 
 /* ---- argument builders ---- */
