@@ -24,6 +24,9 @@
  * Each thread also keeps a buffer of its own with known bytes: a write
  * into it that fails must leave every byte as it was.
  *
+ * Host buffers are at most 128 MiB, and when the guest's available memory
+ * falls under a quarter the run lets go of all it holds (memory_low()).
+ *
  * Prints the seed first, then per call the count and the errnos seen.
  * Exit status: 0, or 1 when a failed write changed bytes.
  */
@@ -648,11 +651,15 @@ static int do_create(int f)
 	mutate(&c, sizeof(c));
 	/*
 	 * A buffer of all its size at once is real memory: past 32 MiB it
-	 * is lazy, so that the run never takes the guest's memory (its own
-	 * test, limits_test, bounds that with a memory cgroup).
+	 * is lazy; and no host buffer is over 128 MiB, so that one copy into
+	 * it cannot fill the guest at once (see memory_low(); limits_test
+	 * bounds what huge lazy buffers take with a memory cgroup).
 	 */
 	if (c.size > (32 << 20) && (c.flags & MVGAL_BO_HOST_VALID))
 		c.flags |= MVGAL_BO_LAZY_ALLOCATE;
+	if (c.size > (128 << 20) && c.size < (1ULL << 62) &&
+	    (c.flags & MVGAL_BO_HOST_VALID))
+		c.size = (128 << 20) - below(CH);
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_CREATE, &c);
 	if (!ret)
 		put_handle(f, c.handle);
@@ -1110,9 +1117,9 @@ static int do_gem_close(int f)
 }
 
 /* A file is closed and opened anew: its sessions end, its handles go. */
-static int do_reopen(void)
+static int reopen_file(int f)
 {
-	int f = 1 + (int)below(NFILES - 1), fd, old;
+	int fd, old;
 
 	fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -1127,6 +1134,51 @@ static int do_reopen(void)
 	pthread_mutex_unlock(&files[f].sessions.lock);
 	close(old);
 	return 0;
+}
+
+static int do_reopen(void)
+{
+	return reopen_file(1 + (int)below(NFILES - 1));
+}
+
+/*
+ * Buffers' pages are the kernel's, not the process's: the OOM killer does
+ * not see them, and a run that filled the guest would end in its report,
+ * which is about the test bed, not mvgal. When the guest's available
+ * memory falls under a quarter, a thread lets go of everything the run
+ * holds: every file's handles, dma-buf fds and mappings.
+ */
+static atomic_int shed_wanted, sheds;
+
+static bool memory_low(void)
+{
+	long long total = 0, avail = -1, v;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %lld kB", &v) == 1)
+			total = v;
+		else if (sscanf(line, "MemAvailable: %lld kB", &v) == 1)
+			avail = v;
+	}
+	fclose(f);
+	return avail >= 0 && avail < total / 4;
+}
+
+static void shed(void)
+{
+	uint64_t fd;
+
+	for (int f = 0; f < NFILES; f++)
+		reopen_file(f);
+	while (take(&dmabufs, &fd))
+		close((int)fd);
+	while (!do_munmap())
+		;
+	atomic_fetch_add(&sheds, 1);
 }
 
 /* A child shares the files, makes a few calls and is killed mid-way. */
@@ -1226,6 +1278,9 @@ static void *worker(void *p)
 	sentinel_init();
 	while (!atomic_load(&stop)) {
 		int op = pick_op(), ret;
+
+		if (atomic_exchange(&shed_wanted, 0))
+			shed();
 		/*
 		 * Allocations fail only inside mvgal's ioctls and imports:
 		 * elsewhere (fork, mmap, page tables) the kernel's own
@@ -1400,6 +1455,8 @@ int main(int argc, char **argv)
 		pthread_create(&tid[i], NULL, worker, (void *)i);
 	while (!atomic_load(&stop)) {
 		usleep(100000);
+		if (memory_low())
+			atomic_store(&shed_wanted, 1);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (seconds_max && t1.tv_sec - t0.tv_sec >= seconds_max)
 			atomic_store(&stop, 1);
@@ -1413,6 +1470,9 @@ int main(int argc, char **argv)
 	report(secs);
 	if (fault_pct && !uid)
 		fault_report();
+	if (atomic_load(&sheds))
+		printf("# memory ran low %d times: everything held let go\n",
+		       atomic_load(&sheds));
 	if (atomic_load(&changed))
 		printf("# %d failed writes changed bytes\n", atomic_load(&changed));
 	/* Everything this run made goes with its files. */

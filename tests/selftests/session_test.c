@@ -740,37 +740,42 @@ static int migrate_job(struct mvgal *m, uint32_t h, uint64_t size,
 }
 
 /*
- * Ready jobs run highest priority first: while a large job keeps the
- * worker busy, a prefetch (LOW) and then a HIGH job are queued; the HIGH
- * one finishes first although it was queued last.
+ * Ready jobs run highest priority first: a NORMAL, a LOW and then a HIGH
+ * job wait for one fence; it signals, all three are ready at once, and
+ * they finish HIGH, NORMAL, LOW, although HIGH was queued last. (Which
+ * one runs first cannot hang on how long a job takes: all are ready
+ * before the worker looks.)
  */
 TEST_F(sess, ready_jobs_run_by_priority)
 {
-	struct drm_mvgal_migrate big, low, high;
-	uint32_t hb, hl, hh;
+	struct drm_mvgal_migrate normal, low, high;
+	struct vfence vf = { .fd = -1 };
+	uint32_t hn, hl, hh;
 
-	ASSERT_EQ(0, host_bo(self->m, 48 << 20, &hb));
+	ASSERT_EQ(0, host_bo(self->m, 4 * CH + 5, &hn));
 	ASSERT_EQ(0, host_bo(self->m, CH, &hl));
 	ASSERT_EQ(0, host_bo(self->m, CH, &hh));
-	ASSERT_EQ(0, migrate_job(self->m, hb, 48 << 20, 1 + self->g0,
-				 MVGAL_PRIO_NORMAL, -1, &big));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, migrate_job(self->m, hn, 4 * CH + 5, 1 + self->g0,
+				 MVGAL_PRIO_NORMAL, vf.fd, &normal));
 	ASSERT_EQ(0, migrate_job(self->m, hl, CH, 1 + self->g1, MVGAL_PRIO_LOW,
-				 -1, &low));
+				 vf.fd, &low));
 	ASSERT_EQ(0, migrate_job(self->m, hh, CH, 1 + self->g1,
-				 MVGAL_PRIO_HIGH, -1, &high));
-	/* Both small ones were queued while the big one still ran. */
-	EXPECT_EQ(0, mvgal_fence_status(big.out_fence_fd));
-	ASSERT_EQ(0, settle(dup(big.out_fence_fd)));
+				 MVGAL_PRIO_HIGH, vf.fd, &high));
+	EXPECT_EQ(0, mvgal_fence_status(normal.out_fence_fd));
+	EXPECT_EQ(0, mvgal_fence_status(low.out_fence_fd));
+	EXPECT_EQ(0, mvgal_fence_status(high.out_fence_fd));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, mvgal_fence_wait(normal.out_fence_fd, 20000));
 	ASSERT_EQ(0, mvgal_fence_wait(low.out_fence_fd, 20000));
 	ASSERT_EQ(0, mvgal_fence_wait(high.out_fence_fd, 20000));
-	/* The worker may have taken HIGH even before the big job; either
-	 * way, LOW was ready before HIGH was queued and still ran after it.
-	 */
-	EXPECT_LT(fence_time(high.out_fence_fd), fence_time(low.out_fence_fd));
-	close(big.out_fence_fd);
+	EXPECT_LT(fence_time(high.out_fence_fd), fence_time(normal.out_fence_fd));
+	EXPECT_LT(fence_time(normal.out_fence_fd), fence_time(low.out_fence_fd));
+	close(normal.out_fence_fd);
 	close(low.out_fence_fd);
 	close(high.out_fence_fd);
-	mvgal_bo_destroy(self->m, hb);
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, hn);
 	mvgal_bo_destroy(self->m, hl);
 	mvgal_bo_destroy(self->m, hh);
 }
