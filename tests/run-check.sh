@@ -9,6 +9,8 @@ B=$top/build
 kver=$(cat "$B/cache/kver")
 k61=$(ls -d /usr/src/linux-headers-6.1.0-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
 log=$B/check
+# Logs of an earlier run would be read as this one's.
+rm -rf "$log"
 mkdir -p "$log"
 pass=0 fail=0 skip=0
 export MVGAL_VM_NOBUILD=1
