@@ -147,25 +147,12 @@ void mvgal_bo_lock_init(struct mvgal_bo *bo)
 	mutex_init(&bo->lock);
 }
 
-/*
- * What a buffer's metadata grows to, at most: the chunk states and up to
- * eight chunk bitmaps (write-watch, refusals, samples, read-mostly, a
- * session's). Host pages are tracked as they come (an xarray), charged to
- * the memory cgroup with them.
- */
-static u64 mvgal_bo_meta_bytes(const struct mvgal_bo *bo)
-{
-	u64 nchunks = DIV_ROUND_UP_ULL(bo->base.size, mvgal_chunk_size);
-
-	return sizeof(*bo) + nchunks * sizeof(struct mvgal_chunk) +
-	       8 * BITS_TO_LONGS(nchunks) * sizeof(long);
-}
-
 static void mvgal_bo_release(struct mvgal_bo *bo)
 {
 	struct drm_gem_object *obj = &bo->base;
 	struct mvgal_device *mdev = to_mvgal(obj->dev);
 	unsigned long i;
+	u64 meta;
 
 	if (!list_empty(&bo->link)) {
 		mutex_lock(&mdev->bos_lock);
@@ -191,11 +178,9 @@ static void mvgal_bo_release(struct mvgal_bo *bo)
 		dma_buf_detach(dmabuf, obj->import_attach);
 		dma_buf_put(dmabuf);
 	}
-	kvfree(bo->chunks);
-	mvgal_watch_fini(bo);
-	mvgal_policy_fini(bo);
+	meta = mvgal_chunks_fini(bo);
 	mvgal_session_commits_free(bo);
-	mvgal_file_uncharge(bo->quota, false, bo->meta);
+	mvgal_file_uncharge(bo->quota, false, bo->meta + meta);
 	drm_gem_object_release(obj);
 	mutex_destroy(&bo->lock);
 	kfree(bo);
@@ -309,7 +294,8 @@ static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 	if (idx >= bo->npages)
 		return VM_FAULT_SIGBUS;
 	spin_lock(&bo->state_lock);
-	home_before = mvgal_chunk_valid_at(&bo->chunks[c], bo->home_loc);
+	home_before = mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c),
+					   bo->home_loc);
 	spin_unlock(&bo->state_lock);
 	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, write, true);
 	if (ret == -ERESTARTSYS || ret == -EINTR)
@@ -494,6 +480,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (!bo)
 		return -ENOMEM;
 	xa_init(&bo->pages);
+	xa_init(&bo->leaves);
 	bo->size = args->size;
 	bo->flags = args->flags;
 	bo->gpu = args->gpu;
@@ -504,8 +491,10 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->npages = bo->base.size >> PAGE_SHIFT;
-	/* Its chunk states and bitmaps count against the file's allowance. */
-	bo->meta = mvgal_bo_meta_bytes(bo);
+	/* It counts against the file's allowance, and so will its chunk
+	 * records as they come (mvgal_chunks.c).
+	 */
+	bo->meta = sizeof(*bo);
 	bo->quota = mvgal_file_charge(file, false, bo->meta, &ret);
 	if (!bo->quota)
 		goto err_put;
@@ -532,9 +521,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	}
 
 	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
-	ret = mvgal_bo_coherence_init(bo);
-	if (ret)
-		goto err_put;
+	mvgal_bo_coherence_init(bo);
 	if (bo->home) {
 		struct iosys_map map = bo->home->pool.map;
 
@@ -643,29 +630,40 @@ static u32 mvgal_bo_pages_node(struct mvgal_bo *bo)
 	return node;
 }
 
-/* Bytes held and bytes held alone per location. Caller holds bo->lock. */
+/*
+ * Bytes held and bytes held alone per location. Caller holds bo->lock.
+ * Chunks without a record are at home only.
+ */
 static void mvgal_bo_residency(struct mvgal_bo *bo, u64 *valid, u64 *owned)
 {
-	unsigned long c;
+	unsigned long first, last, c = 0;
+	u64 recorded = 0;
 	unsigned int l;
 
 	memset(valid, 0, sizeof(u64) * MVGAL_LOC_COUNT);
 	memset(owned, 0, sizeof(u64) * MVGAL_LOC_COUNT);
 	spin_lock(&bo->state_lock);
-	for (c = 0; c < bo->nchunks; c++) {
-		/* Clipped to the size the buffer was created with. */
-		u64 start = mvgal_chunk_start(bo, c);
-		u64 len = min_t(u64, bo->size - start, 1ULL << bo->chunk_shift);
+	while (mvgal_chunks_next_leaf(bo, c, &first, &last)) {
+		for (c = first; c <= last; c++) {
+			const struct mvgal_chunk *ch = mvgal_chunk_peek(bo, c);
+			/* Clipped to the size the buffer was created with. */
+			u64 start = mvgal_chunk_start(bo, c);
+			u64 len = min_t(u64, bo->size - start,
+					1ULL << bo->chunk_shift);
 
-		for (l = 0; l < MVGAL_LOC_COUNT; l++) {
-			if (!mvgal_chunk_valid_at(&bo->chunks[c], l))
-				continue;
-			valid[l] += len;
-			if (bo->chunks[c].valid == 1U << l)
-				owned[l] += len;
+			recorded += len;
+			for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+				if (!mvgal_chunk_valid_at(ch, l))
+					continue;
+				valid[l] += len;
+				if (ch->valid == 1U << l)
+					owned[l] += len;
+			}
 		}
 	}
 	spin_unlock(&bo->state_lock);
+	valid[bo->home_loc] += bo->size - recorded;
+	owned[bo->home_loc] += bo->size - recorded;
 }
 
 /* Fills everything of @args but the handle; 0 or -errno. */
@@ -718,12 +716,12 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->mirrored = bo->mirror_set;
 	args->pinned = READ_ONCE(bo->pinned);
 	args->mirror_changes = bo->mirror.starts + bo->mirror.stops;
-	args->read_mostly = bo->read_mostly ?
-		min_t(u64, (u64)bitmap_weight(bo->read_mostly, bo->nchunks) <<
-		      bo->chunk_shift, bo->base.size) : 0;
-	args->touched = bo->touched ?
-		min_t(u64, (u64)bitmap_weight(bo->touched, bo->nchunks) <<
-		      bo->chunk_shift, bo->base.size) : 0;
+	args->read_mostly =
+		min_t(u64, (u64)mvgal_cbit_weight(bo, MVGAL_CB_READ_MOSTLY) <<
+		      bo->chunk_shift, bo->base.size);
+	args->touched =
+		min_t(u64, (u64)mvgal_cbit_weight(bo, MVGAL_CB_TOUCHED) <<
+		      bo->chunk_shift, bo->base.size);
 	mutex_unlock(&bo->lock);
 	args->chunk_size = 1ULL << bo->chunk_shift;
 	args->pad = 0;

@@ -7,6 +7,7 @@
 #define MVGAL_BO_H
 
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
@@ -21,6 +22,7 @@
 #include "core/mvgal_chunk.h"
 #include "core/mvgal_evict.h"
 #include "core/mvgal_mirror.h"
+#include "mvgal_chunks.h"
 #include "mvgal_drv.h"
 
 /*
@@ -34,10 +36,16 @@ struct mvgal_place {
 	struct mvgal_pool_alloc alloc;
 };
 
-/* A live session's use of one buffer, on the buffer's @live list. */
+/*
+ * A live session's use of one buffer, on the buffer's @live list. Its
+ * chunk sets are bitmaps over the span of chunks it named: bit i is chunk
+ * @base + i, of @n.
+ */
 struct mvgal_live {
 	struct list_head link;
-	unsigned long *chunks;	/* bitmap: the chunks it named */
+	unsigned long base;
+	unsigned long n;
+	unsigned long *chunks;	/* the chunks it named */
 	/* Chunks the CPU wrote while the session read a GPU copy of them
 	 * (hand-offs, mvgal_watch.c); NULL until there is one. Under the
 	 * buffer's lock.
@@ -116,7 +124,9 @@ struct mvgal_bo {
 	atomic64_t access[MVGAL_MAX_GPUS];
 
 	/*
-	 * Coherence. @chunks and @live are guarded by @state_lock, which
+	 * Coherence. The chunk states (mvgal_chunks.c: @leaves, where an
+	 * absent leaf's chunks are as @chunk_home says, all at home) and
+	 * @live are guarded by @state_lock, which
 	 * nests inside @lock; @lock serializes every operation that plans
 	 * copies. A job's copies are ordered against every other access by
 	 * the job's fence, which is in the buffer's dma_resv (KERNEL usage)
@@ -128,7 +138,9 @@ struct mvgal_bo {
 	unsigned int home_loc;		/* MVGAL_LOC_HOST, or 1 + home GPU */
 	unsigned int chunk_shift;
 	unsigned long nchunks;
-	struct mvgal_chunk *chunks;
+	struct xarray leaves;
+	struct mvgal_chunk chunk_home;
+	struct mvgal_chunk chunk_stray;	/* a change without a leaf lands here */
 	struct list_head live;		/* of struct mvgal_live */
 	/* Of struct mvgal_commit, under @lock. */
 	struct list_head commits;
@@ -146,22 +158,20 @@ struct mvgal_bo {
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
 	/*
-	 * Placement policy (mvgal_policy.c), under @lock: the advice, the
-	 * read-mostly chunks (NULL: none yet), the mirror controller and the
-	 * GPUs it has READ sessions keep replicas on.
+	 * Placement policy (mvgal_policy.c), under @lock: the advice (the
+	 * read-mostly chunks are MVGAL_CB_READ_MOSTLY bits), the mirror
+	 * controller and the GPUs it has READ sessions keep replicas on.
 	 */
 	u32 workload;
 	u32 preferred;
 	u32 accessed_by;
-	unsigned long *read_mostly;
 	struct mvgal_mirror mirror;
 	u16 mirror_set;
 	/*
-	 * The chunks the last sampled session named (the first, then every
-	 * MVGAL_TOUCH_SAMPLE-th): what a prefetch brings. NULL: none yet.
-	 * Under @lock.
+	 * Sessions begun; the first and every MVGAL_TOUCH_SAMPLE-th after
+	 * it leave the chunks they named as MVGAL_CB_TOUCHED bits: what a
+	 * prefetch brings. Under @lock.
 	 */
-	unsigned long *touched;
 	u64 begins;
 	/*
 	 * Sessions per GPU, and the GPU whose node the pages follow
@@ -172,16 +182,15 @@ struct mvgal_bo {
 	bool numa_pending;	/* pages are to move to @nid */
 	struct work_struct numa_work;
 	/*
-	 * Write-watch (mvgal_watch.c), under @lock: chunks the CPU wrote
-	 * since HARVEST reset the record, and since the chunk states took
-	 * the writes in; their counts.
+	 * Write-watch (mvgal_watch.c), under @lock: how many chunks the CPU
+	 * wrote since HARVEST reset the record (MVGAL_CB_WRITTEN), and since
+	 * the chunk states took the writes in (MVGAL_CB_PENDING).
 	 */
-	unsigned long *cpu_written;
-	unsigned long *cpu_pending;
 	unsigned long nwritten;
 	unsigned long npending;
-	/* Chunks refused for good after a hand-off; hand-offs seen. */
-	unsigned long *refused;
+	/* Chunks refused for good after a hand-off (MVGAL_CB_REFUSED);
+	 * hand-offs seen.
+	 */
 	unsigned long nrefused;
 	u64 handoffs;
 	/* GPUs (bits) whose driver imports the buffer's dma-buf, and GPUs
@@ -238,7 +247,25 @@ static inline u64 mvgal_chunk_len(const struct mvgal_bo *bo, unsigned long c)
 	return min_t(u64, bo->base.size - start, 1ULL << bo->chunk_shift);
 }
 
-int mvgal_bo_coherence_init(struct mvgal_bo *bo);
+/* Does live session @l name chunk @c? */
+static inline bool mvgal_live_has(const struct mvgal_live *l, unsigned long c)
+{
+	return c - l->base < l->n && test_bit(c - l->base, l->chunks);
+}
+
+/* Does live session @l name any chunk of [first, last]? */
+static inline bool mvgal_live_any(const struct mvgal_live *l,
+				  unsigned long first, unsigned long last)
+{
+	unsigned long lo = max(first, l->base);
+	unsigned long hi = min(last, l->base + l->n - 1);
+
+	return lo <= hi &&
+	       find_next_bit(l->chunks, hi - l->base + 1, lo - l->base) <=
+	       hi - l->base;
+}
+
+void mvgal_bo_coherence_init(struct mvgal_bo *bo);
 void mvgal_session_settle(struct mvgal_bo *bo);
 unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
 				 unsigned long last, unsigned int dst);
@@ -334,9 +361,8 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 void mvgal_policy_read(struct mvgal_bo *bo, unsigned int gpu, bool remote);
 void mvgal_policy_write(struct mvgal_bo *bo);
 bool mvgal_policy_replicas(struct mvgal_bo *bo, unsigned int gpu,
-			   const unsigned long *chunks);
-void mvgal_policy_fini(struct mvgal_bo *bo);
-void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks);
+			   const struct mvgal_live *l);
+void mvgal_policy_begun(struct mvgal_bo *bo, const struct mvgal_live *l);
 
 /* Sessions a buffer's touched chunks are sampled from: one in this many. */
 #define MVGAL_TOUCH_SAMPLE	16
@@ -355,15 +381,13 @@ void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
 			   unsigned int loc, bool last);
 
 /* mvgal_watch.c */
-int mvgal_watch_init(struct mvgal_bo *bo);
-void mvgal_watch_fini(struct mvgal_bo *bo);
 void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 		      unsigned long last, bool pending);
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);
 void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 		     unsigned int loc, unsigned long *written);
 void mvgal_watch_drop(struct mvgal_bo *bo, struct mvgal_live *l,
-		      const unsigned long *map, const unsigned long *written);
+		      const unsigned long *staged, const unsigned long *written);
 bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 		     unsigned long c, unsigned int loc);
 void mvgal_watch_fold(struct mvgal_bo *bo);

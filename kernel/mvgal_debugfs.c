@@ -12,6 +12,10 @@
  * tables, the memory type of every host page of every buffer:
  *   cat bo_memtype                       one "ID wb=N wc=N other=N" line each
  * so tests can see that CPU_UNCACHED pages really are write-combined.
+ *
+ * <debugfs>/mvgal/bo_meta: what each buffer's chunk records take now,
+ *   cat bo_meta                          one "ID LEAVES BYTES" line each
+ * so tests can see that they grow with what is touched.
  */
 #include <linux/debugfs.h>
 #include <linux/list.h>
@@ -128,6 +132,23 @@ static const struct file_operations mvgal_debug_alloc_fops = {
 	.write = mvgal_debug_alloc_write,
 };
 
+static int mvgal_debug_meta_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	struct mvgal_bo *bo;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		unsigned long n = mvgal_chunks_leaves(bo);
+
+		seq_printf(m, "%llu %lu %llu\n", bo->id, n,
+			   (u64)n * mvgal_chunks_leaf_bytes());
+	}
+	mutex_unlock(&mdev->bos_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_meta);
+
 #ifdef CONFIG_X86
 /* The cache mode bits of the direct-map entry of @page, 4K encoding. */
 static unsigned long mvgal_page_cache_bits(struct page *page)
@@ -184,6 +205,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 	mdev->debugfs = debugfs_create_dir("mvgal", NULL);
 	debugfs_create_file("pool_alloc", 0600, mdev->debugfs, mdev,
 			    &mvgal_debug_alloc_fops);
+	debugfs_create_file("bo_meta", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_meta_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

@@ -99,10 +99,15 @@ static int __init mvgal_init(void)
 	ret = mvgal_params_check();
 	if (ret)
 		return ret;
+	ret = mvgal_chunks_cache_init();
+	if (ret)
+		return ret;
 
 	pdev = platform_device_register_simple(MVGAL_DRIVER_NAME, -1, NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		goto out_cache;
+	}
 
 	/* Everything devm_ below is released with this group at exit. */
 	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
@@ -154,6 +159,8 @@ out_devres:
 	devres_release_group(&pdev->dev, NULL);
 out_unregister:
 	platform_device_unregister(pdev);
+out_cache:
+	mvgal_chunks_cache_fini();
 	return ret;
 }
 
@@ -175,6 +182,7 @@ static void __exit mvgal_exit(void)
 	mutex_destroy(&mvgal_dev->gpu_lock);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
+	mvgal_chunks_cache_fini();
 }
 
 module_init(mvgal_init);

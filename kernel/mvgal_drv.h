@@ -321,6 +321,8 @@ void mvgal_file_close(struct drm_device *dev, struct drm_file *file);
 struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
 				     u64 meta, int *err);
 void mvgal_file_uncharge(struct mvgal_file *mf, bool job, u64 meta);
+int mvgal_file_meta_charge(struct mvgal_file *mf, u64 bytes);
+void mvgal_file_meta_uncharge(struct mvgal_file *mf, u64 bytes);
 
 /* mvgal_calib.c: the one path selector and its calibration. */
 unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,

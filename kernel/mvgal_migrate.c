@@ -248,8 +248,10 @@ static void mvgal_move_mark(struct mvgal_move *m)
 
 	spin_lock(&bo->state_lock);
 	for (c = m->first; c <= m->last; c++) {
-		m->prev[c - m->first] = bo->chunks[c].valid;
-		mvgal_chunk_written(&bo->chunks[c], m->loc);
+		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
+
+		m->prev[c - m->first] = ch->valid;
+		mvgal_chunk_written(ch, m->loc);
 	}
 	spin_unlock(&bo->state_lock);
 }
@@ -265,7 +267,7 @@ static void mvgal_move_revert(struct mvgal_move *m)
 
 	spin_lock(&bo->state_lock);
 	for (c = m->first; c <= m->last; c++) {
-		struct mvgal_chunk *ch = &bo->chunks[c];
+		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
 
 		if (ch->valid == BIT(m->loc))
 			mvgal_chunk_revert(ch, m->loc, m->prev[c - m->first] |
@@ -361,7 +363,7 @@ static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 				 &last);
 		spin_lock(&s->bo->state_lock);
 		for (c = first; c <= last; c++) {
-			struct mvgal_chunk *chunk = &s->bo->chunks[c];
+			struct mvgal_chunk *chunk = mvgal_chunk_at(s->bo, c);
 
 			if (op == MVGAL_JOB_MARK)
 				mvgal_chunk_filled(chunk, s->dst);
@@ -822,22 +824,33 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 /*
  * The copies that bring chunks [first, last] to @loc. Chunks refused
  * after a hand-off reach a GPU only inside a session, staged: a migration
- * or prefetch leaves them out.
+ * or prefetch leaves them out. The records of the whole range exist
+ * afterwards: a MOVE changes them all.
  */
 int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned long first, unsigned long last, unsigned int loc)
 {
-	unsigned long s, e;
+	unsigned long s = first, rs, re;
 	int ret;
 
+	ret = mvgal_chunks_ensure(bo, first, last);
+	if (ret)
+		return ret;
 	if (loc == bo->home_loc || !bo->nrefused)
 		return mvgal_plan_fetch(job, bo, first, last, loc);
-	for (s = find_next_zero_bit(bo->refused, last + 1, first); s <= last;
-	     s = find_next_zero_bit(bo->refused, last + 1, e + 1)) {
-		e = find_next_bit(bo->refused, last + 1, s) - 1;
-		ret = mvgal_plan_fetch(job, bo, s, e, loc);
-		if (ret)
-			return ret;
+	while (s <= last) {
+		/* [rs, re): the next refused run, if it starts in range. */
+		if (!mvgal_cbit_next_run(bo, MVGAL_CB_REFUSED, s, &rs, &re) ||
+		    rs > last) {
+			rs = last + 1;
+			re = rs;
+		}
+		if (s < rs) {
+			ret = mvgal_plan_fetch(job, bo, s, rs - 1, loc);
+			if (ret)
+				return ret;
+		}
+		s = re;
 	}
 	return 0;
 }

@@ -193,7 +193,7 @@ unsigned int mvgal_max_file_meta_mb = 64;
 module_param_cb(max_file_meta_mb, &mvgal_pos_ops, &mvgal_max_file_meta_mb,
 		0644);
 MODULE_PARM_DESC(max_file_meta_mb,
-		 "MiB of buffer metadata (chunk states, bitmaps) the buffers one open file created may hold, 1..1000000; more is -EDQUOT (default: 64)");
+		 "MiB of buffer metadata (the buffers, their chunk records as chunks are touched) the buffers one open file created may hold, 1..1000000; a call needing more is -EDQUOT (default: 64)");
 
 bool mvgal_prefetch = true;
 module_param_named(prefetch, mvgal_prefetch, bool, 0644);

@@ -26,32 +26,22 @@
  * mvgal_bo_coherence_init() - chunk states for a new buffer: all at home
  * @bo: the buffer, with npages and home_loc set
  *
- * Return: 0 or -ENOMEM.
+ * Nothing is allocated: the chunk records come as chunks are touched.
  */
-int mvgal_bo_coherence_init(struct mvgal_bo *bo)
+void mvgal_bo_coherence_init(struct mvgal_bo *bo)
 {
-	unsigned long i;
-
 	spin_lock_init(&bo->state_lock);
 	bo->chunk_shift = ilog2(mvgal_chunk_size);
 	/* npages rather than base.size: an import calls this first. */
 	bo->nchunks = DIV_ROUND_UP_ULL((u64)bo->npages << PAGE_SHIFT,
 				       1ULL << bo->chunk_shift);
-	bo->chunks = kvmalloc_array(bo->nchunks, sizeof(*bo->chunks),
-				    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	mvgal_chunks_init(bo);
 	INIT_LIST_HEAD(&bo->live);
 	INIT_LIST_HEAD(&bo->commits);
 	bo->preferred = MVGAL_GPU_ANY;
 	bo->nid_gpu = MVGAL_GPU_ANY;
 	mvgal_numa_init(bo);
 	mvgal_mirror_init(&bo->mirror, ktime_get_coarse_ns());
-	if (!bo->chunks)
-		return -ENOMEM;
-	if (mvgal_watch_init(bo))
-		return -ENOMEM;
-	for (i = 0; i < bo->nchunks; i++)
-		mvgal_chunk_init(&bo->chunks[i], bo->home_loc);
-	return 0;
 }
 
 /**
@@ -340,7 +330,7 @@ static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
 	unsigned int l;
 
 	spin_lock(&bo->state_lock);
-	chunk = bo->chunks[c];
+	chunk = *mvgal_chunk_peek(bo, c);
 	spin_unlock(&bo->state_lock);
 	if (mvgal_chunk_valid_at(&chunk, dst))
 		return dst;
@@ -377,7 +367,7 @@ unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
 				 unsigned long last, unsigned int dst)
 {
 	spin_lock(&bo->state_lock);
-	while (c <= last && mvgal_chunk_valid_at(&bo->chunks[c], dst))
+	while (c <= last && mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c), dst))
 		c++;
 	spin_unlock(&bo->state_lock);
 	return c;
@@ -394,7 +384,8 @@ unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
  *
  * Nothing is marked: mvgal_job_mark() does that once nothing can fail.
  *
- * Return: 0, -ENOMEM, or -EIO when a chunk has no holder to copy from.
+ * Return: 0, -ENOMEM, -EDQUOT (no room for the chunks' records), or -EIO
+ * when a chunk has no holder to copy from.
  */
 int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 		     unsigned long first, unsigned long last, unsigned int dst)
@@ -404,6 +395,10 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
+	/* The job marks them held at @dst once nothing can fail. */
+	ret = mvgal_chunks_ensure(bo, first, last);
+	if (ret)
+		return ret;
 	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
 	     c = mvgal_next_missing(bo, c + 1, last, dst)) {
 		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);
@@ -432,7 +427,7 @@ void mvgal_chunks_written(struct mvgal_bo *bo, unsigned long first,
 
 	spin_lock(&bo->state_lock);
 	for (c = first; c <= last; c++)
-		mvgal_chunk_written(&bo->chunks[c], loc);
+		mvgal_chunk_written(mvgal_chunk_at(bo, c), loc);
 	spin_unlock(&bo->state_lock);
 }
 
@@ -483,7 +478,7 @@ static int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 		if (moved)
 			*moved += len;
 		spin_lock(&bo->state_lock);
-		mvgal_chunk_filled(&bo->chunks[c], dst);
+		mvgal_chunk_filled(mvgal_chunk_at(bo, c), dst);
 		spin_unlock(&bo->state_lock);
 	}
 	kfree(bounce);
@@ -526,8 +521,7 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 		return false;
 	spin_lock(&bo->state_lock);
 	list_for_each_entry(l, &bo->live, link) {
-		if ((write || l->write) &&
-		    find_next_bit(l->chunks, last + 1, first) <= last) {
+		if ((write || l->write) && mvgal_live_any(l, first, last)) {
 			busy = true;
 			break;
 		}
@@ -550,7 +544,7 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
  * Nothing is marked written: a caller that fails later has changed no
  * byte and no state but where copies are.
  *
- * Return: 0, -EBUSY (a live session conflicts) or -ENOMEM.
+ * Return: 0, -EBUSY (a live session conflicts), -ENOMEM or -EDQUOT.
  */
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		    bool fault)
@@ -564,6 +558,10 @@ int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
 		return -EBUSY;
 	}
+	/* Where the access changes chunk states, there is room for them. */
+	ret = mvgal_chunks_ensure(bo, first, last);
+	if (ret)
+		return ret;
 	/* The fences are done: a failed session's chunks go back first. */
 	mvgal_session_settle(bo);
 	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
@@ -605,7 +603,7 @@ void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
  * copied home from the cheapest holder.
  *
  * Return: 0 with bo->lock held, or -EBUSY (a live session conflicts),
- * -ERESTARTSYS, -ENOMEM, without it.
+ * -ERESTARTSYS, -ENOMEM, -EDQUOT, without it.
  */
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      bool fault)
@@ -668,6 +666,35 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 	return ret;
 }
 
+/* Chunk @c leaves @loc; see mvgal_place_drain(). */
+static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
+				  unsigned int loc, bool dying)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	u64 moved = 0;
+	bool only;
+	int ret;
+
+	spin_lock(&bo->state_lock);
+	only = mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc) == -ENODATA;
+	/* Nobody can read it any more: hand the chunk home without its
+	 * bytes, so the invariant holds.
+	 */
+	if (only && dying)
+		mvgal_chunk_init(mvgal_chunk_at(bo, c), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	if (!only || dying)
+		return 0;
+	ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, &moved);
+	if (ret)
+		return ret;
+	atomic64_add(moved, &mdev->ctr.drained);
+	spin_lock(&bo->state_lock);
+	mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc);
+	spin_unlock(&bo->state_lock);
+	return 0;
+}
+
 /*
  * mvgal_place_drain() - give up the copy at GPU @gidx: chunks only it
  * holds are copied home first (unless the buffer is dying), then the
@@ -683,39 +710,20 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
  */
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
 {
-	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned long first, last, c = 0;
 	unsigned int loc = 1 + gidx;
-	unsigned long c;
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
 	/* A failed session's bytes are not to be brought home. */
 	mvgal_session_settle(bo);
-	for (c = 0; c < bo->nchunks; c++) {
-		u64 moved = 0;
-		bool only;
-
-		spin_lock(&bo->state_lock);
-		only = mvgal_chunk_drop(&bo->chunks[c], loc) == -ENODATA;
-		spin_unlock(&bo->state_lock);
-		if (!only)
-			continue;
-		if (dying) {
-			/* Nobody can read it any more: hand the chunk home
-			 * without its bytes, so the invariant holds.
-			 */
-			spin_lock(&bo->state_lock);
-			mvgal_chunk_init(&bo->chunks[c], bo->home_loc);
-			spin_unlock(&bo->state_lock);
-			continue;
+	/* Chunks without a record are at home only. */
+	while (mvgal_chunks_next_leaf(bo, c, &first, &last)) {
+		for (c = first; c <= last; c++) {
+			ret = mvgal_place_drop_chunk(bo, c, loc, dying);
+			if (ret)
+				return ret;
 		}
-		ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, &moved);
-		if (ret)
-			return ret;
-		atomic64_add(moved, &mdev->ctr.drained);
-		spin_lock(&bo->state_lock);
-		mvgal_chunk_drop(&bo->chunks[c], loc);
-		spin_unlock(&bo->state_lock);
 	}
 	if (bo->place[gidx])
 		mvgal_place_put(bo, gidx);

@@ -80,49 +80,42 @@ void mvgal_policy_write(struct mvgal_bo *bo)
 }
 
 /**
- * mvgal_policy_replicas() - should a READ session of @gpu on chunks
- * @chunks copy them into its own pool rather than use a copy in place?
+ * mvgal_policy_replicas() - should a READ session of @gpu on the chunks
+ * of @l copy them into its own pool rather than use a copy in place?
  * @bo: the buffer; caller holds bo->lock
  * @gpu: the GPU index
- * @chunks: bitmap of the chunks the session names
+ * @l: the session's use of @bo: the chunks it names
  */
 bool mvgal_policy_replicas(struct mvgal_bo *bo, unsigned int gpu,
-			   const unsigned long *chunks)
+			   const struct mvgal_live *l)
 {
 	lockdep_assert_held(&bo->lock);
 	if (bo->flags & MVGAL_BO_REPLICATED || bo->mirror_set & BIT(gpu))
 		return true;
-	return bo->read_mostly &&
-	       bitmap_intersects(chunks, bo->read_mostly, bo->nchunks);
-}
-
-void mvgal_policy_fini(struct mvgal_bo *bo)
-{
-	bitmap_free(bo->read_mostly);
-	bo->read_mostly = NULL;
-	bitmap_free(bo->touched);
-	bo->touched = NULL;
+	return mvgal_cbit_any_of(bo, MVGAL_CB_READ_MOSTLY, l->base, l->chunks,
+				 l->n);
 }
 
 /**
- * mvgal_policy_begun() - a session began on @bo naming @chunks
- * @bo: the buffer; caller holds bo->lock
- * @chunks: bitmap of the chunks it named
+ * mvgal_policy_begun() - a session began on @bo naming the chunks of @l
+ * @bo: the buffer; caller holds bo->lock and ensured the chunks' records
+ * @l: the session's use of @bo
  *
  * The first session and every MVGAL_TOUCH_SAMPLE-th after it are
  * recorded as the buffer's touched chunks (the d974 document's sampling):
- * a prefetch copies those. Without memory for the record the sample is
- * skipped; nothing depends on it but what a prefetch brings.
+ * a prefetch copies those.
  */
-void mvgal_policy_begun(struct mvgal_bo *bo, const unsigned long *chunks)
+void mvgal_policy_begun(struct mvgal_bo *bo, const struct mvgal_live *l)
 {
+	unsigned long s, e;
+
 	lockdep_assert_held(&bo->lock);
 	if (bo->begins++ % MVGAL_TOUCH_SAMPLE)
 		return;
-	if (!bo->touched)
-		bo->touched = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (bo->touched)
-		bitmap_copy(bo->touched, chunks, bo->nchunks);
+	mvgal_cbit_clear_all(bo, MVGAL_CB_TOUCHED);
+	for_each_set_bitrange(s, e, l->chunks, l->n)
+		mvgal_cbit_assign(bo, MVGAL_CB_TOUCHED, l->base + s,
+				  l->base + e - 1, true);
 }
 
 /*
@@ -360,7 +353,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	struct drm_mvgal_advise *args = data;
 	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
 				MVGAL_ADVISE_NOT_READ_MOSTLY);
-	unsigned long first = 0, last = 0, *map = NULL;
+	unsigned long first = 0, last = 0;
 	u32 placement, target, gpus;
 	struct mvgal_bo *bo;
 	int ret, fd = -1;
@@ -391,9 +384,9 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	if (rm) {
 		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
 				 &first, &last);
-		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		ret = -ENOMEM;
-		if (!map)
+		/* Room for the chunks' bits before anything changes. */
+		ret = mvgal_chunks_ensure(bo, first, last);
+		if (ret)
 			goto out_put;
 	}
 
@@ -414,13 +407,13 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	if (args->flags & MVGAL_ADVISE_APPLY && gpus) {
 		ret = -EPERM;
 		if (!READ_ONCE(mvgal_enable_memory_migration))
-			goto out_free;
+			goto out_put;
 		ret = mvgal_place_copies(mdev, file, bo, 0, bo->nchunks - 1, gpus,
 					 true, placement == MVGAL_PLACEMENT_PIN ?
 					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
 					 &fd, &bytes);
 		if (ret)
-			goto out_free;
+			goto out_put;
 	} else if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
 		mutex_lock(&mdev->gpu_lock);
 		bo->pinned = 0;
@@ -432,25 +425,18 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		bo->preferred = args->preferred;
 		bo->accessed_by = args->accessed_by;
 	}
-	if (rm) {
-		if (!bo->read_mostly)
-			swap(bo->read_mostly, map);
-		if (rm == MVGAL_ADVISE_READ_MOSTLY)
-			bitmap_set(bo->read_mostly, first, last - first + 1);
-		else
-			bitmap_clear(bo->read_mostly, first, last - first + 1);
-	}
-	args->read_mostly = bo->read_mostly ?
-		(u64)bitmap_weight(bo->read_mostly, bo->nchunks) <<
-		bo->chunk_shift : 0;
+	if (rm)
+		mvgal_cbit_assign(bo, MVGAL_CB_READ_MOSTLY, first, last,
+				  rm == MVGAL_ADVISE_READ_MOSTLY);
+	args->read_mostly =
+		(u64)mvgal_cbit_weight(bo, MVGAL_CB_READ_MOSTLY) <<
+		bo->chunk_shift;
 	args->read_mostly = min_t(u64, args->read_mostly, bo->base.size);
 	mutex_unlock(&bo->lock);
 	args->placement = placement;
 	args->target = target;
 	args->out_fence_fd = fd;
 	ret = 0;
-out_free:
-	bitmap_free(map);
 out_put:
 	mutex_unlock(&mdev->advise_lock);
 	drm_gem_object_put(&bo->base);

@@ -90,7 +90,7 @@ static bool mvgal_prefetch_lacks(struct mvgal_bo *bo, unsigned long first,
 	/* Refused chunks are never prefetched (mvgal_migrate_plan()). */
 	for (c = mvgal_next_missing(bo, first, last, loc); c <= last;
 	     c = mvgal_next_missing(bo, c + 1, last, loc))
-		if (!bo->nrefused || !test_bit(c, bo->refused))
+		if (!bo->nrefused || !mvgal_cbit_test(bo, MVGAL_CB_REFUSED, c))
 			return true;
 	return false;
 }
@@ -102,16 +102,16 @@ static bool mvgal_prefetch_lacks(struct mvgal_bo *bo, unsigned long first,
 static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 			       unsigned int loc, bool *held)
 {
-	unsigned long last = bo->nchunks - 1;
-	unsigned int s, e;
+	unsigned long last = bo->nchunks - 1, s, e;
 	int ret;
 
 	*held = true;
-	if (!bo->touched) {
+	/* No session sampled yet (mvgal_policy_begun()): all of it. */
+	if (!bo->begins) {
 		*held = !mvgal_prefetch_lacks(bo, 0, last, loc);
 		return job ? mvgal_migrate_plan(job, bo, 0, last, loc) : 0;
 	}
-	for_each_set_bitrange(s, e, bo->touched, bo->nchunks) {
+	for (e = 0; mvgal_cbit_next_run(bo, MVGAL_CB_TOUCHED, e, &s, &e);) {
 		if (mvgal_prefetch_lacks(bo, s, e - 1, loc))
 			*held = false;
 		if (job) {

@@ -340,6 +340,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	xa_init(&bo->pages);
+	xa_init(&bo->leaves);
 	attach = dma_buf_attach(dmabuf, dev->dev);
 	if (IS_ERR(attach)) {
 		ret = PTR_ERR(attach);
@@ -353,13 +354,7 @@ struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
 	}
 	bo->npages = dmabuf->size >> PAGE_SHIFT;
 	bo->home_loc = MVGAL_LOC_HOST;
-	ret = mvgal_bo_coherence_init(bo);
-	if (ret) {
-		kvfree(bo->chunks);
-		mvgal_watch_fini(bo);
-		dma_buf_vunmap_unlocked(dmabuf, &bo->map);
-		goto err_detach;
-	}
+	mvgal_bo_coherence_init(bo);
 	drm_gem_private_object_init(dev, &bo->base, dmabuf->size);
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->base.import_attach = attach;

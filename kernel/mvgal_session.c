@@ -24,11 +24,15 @@
 #include "core/mvgal_range.h"
 #include "mvgal_bo.h"
 
+/*
+ * A session's use of one buffer. Its chunk sets are bitmaps over the span
+ * of chunks it named (@live.base, @live.n): what it costs grows with what
+ * it names, not with the buffer's size.
+ */
 struct mvgal_sbo {
 	struct mvgal_bo *bo;
-	unsigned long *chunks;	/* bitmap: chunks the session named */
-	unsigned long small;	/* @chunks when they fit in a word */
-	struct mvgal_live live;	/* on the buffer's list while live */
+	unsigned long small;	/* @live.chunks when the span fits a word */
+	struct mvgal_live live;	/* its chunks; on the buffer's list while live */
 	/* MVGAL_FILE_NO_COPIES: chunks BEGIN copied for this session. */
 	unsigned long *staged;
 	unsigned int loc;	/* where the session's bytes are */
@@ -56,8 +60,8 @@ static void mvgal_session_free(struct mvgal_session *s)
 	unsigned int i;
 
 	for (i = 0; i < s->count; i++) {
-		if (s->b[i].chunks != &s->b[i].small)
-			bitmap_free(s->b[i].chunks);
+		if (s->b[i].live.chunks != &s->b[i].small)
+			bitmap_free(s->b[i].live.chunks);
 		bitmap_free(s->b[i].live.cpu_wrote);
 		bitmap_free(s->b[i].staged);
 		if (s->b[i].bo)
@@ -67,60 +71,77 @@ static void mvgal_session_free(struct mvgal_session *s)
 }
 
 /*
- * Reads @nr ranges from user memory into a bitmap of the chunks they
- * touch; every range must be non-empty and inside the buffer. @nr 0:
- * the whole buffer. The bitmap is @small itself when the buffer has no
- * more chunks than a word has bits (and @small is given). Return: the
- * bitmap or ERR_PTR(-EINVAL, -EFAULT, -ENOMEM).
+ * Reads @nr ranges from user memory (every one non-empty and inside the
+ * buffer; @nr 0: the whole buffer) into a bitmap of the chunks they
+ * touch, over a span of chunks: with *@n 0, the span from the first to
+ * the last of them becomes *@base, *@n; else they must lie in the span
+ * given. The bitmap is @small itself when the span fits a word (and
+ * @small is given). Return: the bitmap or ERR_PTR(-EINVAL, -EFAULT,
+ * -ENOMEM).
  */
 static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
-					     u32 nr, unsigned long *small)
+					     u32 nr, unsigned long *base,
+					     unsigned long *n,
+					     unsigned long *small)
 {
-	struct drm_mvgal_range r;
-	unsigned long *map, first, last;
+	unsigned long *map = ERR_PTR(-EINVAL), lo = 0, hi = bo->nchunks - 1;
+	struct drm_mvgal_range *r = NULL;
+	unsigned long first, last;
 	u32 i;
 
 	if (nr > MVGAL_SESSION_MAX_RANGES)
 		return ERR_PTR(-EINVAL);
-	if (small && bo->nchunks <= BITS_PER_LONG) {
+	if (nr) {
+		r = memdup_array_user(u64_to_user_ptr(uptr), nr, sizeof(*r));
+		if (IS_ERR(r))
+			return ERR_CAST(r);
+		lo = ULONG_MAX;
+		hi = 0;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!r[i].size || !mvgal_range_ok(r[i].offset, r[i].size, bo->size))
+			goto out;
+		mvgal_chunk_span(r[i].offset, r[i].size, bo->chunk_shift,
+				 &first, &last);
+		lo = min(lo, first);
+		hi = max(hi, last);
+	}
+	if (!*n) {
+		*base = lo;
+		*n = hi - lo + 1;
+	} else if (lo < *base || hi - *base >= *n) {
+		goto out;
+	}
+	if (small && *n <= BITS_PER_LONG) {
 		*small = 0;
 		map = small;
 	} else {
-		map = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!map)
-			return ERR_PTR(-ENOMEM);
-	}
-	if (!nr) {
-		bitmap_set(map, 0, bo->nchunks);
-		return map;
-	}
-	for (i = 0; i < nr; i++) {
-		int err = 0;
-
-		if (copy_from_user(&r, u64_to_user_ptr(uptr) + i * sizeof(r),
-				   sizeof(r)))
-			err = -EFAULT;
-		else if (!r.size || !mvgal_range_ok(r.offset, r.size, bo->size))
-			err = -EINVAL;
-		if (err) {
-			if (map != small)
-				bitmap_free(map);
-			return ERR_PTR(err);
+		map = bitmap_zalloc(*n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!map) {
+			map = ERR_PTR(-ENOMEM);
+			goto out;
 		}
-		mvgal_chunk_span(r.offset, r.size, bo->chunk_shift, &first,
-				 &last);
-		bitmap_set(map, first, last - first + 1);
 	}
+	if (!nr)
+		bitmap_set(map, lo - *base, hi - lo + 1);
+	for (i = 0; i < nr; i++) {
+		mvgal_chunk_span(r[i].offset, r[i].size, bo->chunk_shift,
+				 &first, &last);
+		bitmap_set(map, first - *base, last - first + 1);
+	}
+out:
+	kfree(r);
 	return map;
 }
 
 /* Does the session's access conflict with a live one on its chunks? */
 static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
 {
-	unsigned int start, end;
+	unsigned long start, end, base = b->live.base;
 
-	for_each_set_bitrange(start, end, b->chunks, b->bo->nchunks)
-		if (mvgal_live_conflict(b->bo, start, end - 1, write))
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n)
+		if (mvgal_live_conflict(b->bo, base + start, base + end - 1,
+					write))
 			return true;
 	return false;
 }
@@ -128,10 +149,11 @@ static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
 /* Is every named chunk held at @loc? */
 static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
 {
-	unsigned int start, end;
+	unsigned long start, end, base = b->live.base;
 
-	for_each_set_bitrange(start, end, b->chunks, b->bo->nchunks)
-		if (mvgal_next_missing(b->bo, start, end - 1, loc) < end)
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n)
+		if (mvgal_next_missing(b->bo, base + start, base + end - 1,
+				       loc) < base + end)
 			return false;
 	return true;
 }
@@ -145,7 +167,7 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 {
 	struct mvgal_path_choice ch;
 	unsigned int p;
-	u64 bytes = (u64)bitmap_weight(b->chunks, b->bo->nchunks) <<
+	u64 bytes = (u64)bitmap_weight(b->live.chunks, b->live.n) <<
 		    b->bo->chunk_shift;
 
 	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
@@ -243,24 +265,26 @@ static void mvgal_begin_probe(struct mvgal_device *mdev,
 static int mvgal_sbo_plan(struct mvgal_session *s, struct mvgal_job *job,
 			  struct mvgal_sbo *b)
 {
+	unsigned long start, end, i, base = b->live.base;
 	struct mvgal_bo *bo = b->bo;
-	unsigned int start, end, c;
 	int ret;
 
 	if (s->no_copies && b->loc != bo->home_loc) {
 		if (!b->staged)
-			b->staged = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+			b->staged = bitmap_zalloc(b->live.n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!b->staged)
 			return -ENOMEM;
 		spin_lock(&bo->state_lock);
-		for_each_set_bit(c, b->chunks, bo->nchunks)
-			if (!mvgal_chunk_valid_at(&bo->chunks[c], b->loc))
-				__set_bit(c, b->staged);
+		for_each_set_bit(i, b->live.chunks, b->live.n)
+			if (!mvgal_chunk_valid_at(mvgal_chunk_peek(bo, base + i),
+						  b->loc))
+				__set_bit(i, b->staged);
 		spin_unlock(&bo->state_lock);
 	}
 
-	for_each_set_bitrange(start, end, b->chunks, bo->nchunks) {
-		ret = mvgal_plan_fetch(job, bo, start, end - 1, b->loc);
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n) {
+		ret = mvgal_plan_fetch(job, bo, base + start, base + end - 1,
+				       b->loc);
 		if (ret)
 			return ret;
 	}
@@ -278,7 +302,6 @@ static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 
 	spin_lock(&bo->state_lock);
 	if (d > 0) {
-		b->live.chunks = b->chunks;
 		b->live.write = s->write;
 		b->live.gpu_copy = b->loc != bo->home_loc;
 		b->live.loc = b->loc;
@@ -293,12 +316,13 @@ static void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 		bo->sessions_at[b->loc - 1] += d;
 }
 
-static void mvgal_sbo_zap(struct mvgal_sbo *b, unsigned long *chunks)
+/* Zaps the chunks of @map, a set over the session's span. */
+static void mvgal_sbo_zap(struct mvgal_sbo *b, unsigned long *map)
 {
-	unsigned int start, end;
+	unsigned long start, end, base = b->live.base;
 
-	for_each_set_bitrange(start, end, chunks, b->bo->nchunks)
-		mvgal_bo_zap(b->bo, start, end - 1);
+	for_each_set_bitrange(start, end, map, b->live.n)
+		mvgal_bo_zap(b->bo, base + start, base + end - 1);
 }
 
 /* Reads and checks the buffers of a BEGIN into @s. */
@@ -321,13 +345,22 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		for (j = 0; j < i; j++)
 			if (s->b[j].bo == b->bo)
 				return -EINVAL;
-		b->chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
-						   acc[i].nr_ranges, &b->small);
-		if (IS_ERR(b->chunks)) {
-			ret = PTR_ERR(b->chunks);
-			b->chunks = NULL;
+		b->live.chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
+							acc[i].nr_ranges,
+							&b->live.base,
+							&b->live.n, &b->small);
+		if (IS_ERR(b->live.chunks)) {
+			ret = PTR_ERR(b->live.chunks);
+			b->live.chunks = NULL;
 			return ret;
 		}
+		/* The chunks a session names change state: room for that
+		 * now, while BEGIN can still fail with nothing changed.
+		 */
+		ret = mvgal_chunks_ensure_map(b->bo, b->live.base,
+					      b->live.chunks, b->live.n);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -457,7 +490,7 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		if (!(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
 		    b->bo->home != gpu &&
 		    (s->write ||
-		     !mvgal_policy_replicas(b->bo, gpu->index, b->chunks)))
+		     !mvgal_policy_replicas(b->bo, gpu->index, &b->live)))
 			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
 				 b->loc;
 		/* Refused chunks: the buffer's own pages where the GPU can
@@ -465,8 +498,8 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		 */
 		if (b->loc == 1 + gpu->index &&
 		    (b->bo->host_ok & BIT(gpu->index)) &&
-		    bitmap_intersects(b->chunks, b->bo->refused,
-				      b->bo->nchunks)) {
+		    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
+				      b->live.chunks, b->live.n)) {
 			b->loc = b->bo->home_loc;
 			ret = mvgal_begin_job(mdev, job, args, file);
 			if (!ret)
@@ -652,7 +685,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
 		mvgal_prefetch_access(gpu, s->b[i].bo, s->b[i].loc,
 				      i == s->count - 1);
-		mvgal_policy_begun(s->b[i].bo, s->b[i].chunks);
+		mvgal_policy_begun(s->b[i].bo, &s->b[i].live);
 		mvgal_numa_use(s->b[i].bo, gpu);
 		if (!s->write)
 			mvgal_policy_read(s->b[i].bo, gpu->index,
@@ -753,7 +786,7 @@ void mvgal_session_settle(struct mvgal_bo *bo)
 		if (cm->fence->error) {
 			spin_lock(&bo->state_lock);
 			for (i = 0; i < cm->n; i++)
-				mvgal_chunk_revert(&bo->chunks[cm->e[i].chunk],
+				mvgal_chunk_revert(mvgal_chunk_at(bo, cm->e[i].chunk),
 						   cm->loc, cm->e[i].prev);
 			spin_unlock(&bo->state_lock);
 			/* The work wrote the home pages themselves (in place):
@@ -804,9 +837,9 @@ static void mvgal_session_finish(struct mvgal_session *s,
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_sbo *b = &s->b[i];
 		struct mvgal_bo *bo = b->bo;
-		unsigned long *w = written ? written[i] : b->chunks;
+		unsigned long *w = written ? written[i] : b->live.chunks;
 		struct mvgal_commit *cm = commits ? commits[i] : NULL;
-		unsigned long c;
+		unsigned long j, c;
 
 		mutex_lock(&bo->lock);
 		/* Before the GPU's writes: a chunk the CPU wrote meanwhile is
@@ -827,8 +860,11 @@ static void mvgal_session_finish(struct mvgal_session *s,
 			mvgal_policy_write(bo);
 		if (s->write && w) {
 			spin_lock(&bo->state_lock);
-			for_each_set_bit(c, w, bo->nchunks) {
-				struct mvgal_chunk *ch = &bo->chunks[c];
+			for_each_set_bit(j, w, b->live.n) {
+				struct mvgal_chunk *ch;
+
+				c = b->live.base + j;
+				ch = mvgal_chunk_at(bo, c);
 
 				/* Not held there any more only if the CPU
 				 * wrote the chunk meanwhile: it keeps it.
@@ -899,14 +935,16 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 			ret = -EINVAL;	/* not in the session, or twice */
 			break;
 		}
+		/* Over the session's span: chunks outside it are refused. */
 		map = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
-					     acc[i].nr_ranges, NULL);
+					     acc[i].nr_ranges, &b->live.base,
+					     &b->live.n, NULL);
 		if (IS_ERR(map)) {
 			ret = PTR_ERR(map);
 			break;
 		}
 		written[j] = map;
-		if (!bitmap_subset(map, b->chunks, b->bo->nchunks))
+		if (!bitmap_subset(map, b->live.chunks, b->live.n))
 			ret = -EINVAL;
 	}
 	kfree(acc);
@@ -938,8 +976,8 @@ static struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
 	if (!cms)
 		return NULL;
 	for (i = 0; i < s->count; i++) {
-		unsigned long *w = written ? written[i] : s->b[i].chunks;
-		unsigned int n = w ? bitmap_weight(w, s->b[i].bo->nchunks) : 0;
+		unsigned long *w = written ? written[i] : s->b[i].live.chunks;
+		unsigned int n = w ? bitmap_weight(w, s->b[i].live.n) : 0;
 
 		cms[i] = kzalloc(struct_size(cms[i], e, n), GFP_KERNEL_ACCOUNT);
 		if (!cms[i]) {
@@ -1096,7 +1134,6 @@ struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
 				     u64 meta, int *err)
 {
 	struct mvgal_file *mf = file->driver_priv;
-	u64 limit = (u64)READ_ONCE(mvgal_max_file_meta_mb) << 20;
 
 	if (job && atomic_inc_return(&mf->jobs) >
 		   READ_ONCE(mvgal_max_file_jobs)) {
@@ -1104,8 +1141,7 @@ struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
 		*err = -ENOBUFS;
 		return NULL;
 	}
-	if (meta && atomic64_add_return(meta, &mf->meta) > limit) {
-		atomic64_sub(meta, &mf->meta);
+	if (meta && mvgal_file_meta_charge(mf, meta)) {
 		if (job)
 			atomic_dec(&mf->jobs);
 		*err = -EDQUOT;
@@ -1113,6 +1149,30 @@ struct mvgal_file *mvgal_file_charge(struct drm_file *file, bool job,
 	}
 	kref_get(&mf->ref);
 	return mf;
+}
+
+/**
+ * mvgal_file_meta_charge() - @bytes more metadata of the buffers @mf
+ * created (a buffer's chunk records as they are first touched)
+ * @mf: the allowance, held by the buffer
+ * @bytes: how much
+ *
+ * Return: 0, or -EDQUOT (max_file_meta_mb reached; nothing charged).
+ */
+int mvgal_file_meta_charge(struct mvgal_file *mf, u64 bytes)
+{
+	u64 limit = (u64)READ_ONCE(mvgal_max_file_meta_mb) << 20;
+
+	if (atomic64_add_return(bytes, &mf->meta) > limit) {
+		atomic64_sub(bytes, &mf->meta);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+void mvgal_file_meta_uncharge(struct mvgal_file *mf, u64 bytes)
+{
+	atomic64_sub(bytes, &mf->meta);
 }
 
 void mvgal_file_uncharge(struct mvgal_file *mf, bool job, u64 meta)

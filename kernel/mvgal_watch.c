@@ -17,9 +17,10 @@
  *    was made.
  *  - @cpu_written: written since HARVEST last reset it, for the user.
  *
- * Both are bitmaps under bo->lock. The fault handlers install their PTEs
- * with bo->lock held, so a reset cannot slip between marking a chunk and
- * mapping its page writable.
+ * Both are chunk bits (MVGAL_CB_PENDING, MVGAL_CB_WRITTEN, in the
+ * buffer's chunk records) under bo->lock. The fault handlers install their
+ * PTEs with bo->lock held, so a reset cannot slip between marking a chunk
+ * and mapping its page writable.
  */
 #include <linux/bitmap.h>
 #include <linux/mm.h>
@@ -31,28 +32,6 @@
 #include <drm/drm_vma_manager.h>
 
 #include "mvgal_bo.h"
-
-int mvgal_watch_init(struct mvgal_bo *bo)
-{
-	bo->cpu_written = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	bo->cpu_pending = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	bo->refused = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!bo->cpu_written || !bo->cpu_pending || !bo->refused) {
-		mvgal_watch_fini(bo);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void mvgal_watch_fini(struct mvgal_bo *bo)
-{
-	bitmap_free(bo->cpu_written);
-	bitmap_free(bo->cpu_pending);
-	bitmap_free(bo->refused);
-	bo->cpu_written = NULL;
-	bo->cpu_pending = NULL;
-	bo->refused = NULL;
-}
 
 /*
  * A mapped CPU write to chunks [first, last] while live sessions read GPU
@@ -68,17 +47,17 @@ static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
 	unsigned long c;
 
 	list_for_each_entry(l, &bo->live, link) {
-		if (!l->gpu_copy || find_next_bit(l->chunks, last + 1, first) > last)
+		if (!l->gpu_copy || !mvgal_live_any(l, first, last))
 			continue;
 		if (!l->cpu_wrote)
-			l->cpu_wrote = bitmap_zalloc(bo->nchunks,
-						     GFP_KERNEL | __GFP_NOWARN);
+			l->cpu_wrote = bitmap_zalloc(l->n, GFP_KERNEL_ACCOUNT |
+						     __GFP_NOWARN);
 		for (c = first; c <= last; c++) {
-			if (!test_bit(c, l->chunks))
+			if (!mvgal_live_has(l, c))
 				continue;
 			if (l->cpu_wrote) {
-				__set_bit(c, l->cpu_wrote);
-			} else if (!__test_and_set_bit(c, bo->refused)) {
+				__set_bit(c - l->base, l->cpu_wrote);
+			} else if (!mvgal_cbit_set(bo, MVGAL_CB_REFUSED, c)) {
 				bo->nrefused++;
 				bo->handoffs++;
 			}
@@ -88,7 +67,7 @@ static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
 
 /**
  * mvgal_watch_mark() - the CPU wrote chunks [first, last]
- * @bo: the buffer; caller holds bo->lock
+ * @bo: the buffer; caller holds bo->lock and ensured the chunks' records
  * @first: first chunk
  * @last: last chunk
  * @pending: a mapped write, which the chunk states take in later (a
@@ -101,9 +80,9 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 
 	lockdep_assert_held(&bo->lock);
 	for (c = first; c <= last; c++) {
-		if (!__test_and_set_bit(c, bo->cpu_written))
+		if (!mvgal_cbit_set(bo, MVGAL_CB_WRITTEN, c))
 			bo->nwritten++;
-		if (pending && !__test_and_set_bit(c, bo->cpu_pending))
+		if (pending && !mvgal_cbit_set(bo, MVGAL_CB_PENDING, c))
 			bo->npending++;
 	}
 	/* Only a mapped write can happen during a conflicting session. */
@@ -115,7 +94,8 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c)
 {
 	lockdep_assert_held(&bo->lock);
-	return test_bit(c, bo->cpu_written) && test_bit(c, bo->cpu_pending);
+	return mvgal_cbit_test(bo, MVGAL_CB_WRITTEN, c) &&
+	       mvgal_cbit_test(bo, MVGAL_CB_PENDING, c);
 }
 
 /*
@@ -159,19 +139,19 @@ static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
  */
 void mvgal_watch_fold(struct mvgal_bo *bo)
 {
-	unsigned int start, end, c;
+	unsigned long start, end, c;
 
 	lockdep_assert_held(&bo->lock);
 	mvgal_session_settle(bo);
 	if (!bo->npending)
 		return;
 	mvgal_policy_write(bo);
-	for_each_set_bitrange(start, end, bo->cpu_pending, bo->nchunks) {
+	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_PENDING, end, &start, &end);) {
 		spin_lock(&bo->state_lock);
 		for (c = start; c < end; c++)
-			mvgal_chunk_written(&bo->chunks[c], bo->home_loc);
+			mvgal_chunk_written(mvgal_chunk_at(bo, c), bo->home_loc);
 		spin_unlock(&bo->state_lock);
-		bitmap_clear(bo->cpu_pending, start, end - start);
+		mvgal_cbit_assign(bo, MVGAL_CB_PENDING, start, end - 1, false);
 		mvgal_watch_protect(bo, start, end - 1);
 	}
 	bo->npending = 0;
@@ -187,7 +167,7 @@ bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 	struct mvgal_live *l;
 
 	list_for_each_entry(l, &bo->live, link)
-		if (l != self && l->loc == loc && test_bit(c, l->chunks))
+		if (l != self && l->loc == loc && mvgal_live_has(l, c))
 			return true;
 	return false;
 }
@@ -197,7 +177,7 @@ bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
  * @bo: the buffer; caller holds bo->lock and has folded the CPU's writes
  * @l: the session's use of @bo
  * @loc: where the session's copy is (a GPU)
- * @written: chunks the GPU wrote (a WRITE session), or NULL
+ * @written: chunks the GPU wrote (a WRITE session), over @l's span, or NULL
  *
  * A chunk the CPU wrote while the session used a GPU copy of it is
  * refused for good: no GPU keeps a copy of it past a session again, each
@@ -209,20 +189,22 @@ bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 		     unsigned int loc, unsigned long *written)
 {
-	unsigned long c, n = 0, both = 0;
+	unsigned long i, n = 0, both = 0;
 
 	lockdep_assert_held(&bo->lock);
 	if (l->cpu_wrote) {
 		spin_lock(&bo->state_lock);
-		for_each_set_bit(c, l->cpu_wrote, bo->nchunks) {
+		for_each_set_bit(i, l->cpu_wrote, l->n) {
+			unsigned long c = l->base + i;
+
 			n++;
-			if (!__test_and_set_bit(c, bo->refused))
+			if (!mvgal_cbit_set(bo, MVGAL_CB_REFUSED, c))
 				bo->nrefused++;
 			/* The fold left home its only holder: the GPU's
 			 * bytes at @loc are the ones to keep.
 			 */
-			if (written && test_bit(c, written)) {
-				mvgal_chunk_filled(&bo->chunks[c], loc);
+			if (written && test_bit(i, written)) {
+				mvgal_chunk_filled(mvgal_chunk_at(bo, c), loc);
 				both++;
 			}
 		}
@@ -233,41 +215,46 @@ void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 				    both ? "; the GPU wrote some too, its bytes land last" : "");
 	}
 	if (bo->nrefused)
-		mvgal_watch_drop(bo, l, bo->refused, written);
+		mvgal_watch_drop(bo, l, NULL, written);
 }
 
 /**
- * mvgal_watch_drop() - a session's copies of chunks in @map go at its END
+ * mvgal_watch_drop() - a session's copies of some chunks go at its END
  * @bo: the buffer; caller holds bo->lock
  * @l: the session's use of @bo (its chunks, where its copy is)
- * @map: the chunks to drop, of those the session named
- * @written: chunks the session wrote, which stay (their copy may be the
- *	     only current one), or NULL
+ * @staged: the chunks to drop, of those the session named, over its span;
+ *	    NULL: the refused ones
+ * @written: chunks the session wrote, over its span, which stay (their
+ *	     copy may be the only current one), or NULL
  *
  * A copy another live session uses stays too: nothing is taken from
  * under a reader.
  */
 void mvgal_watch_drop(struct mvgal_bo *bo, struct mvgal_live *l,
-		      const unsigned long *map, const unsigned long *written)
+		      const unsigned long *staged, const unsigned long *written)
 {
-	unsigned long c;
+	unsigned long i, c;
 
 	lockdep_assert_held(&bo->lock);
 	spin_lock(&bo->state_lock);
-	for_each_set_bit(c, map, bo->nchunks)
-		if (test_bit(c, l->chunks) && !(written && test_bit(c, written)) &&
-		    !mvgal_live_uses(bo, l, c, l->loc))
-			mvgal_chunk_drop(&bo->chunks[c], l->loc);
+	for_each_set_bit(i, staged ?: l->chunks, l->n) {
+		c = l->base + i;
+		if ((!staged && !mvgal_cbit_test(bo, MVGAL_CB_REFUSED, c)) ||
+		    (written && test_bit(i, written)) ||
+		    mvgal_live_uses(bo, l, c, l->loc))
+			continue;
+		mvgal_chunk_drop(mvgal_chunk_at(bo, c), l->loc);
+	}
 	spin_unlock(&bo->state_lock);
 }
 
 /* Runs of written chunks in @bo's record. Caller holds bo->lock. */
 static u32 mvgal_watch_runs(struct mvgal_bo *bo)
 {
-	unsigned int start, end;
+	unsigned long start, end;
 	u32 n = 0;
 
-	for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks)
+	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_WRITTEN, end, &start, &end);)
 		n++;
 	return n;
 }
@@ -295,18 +282,19 @@ static int mvgal_harvest_snap(struct mvgal_bo *bo,
 {
 	bool runs = e->flags & MVGAL_HARVEST_RUNS;
 	struct drm_mvgal_range *r = NULL;
-	unsigned int start, end;
+	unsigned long start, end, c;
+	u64 *arr = NULL;
 	u32 n = 0, cap = 0;
 	u64 chunks = 0;
 
 	lockdep_assert_held(&bo->lock);
 	if (!runs) {
+		/* As big as the caller's array: the record in words. */
 		u32 words = DIV_ROUND_UP(bo->nchunks, 64);
-		u64 *arr = kvmalloc_array(words, sizeof(*arr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 
+		arr = kvcalloc(words, sizeof(*arr), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!arr)
 			return -ENOMEM;
-		bitmap_to_arr64(arr, bo->cpu_written, bo->nchunks);
 		*out = arr;
 		*bytes = words * sizeof(*arr);
 		n = words;
@@ -318,7 +306,7 @@ static int mvgal_harvest_snap(struct mvgal_bo *bo,
 			return -ENOMEM;
 		*out = r;
 	}
-	for_each_set_bitrange(start, end, bo->cpu_written, bo->nchunks) {
+	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_WRITTEN, end, &start, &end);) {
 		if (runs) {
 			if (n == cap)
 				break;
@@ -326,10 +314,14 @@ static int mvgal_harvest_snap(struct mvgal_bo *bo,
 			r[n].size = min(mvgal_chunk_start(bo, end), bo->size) -
 				    r[n].offset;
 			n++;
+		} else {
+			for (c = start; c < end; c++)
+				arr[c / 64] |= 1ULL << (c % 64);
 		}
 		chunks += end - start;
 		if (reset) {
-			bitmap_clear(bo->cpu_written, start, end - start);
+			mvgal_cbit_assign(bo, MVGAL_CB_WRITTEN, start, end - 1,
+					  false);
 			mvgal_watch_protect(bo, start, end - 1);
 		}
 	}
@@ -353,25 +345,30 @@ static void mvgal_harvest_restore(struct mvgal_bo *bo,
 				  const void *buf)
 {
 	u64 csize = 1ULL << bo->chunk_shift;
+	unsigned long c;
 	u32 i;
 
+	/* Every chunk here was marked before: its record exists. */
 	mutex_lock(&bo->lock);
 	if (!(e->flags & MVGAL_HARVEST_RUNS)) {
-		unsigned long *map = bitmap_alloc(bo->nchunks,
-						  GFP_KERNEL | __GFP_NOFAIL);
+		const u64 *arr = buf;
 
-		bitmap_from_arr64(map, buf, bo->nchunks);
-		bitmap_or(bo->cpu_written, bo->cpu_written, map, bo->nchunks);
-		bitmap_free(map);
+		for (c = 0; c < bo->nchunks; c++) {
+			if (!arr[c / 64])
+				c |= 63;	/* a word of nothing */
+			else if (arr[c / 64] & (1ULL << (c % 64)))
+				mvgal_cbit_set(bo, MVGAL_CB_WRITTEN, c);
+		}
 	} else {
 		const struct drm_mvgal_range *r = buf;
 
 		for (i = 0; i < e->count; i++)
-			bitmap_set(bo->cpu_written, r[i].offset >> bo->chunk_shift,
-				   DIV_ROUND_UP_ULL(r[i].offset + r[i].size, csize) -
-				   (r[i].offset >> bo->chunk_shift));
+			mvgal_cbit_assign(bo, MVGAL_CB_WRITTEN,
+					  r[i].offset >> bo->chunk_shift,
+					  DIV_ROUND_UP_ULL(r[i].offset + r[i].size,
+							   csize) - 1, true);
 	}
-	bo->nwritten = bitmap_weight(bo->cpu_written, bo->nchunks);
+	bo->nwritten = mvgal_cbit_weight(bo, MVGAL_CB_WRITTEN);
 	mutex_unlock(&bo->lock);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Resource limits: what one caller can make the kernel hold. Metadata of
- * lazily allocated buffers grows with what is touched (chunk states, not
- * a page array of the whole size); kernel memory a caller causes is
+ * lazily allocated buffers grows with what is touched (host pages and
+ * chunk records come as they are first needed); kernel memory a caller causes is
  * charged to its memory cgroup; one open file may queue max_file_jobs
  * jobs and hold max_file_meta_mb of buffer metadata; BO_LIST allocates
  * for what exists, not for the capacity it is given.
@@ -97,15 +97,62 @@ FIXTURE_TEARDOWN(lim)
 }
 
 /*
- * Twenty never-touched 16 GiB lazy buffers: their metadata is charged to
- * the creator's cgroup and is about a megabyte each (the chunk states),
- * not the 32 MiB a page array of their size would be.
+ * What buffer @h's chunk records take now, from <debugfs>/mvgal/bo_meta
+ * ("ID LEAVES BYTES" lines): *@leaves and *@bytes. 0 or -errno.
+ */
+static int bo_meta(struct mvgal *m, uint32_t h, unsigned long *leaves,
+		   unsigned long long *bytes)
+{
+	struct drm_mvgal_bo_info info;
+	unsigned long long id;
+	int ret = mvgal_bo_info(m, h, &info);
+	FILE *f;
+
+	if (ret)
+		return ret;
+	f = fopen("/sys/kernel/debug/mvgal/bo_meta", "r");
+	if (!f)
+		return -errno;
+	ret = -ENOENT;
+	while (fscanf(f, "%llu %lu %llu\n", &id, leaves, bytes) == 3)
+		if (id == info.id) {
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+/* The bytes one chunk record leaf covers: 1024 chunks. */
+static uint64_t leaf_span(struct mvgal *m, uint32_t h)
+{
+	struct drm_mvgal_bo_info info;
+
+	if (mvgal_bo_info(m, h, &info))
+		return 0;
+	return 1024 * info.chunk_size;
+}
+
+/*
+ * Twenty never-touched 16 GiB lazy buffers cost next to nothing: no
+ * chunk records (a leaf per 1024 chunks comes as chunks are touched), no
+ * page array. One byte written every leaf span of one of them adds
+ * exactly one leaf each, charged to the writer's cgroup with its page;
+ * advice far into another and a session add the leaves their ranges
+ * cover, no more.
  */
 TEST_F(lim, lazy_buffers_cost_what_is_touched_and_are_charged)
 {
 	static uint8_t buf[1 << 20];
-	long long before, after;
-	uint32_t h[20];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	long long before, after, grown;
+	unsigned long long bytes;
+	unsigned long leaves;
+	struct drm_mvgal_advise adv = { 0 };
+	uint64_t span;
+	uint32_t h[20], hs, sess;
+	int fence, n;
 
 	ASSERT_EQ(0, cg_enter(getpid()));
 	before = read_ll(CG_T "/memory.current");
@@ -115,10 +162,72 @@ TEST_F(lim, lazy_buffers_cost_what_is_touched_and_are_charged)
 	}
 	after = read_ll(CG_T "/memory.current");
 	TH_LOG("20 lazy 16 GiB buffers: %lld KiB charged", (after - before) >> 10);
-	/* Charged: at least the chunk states, 1 MiB a buffer... */
-	EXPECT_LE(20LL << 19, after - before);
-	/* ...and far from a page pointer per page (32 MiB a buffer). */
-	EXPECT_GT(20LL * (3 << 20), after - before);
+	/* A page array of their size would be 32 MiB each; the chunk
+	 * states alone 1 MiB each. (2 MiB: the cgroup's per-CPU batches.)
+	 */
+	EXPECT_GT(2LL << 20, after - before);
+	ASSERT_EQ(0, bo_meta(self->m, h[0], &leaves, &bytes));
+	EXPECT_EQ(0, leaves);
+	/* Untouched: all of it at home, as the residency report says. */
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h[0], &info));
+	EXPECT_EQ(LAZY16, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(LAZY16, info.owned[MVGAL_LOC_HOST]);
+
+	/* One byte per leaf span, at odd offsets: one leaf each. */
+	span = leaf_span(self->m, h[1]);
+	ASSERT_NE(0, span);
+	n = LAZY16 / span < 256 ? LAZY16 / span : 256;
+	before = read_ll(CG_T "/memory.current");
+	for (int i = 0; i < n; i++) {
+		uint8_t b = (uint8_t)(i + 1);
+
+		ASSERT_EQ(0, mvgal_bo_write(self->m, h[1], (uint64_t)i * span + 4099 + i,
+					    &b, 1)) TH_LOG("write %d", i);
+	}
+	grown = read_ll(CG_T "/memory.current") - before;
+	ASSERT_EQ(0, bo_meta(self->m, h[1], &leaves, &bytes));
+	TH_LOG("%d bytes written %llu MiB apart: %lu leaves, %llu KiB of records, %lld KiB charged",
+	       n, (unsigned long long)span >> 20, leaves, bytes >> 10, grown >> 10);
+	EXPECT_EQ((unsigned long)n, leaves);
+	/* Charged to the writer: a leaf and a page each (less the
+	 * cgroup's per-CPU batches).
+	 */
+	EXPECT_LE((long long)(bytes + (unsigned long long)n * 4096) - (1LL << 20), grown);
+	for (int i = 0; i < n; i += 37) {
+		uint8_t b = 0;
+
+		ASSERT_EQ(0, mvgal_bo_read(self->m, h[1], (uint64_t)i * span + 4099 + i, &b, 1));
+		EXPECT_EQ((uint8_t)(i + 1), b);
+	}
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h[1], &info));
+	EXPECT_EQ(LAZY16, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ((uint64_t)n, info.cpu_written);
+
+	/* Advice on 4 chunks straddling a leaf boundary far in: two. */
+	adv.handle = h[2];
+	adv.flags = MVGAL_ADVISE_READ_MOSTLY;
+	adv.offset = 9 * span - CH - 100;
+	adv.size = 2 * CH + 200;
+	ASSERT_EQ(0, mvgal_advise(self->m, &adv));
+	EXPECT_EQ(4 * CH, adv.read_mostly);
+	ASSERT_EQ(0, bo_meta(self->m, h[2], &leaves, &bytes));
+	EXPECT_EQ(2, leaves);
+
+	/* A session on a lazy buffer: the leaf its range is in. */
+	ASSERT_EQ(0, lazy_bo(self->m, 40 << 20, &hs));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, hs,
+			    (5 << 20) + 17, 3 * CH + 5, &a, &sess, &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	ASSERT_EQ(0, bo_meta(self->m, hs, &leaves, &bytes));
+	EXPECT_EQ(1, leaves);
+	fill(self->pool[self->g0] + a.pool_offset + (5 << 20) + 17, 3 * CH + 5, 4);
+	EXPECT_EQ(0, end_written(self->m, sess, hs, (5 << 20) + 17, 3 * CH + 5, -1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hs, (5 << 20) + 17, buf, 3 * CH + 5));
+	EXPECT_EQ(-1, check(buf, 3 * CH + 5, 0, 4));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hs, &info));
+	EXPECT_EQ((40ULL << 20) - 4 * CH, info.owned[MVGAL_LOC_HOST]);
+	mvgal_bo_destroy(self->m, hs);
+
 	/* Bytes far into one go in and come back. */
 	fill(buf, sizeof(buf), 1);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h[3], 5ULL << 30, buf, sizeof(buf)));
@@ -241,34 +350,81 @@ TEST_F(lim, jobs_per_file_are_bounded)
 	mvgal_bo_destroy(self->m, h);
 }
 
-/* Buffer metadata per file: past max_file_meta_mb a new buffer is
- * -EDQUOT; freeing one makes room; another file has its own allowance.
+/*
+ * Buffer metadata per file: chunk records come as chunks are touched and
+ * count against the creating file's max_file_meta_mb. Past it, a write,
+ * a session or a migration touching new chunks is -EDQUOT and changes
+ * nothing; what was written stays; another file has its own allowance;
+ * freeing a buffer makes room.
  */
 TEST_F(lim, buffer_metadata_per_file_is_bounded)
 {
+	struct drm_mvgal_migrate mg = { .size = CH, .in_fence_fd = -1 };
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	unsigned long long bytes;
+	unsigned long leaves;
 	struct mvgal *other;
-	uint32_t h[8], x;
-	int n;
+	uint32_t h, h2, x, sess;
+	uint64_t span, off = 0;
+	int n, ret = 0, fence;
+	uint8_t b;
 
-	ASSERT_EQ(0, write_param(META, "4"));
-	for (n = 0; n < 8; n++) {
-		int ret = lazy_bo(self->m, LAZY16, &h[n]);
-
-		if (ret) {
-			EXPECT_EQ(-EDQUOT, ret);
+	ASSERT_EQ(0, write_param(META, "1"));
+	ASSERT_EQ(0, lazy_bo(self->m, LAZY16, &h));
+	ASSERT_EQ(0, lazy_bo(self->m, 40 << 20, &h2));
+	span = leaf_span(self->m, h);
+	ASSERT_NE(0, span);
+	for (n = 0; (uint64_t)n * span < LAZY16; n++) {
+		b = (uint8_t)(n + 7);
+		off = (uint64_t)n * span + 12345;
+		ret = mvgal_bo_write(self->m, h, off, &b, 1);
+		if (ret)
 			break;
-		}
 	}
-	TH_LOG("%d lazy 16 GiB buffers within 4 MiB of metadata", n);
-	EXPECT_LE(2, n);
-	EXPECT_GT(8, n);
+	EXPECT_EQ(-EDQUOT, ret);
+	ASSERT_EQ(0, bo_meta(self->m, h, &leaves, &bytes));
+	TH_LOG("1 MiB of metadata: %d leaves of %llu bytes, then -EDQUOT", n,
+	       bytes / (leaves ? leaves : 1));
+	EXPECT_EQ((unsigned long)n, leaves);
+	EXPECT_LE(100, n);
+	EXPECT_GE(1ULL << 20, bytes);
+	/* The refused write changed nothing. */
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ((uint64_t)n, info.cpu_written);
+	/* Nor does a session or a migration out there, on either buffer. */
+	EXPECT_EQ(-EDQUOT, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h,
+				  off, 3 * CH + 1, &a, &sess, &fence, NULL));
+	mg.handle = h2;
+	mg.offset = 7 * CH;
+	mg.location = 1 + self->g0;
+	EXPECT_EQ(-EDQUOT, mvgal_migrate(self->m, &mg));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h2, &info));
+	EXPECT_EQ(0, info.sessions);
+	EXPECT_EQ(0, info.valid[1 + self->g0]);
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	ASSERT_EQ(0, bo_meta(self->m, h2, &leaves, &bytes));
+	EXPECT_EQ(0, leaves);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.sessions);
+	/* Chunks already recorded need nothing more. */
+	b = 0;
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 12345, &b, 1));
+	EXPECT_EQ(7, b);
+	b = 99;
+	EXPECT_EQ(0, mvgal_bo_write(self->m, h, (uint64_t)(n - 1) * span, &b, 1));
+	/* Another file has its own allowance. */
 	ASSERT_EQ(0, mvgal_open(&other));
-	EXPECT_EQ(0, lazy_bo(other, LAZY16, &x));
-	mvgal_bo_destroy(self->m, h[0]);
-	EXPECT_EQ(0, lazy_bo(self->m, LAZY16, &h[0]));
-	for (int i = 0; i < n; i++)
-		mvgal_bo_destroy(self->m, h[i]);
+	ASSERT_EQ(0, lazy_bo(other, LAZY16, &x));
+	EXPECT_EQ(0, mvgal_bo_write(other, x, 7 * span + 3, &b, 1));
 	mvgal_close(other);
+	/* Freeing a buffer makes room. */
+	mvgal_bo_destroy(self->m, h);
+	EXPECT_EQ(0, mvgal_migrate(self->m, &mg));
+	settle(mg.out_fence_fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h2, &info));
+	EXPECT_EQ(CH, info.valid[1 + self->g0]);
+	mvgal_bo_destroy(self->m, h2);
 }
 
 TEST_HARNESS_MAIN

@@ -325,6 +325,23 @@ struct drm_mvgal_get_heap {
 };
 
 /**
+ * DOC: buffer metadata
+ *
+ * A buffer's per-chunk records (where each chunk's bytes are, the
+ * write-watch, refusals and advice) are made as its chunks are first
+ * touched, 1024 chunks at a time, not when it is created: a lazily
+ * allocated buffer costs what was touched of it. Every call that touches
+ * chunks no call touched before may therefore fail with -ENOMEM, or with
+ * -EDQUOT once the buffers of the file that created the buffer hold
+ * max_file_meta_mb of metadata (BO_CREATE counts the buffer itself
+ * there too): BEGIN (the chunks it names), MIGRATE, REPLICATE, ADVISE
+ * (a read-mostly range), BO_PREAD/PWRITE, BO_COPY, a dma-buf's CPU
+ * access. Such a call changes nothing. A CPU fault that cannot have them
+ * gets SIGBUS. Imported buffers are charged to their importer's memory
+ * cgroup, not to a file's allowance.
+ */
+
+/**
  * DOC: buffer flags
  *
  * &drm_mvgal_bo_create.flags. The MVGAL flag set, each with one effect:
@@ -421,7 +438,7 @@ struct drm_mvgal_get_heap {
  * a GPU slot out of range, an unknown sharing mode, a mode other than NONE
  * without MVGAL_BO_DMA_BUF or DMA_BUF with mode NONE); -ENODEV (no GPU in that
  * slot); -ENOSPC (the GPU's pool cannot hold a device-only buffer);
- * -ENOMEM; -EOPNOTSUPP (CPU_UNCACHED on an architecture without
+ * -ENOMEM; -EDQUOT (see "buffer metadata"); -EOPNOTSUPP (CPU_UNCACHED on an architecture without
  * write-combined pages).
  */
 struct drm_mvgal_bo_create {
@@ -538,8 +555,8 @@ struct drm_mvgal_bo_info {
  * Copies @size bytes between user memory at @user_ptr and the buffer at
  * @offset, wherever the buffer lives. Errors: -EINVAL (non-zero flags,
  * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT,
- * -EBUSY (a live session conflicts), -ENOMEM, -EINTR, and for a write
- * -EACCES (a read-only handle: an import of a dma-buf opened without
+ * -EBUSY (a live session conflicts), -ENOMEM, -EDQUOT (see "buffer
+ * metadata"), -EINTR, and for a write -EACCES (a read-only handle: an import of a dma-buf opened without
  * write access). A failed write changes no byte: the user's memory, the
  * conflicts, the fences and the pages are all dealt with before the
  * first byte moves. A read that fails may have filled part of the user's
@@ -567,7 +584,7 @@ struct drm_mvgal_bo_rw {
  * exactly once. Errors: -EINVAL (non-zero flags or padding, a range beyond
  * its buffer or overflowing), -ENOENT, -EACCES (the destination is a
  * read-only handle), -EBUSY (a live session conflicts with reading the
- * source or writing the destination), -ENOMEM, -EINTR. A failed copy
+ * source or writing the destination), -ENOMEM, -EDQUOT, -EINTR. A failed copy
  * copies nothing: both buffers are locked and both ranges checked before
  * the first byte moves.
  */
@@ -708,7 +725,8 @@ struct drm_mvgal_access {
  * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
  * -EBUSY (a conflicting live session, or
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
- * -EFAULT. A failed begin changes nothing.
+ * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"). A failed begin
+ * changes nothing.
  */
 struct drm_mvgal_begin {
 	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
@@ -775,7 +793,7 @@ struct drm_mvgal_end {
  * non-zero padding, a bad range, location or priority, a location a
  * device-only buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live
  * session conflicts), -ENOSPC, -EPERM, -EACCES (MOVE on a read-only
- * handle). A MOVE takes effect for everything planned after it when it is
+ * handle), -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for everything planned after it when it is
  * submitted (the job's fence orders those accesses after its copies): a
  * session begun later uses the moved copy, and a failed or cancelled MOVE
  * gives the chunks back to their holders of before.
@@ -1197,7 +1215,8 @@ struct drm_mvgal_pool_lru {
  * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
  * twice), -ENOENT, -ENODEV (a GPU not
  * attached), -EFAULT, -EBUSY (a live WRITE session), -ENOSPC, -EPERM
- * (enable_memory_migration off). On any error nothing is placed for this
+ * (enable_memory_migration off), -ENOMEM, -EDQUOT (see "buffer
+ * metadata"). On any error nothing is placed for this
  * buffer (placements of others evicted to make room stay evicted: their
  * bytes are home). A device-only buffer's own GPU holds it already and
  * needs no copy.
@@ -1276,7 +1295,8 @@ struct drm_mvgal_replicate {
  * -EACCES: advice set or read-mostly changed through a read-only handle.
  * Errors: -EINVAL (unknown flags or workload, both read-mostly flags, a
  * bad range, a GPU out of range, in fields without SET), -ENOENT,
- * -ENODEV (a GPU not attached), and those of DRM_IOCTL_MVGAL_REPLICATE
+ * -ENODEV (a GPU not attached), -ENOMEM and -EDQUOT (a read-mostly
+ * range: see "buffer metadata"), and those of DRM_IOCTL_MVGAL_REPLICATE
  * with APPLY. On any error nothing changes.
  */
 struct drm_mvgal_advise {
