@@ -11,14 +11,15 @@
  * chunks are all at home with no bit set, which is what a new leaf holds,
  * so readers take an absent leaf for that. Leaves stay until the buffer
  * goes. A lazily allocated buffer's metadata thus grows with what is
- * touched, not with its size: one leaf (about 4.6 KiB) per 64 MiB touched
- * at the default chunk size.
+ * touched, not with its size: one leaf (4,752 bytes) per 64 MiB touched
+ * at the default chunk size. A buffer's last leaf covers only the chunks
+ * it has: a one-chunk buffer's takes 60 bytes.
  *
  * Leaves are charged to the memory cgroup of the task that touches them
  * (SLAB_ACCOUNT) and to the allowance of the file that created the buffer
- * (max_file_meta_mb). Chunk states are read and changed under
- * bo->state_lock, bits under bo->lock; the xarray has its own lock, so
- * leaves may be added with neither held.
+ * (max_file_meta_mb). Leaves are added under bo->lock, so that two calls
+ * never both charge for one. Chunk states are read and changed under
+ * bo->state_lock, bits under bo->lock; lookups need neither (RCU).
  */
 #include <linux/bitmap.h>
 #include <linux/slab.h>
@@ -31,19 +32,42 @@
 #define MVGAL_LEAF_MASK		(MVGAL_LEAF_CHUNKS - 1)
 
 struct mvgal_leaf {
-	struct mvgal_chunk chunk[MVGAL_LEAF_CHUNKS];
-	unsigned long bits[MVGAL_CB_COUNT][BITS_TO_LONGS(MVGAL_LEAF_CHUNKS)];
+	unsigned int nr;		/* chunks it covers */
+	unsigned int words;		/* longs per bitmap */
+	struct mvgal_chunk *chunk;	/* @nr states, after the bitmaps */
+	unsigned long bits[];		/* MVGAL_CB_COUNT bitmaps of @nr bits */
 };
 
-/* A cache of their own: a leaf is a little over a page. */
+static size_t mvgal_leaf_size(unsigned long nr)
+{
+	return struct_size_t(struct mvgal_leaf, bits,
+			     MVGAL_CB_COUNT * BITS_TO_LONGS(nr)) +
+	       nr * sizeof(struct mvgal_chunk);
+}
+
+static unsigned long *mvgal_leaf_bits(struct mvgal_leaf *leaf,
+				      enum mvgal_cbit b)
+{
+	return leaf->bits + b * leaf->words;
+}
+
+/* Full leaves come from a cache of their own: a little over a page. */
 static struct kmem_cache *mvgal_leaf_cache;
 
 int mvgal_chunks_cache_init(void)
 {
 	mvgal_leaf_cache = kmem_cache_create("mvgal_leaf",
-					     sizeof(struct mvgal_leaf), 0,
-					     SLAB_ACCOUNT, NULL);
+					     mvgal_leaf_size(MVGAL_LEAF_CHUNKS),
+					     0, SLAB_ACCOUNT, NULL);
 	return mvgal_leaf_cache ? 0 : -ENOMEM;
+}
+
+static void mvgal_leaf_free(struct mvgal_leaf *leaf)
+{
+	if (leaf->nr == MVGAL_LEAF_CHUNKS)
+		kmem_cache_free(mvgal_leaf_cache, leaf);
+	else
+		kfree(leaf);
 }
 
 void mvgal_chunks_cache_fini(void)
@@ -62,14 +86,14 @@ u64 mvgal_chunks_fini(struct mvgal_bo *bo)
 {
 	struct mvgal_leaf *leaf;
 	unsigned long i;
-	u64 n = 0;
+	u64 bytes = 0;
 
 	xa_for_each(&bo->leaves, i, leaf) {
-		kmem_cache_free(mvgal_leaf_cache, leaf);
-		n++;
+		bytes += mvgal_leaf_size(leaf->nr);
+		mvgal_leaf_free(leaf);
 	}
 	xa_destroy(&bo->leaves);
-	return n * sizeof(struct mvgal_leaf);
+	return bytes;
 }
 
 static struct mvgal_leaf *mvgal_leaf(struct mvgal_bo *bo, unsigned long c)
@@ -79,40 +103,47 @@ static struct mvgal_leaf *mvgal_leaf(struct mvgal_bo *bo, unsigned long c)
 
 static int mvgal_leaf_add(struct mvgal_bo *bo, unsigned long i)
 {
+	unsigned long c, nr = min(MVGAL_LEAF_CHUNKS,
+				  bo->nchunks - (i << MVGAL_LEAF_SHIFT));
+	size_t size = mvgal_leaf_size(nr);
 	struct mvgal_leaf *leaf;
-	unsigned long c;
 	int ret;
 
 	if (bo->quota) {
-		ret = mvgal_file_meta_charge(bo->quota, sizeof(*leaf));
+		ret = mvgal_file_meta_charge(bo->quota, size);
 		if (ret)
 			return ret;
 	}
-	leaf = kmem_cache_alloc(mvgal_leaf_cache, GFP_KERNEL | __GFP_NOWARN);
+	if (nr == MVGAL_LEAF_CHUNKS)
+		leaf = kmem_cache_alloc(mvgal_leaf_cache,
+					GFP_KERNEL | __GFP_NOWARN);
+	else
+		leaf = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!leaf) {
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	for (c = 0; c < MVGAL_LEAF_CHUNKS; c++)
+	leaf->nr = nr;
+	leaf->words = BITS_TO_LONGS(nr);
+	memset(leaf->bits, 0, MVGAL_CB_COUNT * leaf->words * sizeof(long));
+	leaf->chunk = (struct mvgal_chunk *)(leaf->bits +
+					     MVGAL_CB_COUNT * leaf->words);
+	for (c = 0; c < nr; c++)
 		leaf->chunk[c] = bo->chunk_home;
-	memset(leaf->bits, 0, sizeof(leaf->bits));
 	ret = xa_insert(&bo->leaves, i, leaf, GFP_KERNEL_ACCOUNT);
 	if (!ret)
 		return 0;
-	kmem_cache_free(mvgal_leaf_cache, leaf);
-	/* Another caller added it meanwhile: it is there all the same. */
-	if (ret == -EBUSY)
-		ret = 0;
+	mvgal_leaf_free(leaf);
 err_uncharge:
 	if (bo->quota)
-		mvgal_file_meta_uncharge(bo->quota, sizeof(*leaf));
+		mvgal_file_meta_uncharge(bo->quota, size);
 	return ret;
 }
 
 /**
  * mvgal_chunks_ensure() - the records of chunks [first, last] exist, so
  * that they can change where nothing may fail any more
- * @bo: the buffer
+ * @bo: the buffer; caller holds bo->lock
  * @first: first chunk
  * @last: last chunk, below bo->nchunks
  *
@@ -125,6 +156,7 @@ int mvgal_chunks_ensure(struct mvgal_bo *bo, unsigned long first,
 	unsigned long i;
 	int ret;
 
+	lockdep_assert_held(&bo->lock);
 	if (WARN_ON_ONCE(first > last || last >= bo->nchunks))
 		return -EINVAL;
 	for (i = first >> MVGAL_LEAF_SHIFT; i <= last >> MVGAL_LEAF_SHIFT; i++) {
@@ -152,18 +184,17 @@ int mvgal_chunks_ensure_map(struct mvgal_bo *bo, unsigned long base,
 	return 0;
 }
 
-size_t mvgal_chunks_leaf_bytes(void)
-{
-	return sizeof(struct mvgal_leaf);
-}
-
-unsigned long mvgal_chunks_leaves(struct mvgal_bo *bo)
+/* How many leaves @bo has, and their bytes. */
+unsigned long mvgal_chunks_leaves(struct mvgal_bo *bo, u64 *bytes)
 {
 	struct mvgal_leaf *leaf;
 	unsigned long i, n = 0;
 
-	xa_for_each(&bo->leaves, i, leaf)
+	*bytes = 0;
+	xa_for_each(&bo->leaves, i, leaf) {
+		*bytes += mvgal_leaf_size(leaf->nr);
 		n++;
+	}
 	return n;
 }
 
@@ -185,6 +216,31 @@ bool mvgal_chunks_next_leaf(struct mvgal_bo *bo, unsigned long from,
 	*last = min((i << MVGAL_LEAF_SHIFT) | MVGAL_LEAF_MASK,
 		    bo->nchunks - 1);
 	return true;
+}
+
+/*
+ * The first chunk of [c, last] that @loc does not hold, or last + 1; one
+ * lookup per leaf. Caller holds state_lock.
+ */
+unsigned long mvgal_chunks_find_missing(struct mvgal_bo *bo, unsigned long c,
+					unsigned long last, unsigned int loc)
+{
+	while (c <= last) {
+		struct mvgal_leaf *leaf = mvgal_leaf(bo, c);
+		unsigned long end = min(last, c | MVGAL_LEAF_MASK);
+
+		if (!leaf) {
+			if (!mvgal_chunk_valid_at(&bo->chunk_home, loc))
+				return c;
+			c = end + 1;
+			continue;
+		}
+		for (; c <= end; c++)
+			if (!mvgal_chunk_valid_at(&leaf->chunk[c & MVGAL_LEAF_MASK],
+						  loc))
+				return c;
+	}
+	return c;
 }
 
 /* Chunk @c's state, to read (under state_lock). */
@@ -216,7 +272,7 @@ bool mvgal_cbit_test(struct mvgal_bo *bo, enum mvgal_cbit b, unsigned long c)
 {
 	struct mvgal_leaf *leaf = mvgal_leaf(bo, c);
 
-	return leaf && test_bit(c & MVGAL_LEAF_MASK, leaf->bits[b]);
+	return leaf && test_bit(c & MVGAL_LEAF_MASK, mvgal_leaf_bits(leaf, b));
 }
 
 /* Sets bit @b of chunk @c (its leaf ensured). Return: it was set already. */
@@ -226,7 +282,7 @@ bool mvgal_cbit_set(struct mvgal_bo *bo, enum mvgal_cbit b, unsigned long c)
 
 	if (WARN_ON_ONCE(!leaf))
 		return true;
-	return __test_and_set_bit(c & MVGAL_LEAF_MASK, leaf->bits[b]);
+	return __test_and_set_bit(c & MVGAL_LEAF_MASK, mvgal_leaf_bits(leaf, b));
 }
 
 /* Sets (leaves ensured) or clears bit @b of chunks [first, last]. */
@@ -244,10 +300,10 @@ void mvgal_cbit_assign(struct mvgal_bo *bo, enum mvgal_cbit b,
 			continue;
 		}
 		if (set)
-			bitmap_set(leaf->bits[b], c & MVGAL_LEAF_MASK,
+			bitmap_set(mvgal_leaf_bits(leaf, b), c & MVGAL_LEAF_MASK,
 				   end - c + 1);
 		else
-			bitmap_clear(leaf->bits[b], c & MVGAL_LEAF_MASK,
+			bitmap_clear(mvgal_leaf_bits(leaf, b), c & MVGAL_LEAF_MASK,
 				     end - c + 1);
 	}
 }
@@ -258,7 +314,7 @@ void mvgal_cbit_clear_all(struct mvgal_bo *bo, enum mvgal_cbit b)
 	unsigned long i;
 
 	xa_for_each(&bo->leaves, i, leaf)
-		bitmap_zero(leaf->bits[b], MVGAL_LEAF_CHUNKS);
+		bitmap_zero(mvgal_leaf_bits(leaf, b), leaf->nr);
 }
 
 unsigned long mvgal_cbit_weight(struct mvgal_bo *bo, enum mvgal_cbit b)
@@ -267,17 +323,25 @@ unsigned long mvgal_cbit_weight(struct mvgal_bo *bo, enum mvgal_cbit b)
 	unsigned long i, n = 0;
 
 	xa_for_each(&bo->leaves, i, leaf)
-		n += bitmap_weight(leaf->bits[b], MVGAL_LEAF_CHUNKS);
+		n += bitmap_weight(mvgal_leaf_bits(leaf, b), leaf->nr);
 	return n;
 }
 
-/* Has any chunk of [first, last] bit @b? */
+/* Has any chunk of [first, last] bit @b? Looks at those leaves only. */
 bool mvgal_cbit_any(struct mvgal_bo *bo, enum mvgal_cbit b,
 		    unsigned long first, unsigned long last)
 {
-	unsigned long s, e;
+	unsigned long i, lo, hi, fi = first >> MVGAL_LEAF_SHIFT;
+	unsigned long li = last >> MVGAL_LEAF_SHIFT;
+	struct mvgal_leaf *leaf;
 
-	return mvgal_cbit_next_run(bo, b, first, &s, &e) && s <= last;
+	xa_for_each_range(&bo->leaves, i, leaf, fi, li) {
+		lo = i == fi ? first & MVGAL_LEAF_MASK : 0;
+		hi = i == li ? last & MVGAL_LEAF_MASK : leaf->nr - 1;
+		if (find_next_bit(mvgal_leaf_bits(leaf, b), hi + 1, lo) <= hi)
+			return true;
+	}
+	return false;
 }
 
 /* Has any chunk @base + i, bit i set in @map (@n bits), bit @b? */
@@ -311,14 +375,16 @@ bool mvgal_cbit_next_run(struct mvgal_bo *bo, enum mvgal_cbit b,
 			return false;
 		/* Only @from's own leaf starts part of the way in. */
 		off = i == from >> MVGAL_LEAF_SHIFT ? from & MVGAL_LEAF_MASK : 0;
-		off = find_next_bit(leaf->bits[b], MVGAL_LEAF_CHUNKS, off);
-		if (off < MVGAL_LEAF_CHUNKS)
+		off = find_next_bit(mvgal_leaf_bits(leaf, b), leaf->nr, off);
+		if (off < leaf->nr)
 			break;
 		i++;
 	}
 	*start = (i << MVGAL_LEAF_SHIFT) + off;
 	for (;;) {
-		off = find_next_zero_bit(leaf->bits[b], MVGAL_LEAF_CHUNKS, off);
+		/* Only the last leaf is short: a run ends at its end. */
+		off = find_next_zero_bit(mvgal_leaf_bits(leaf, b), leaf->nr,
+					 off);
 		if (off < MVGAL_LEAF_CHUNKS)
 			break;
 		/* The run reaches the leaf's end: it may go on in the next. */

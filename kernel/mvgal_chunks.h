@@ -33,11 +33,12 @@ int mvgal_chunks_ensure(struct mvgal_bo *bo, unsigned long first,
 			unsigned long last);
 int mvgal_chunks_ensure_map(struct mvgal_bo *bo, unsigned long base,
 			    const unsigned long *map, unsigned long n);
-unsigned long mvgal_chunks_leaves(struct mvgal_bo *bo);
-size_t mvgal_chunks_leaf_bytes(void);
+unsigned long mvgal_chunks_leaves(struct mvgal_bo *bo, u64 *bytes);
 bool mvgal_chunks_next_leaf(struct mvgal_bo *bo, unsigned long from,
 			    unsigned long *first, unsigned long *last);
 
+unsigned long mvgal_chunks_find_missing(struct mvgal_bo *bo, unsigned long c,
+					unsigned long last, unsigned int loc);
 const struct mvgal_chunk *mvgal_chunk_peek(struct mvgal_bo *bo,
 					   unsigned long c);
 struct mvgal_chunk *mvgal_chunk_at(struct mvgal_bo *bo, unsigned long c);

@@ -139,10 +139,10 @@ static int mvgal_debug_meta_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&mdev->bos_lock);
 	list_for_each_entry(bo, &mdev->bos, link) {
-		unsigned long n = mvgal_chunks_leaves(bo);
+		u64 bytes;
+		unsigned long n = mvgal_chunks_leaves(bo, &bytes);
 
-		seq_printf(m, "%llu %lu %llu\n", bo->id, n,
-			   (u64)n * mvgal_chunks_leaf_bytes());
+		seq_printf(m, "%llu %lu %llu\n", bo->id, n, bytes);
 	}
 	mutex_unlock(&mdev->bos_lock);
 	return 0;

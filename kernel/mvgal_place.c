@@ -367,8 +367,7 @@ unsigned long mvgal_next_missing(struct mvgal_bo *bo, unsigned long c,
 				 unsigned long last, unsigned int dst)
 {
 	spin_lock(&bo->state_lock);
-	while (c <= last && mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c), dst))
-		c++;
+	c = mvgal_chunks_find_missing(bo, c, last, dst);
 	spin_unlock(&bo->state_lock);
 	return c;
 }
@@ -558,10 +557,15 @@ int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
 		return -EBUSY;
 	}
-	/* Where the access changes chunk states, there is room for them. */
-	ret = mvgal_chunks_ensure(bo, first, last);
-	if (ret)
-		return ret;
+	/*
+	 * A write changes the chunk states: room for them first. A read
+	 * needs none: a chunk without a record is at home already.
+	 */
+	if (write) {
+		ret = mvgal_chunks_ensure(bo, first, last);
+		if (ret)
+			return ret;
+	}
 	/* The fences are done: a failed session's chunks go back first. */
 	mvgal_session_settle(bo);
 	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);

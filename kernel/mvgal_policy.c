@@ -384,8 +384,15 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 	if (rm) {
 		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
 				 &first, &last);
-		/* Room for the chunks' bits before anything changes. */
-		ret = mvgal_chunks_ensure(bo, first, last);
+		/* Room for the chunks' bits before anything changes (none
+		 * to clear bits: a chunk without a record has none).
+		 */
+		ret = 0;
+		if (rm == MVGAL_ADVISE_READ_MOSTLY) {
+			mutex_lock(&bo->lock);
+			ret = mvgal_chunks_ensure(bo, first, last);
+			mutex_unlock(&bo->lock);
+		}
 		if (ret)
 			goto out_put;
 	}

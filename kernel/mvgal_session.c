@@ -357,8 +357,10 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		/* The chunks a session names change state: room for that
 		 * now, while BEGIN can still fail with nothing changed.
 		 */
+		mutex_lock(&b->bo->lock);
 		ret = mvgal_chunks_ensure_map(b->bo, b->live.base,
 					      b->live.chunks, b->live.n);
+		mutex_unlock(&b->bo->lock);
 		if (ret)
 			return ret;
 	}

@@ -172,6 +172,24 @@ TEST_F(lim, lazy_buffers_cost_what_is_touched_and_are_charged)
 	ASSERT_EQ(0, mvgal_bo_info(self->m, h[0], &info));
 	EXPECT_EQ(LAZY16, info.valid[MVGAL_LOC_HOST]);
 	EXPECT_EQ(LAZY16, info.owned[MVGAL_LOC_HOST]);
+	/* Reading makes no records: it reads what never-written bytes hold. */
+	memset(buf, 0xee, 3 * CH);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h[0], (7ULL << 30) + 5, buf, 3 * CH));
+	n = -1;
+	for (int i = 0; i < 3 * CH && n < 0; i++)
+		if (buf[i] != MVGAL_BO_POISON)
+			n = i;
+	EXPECT_EQ(-1, n);	/* the first byte that is not the poison */
+	ASSERT_EQ(0, bo_meta(self->m, h[0], &leaves, &bytes));
+	EXPECT_EQ(0, leaves);
+	/* A one-chunk buffer's record is one chunk's worth, not a leaf's. */
+	ASSERT_EQ(0, lazy_bo(self->m, 5000, &hs));
+	ASSERT_EQ(0, mvgal_bo_write(self->m, hs, 4999, buf, 1));
+	ASSERT_EQ(0, bo_meta(self->m, hs, &leaves, &bytes));
+	TH_LOG("a 5000-byte buffer written: %lu leaf of %llu bytes", leaves, bytes);
+	EXPECT_EQ(1, leaves);
+	EXPECT_GT(128, bytes);
+	mvgal_bo_destroy(self->m, hs);
 
 	/* One byte per leaf span, at odd offsets: one leaf each. */
 	span = leaf_span(self->m, h[1]);
@@ -365,9 +383,9 @@ TEST_F(lim, buffer_metadata_per_file_is_bounded)
 	unsigned long long bytes;
 	unsigned long leaves;
 	struct mvgal *other;
-	uint32_t h, h2, x, sess;
+	uint32_t h, h2, x, sess, small[64] = { 0 };
 	uint64_t span, off = 0;
-	int n, ret = 0, fence;
+	int n, k, ret = 0, fence;
 	uint8_t b;
 
 	ASSERT_EQ(0, write_param(META, "1"));
@@ -389,6 +407,18 @@ TEST_F(lim, buffer_metadata_per_file_is_bounded)
 	EXPECT_EQ((unsigned long)n, leaves);
 	EXPECT_LE(100, n);
 	EXPECT_GE(1ULL << 20, bytes);
+	/* What is left of the allowance goes to one-chunk buffers (a
+	 * 60-byte record each), until that is refused too.
+	 */
+	for (k = 0; k < 64; k++) {
+		ret = lazy_bo(self->m, 5000, &small[k]);
+		if (!ret)
+			ret = mvgal_bo_write(self->m, small[k], 17, &b, 1);
+		if (ret)
+			break;
+	}
+	EXPECT_EQ(-EDQUOT, ret);
+	TH_LOG("then %d one-chunk buffers", k);
 	/* The refused write changed nothing. */
 	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
 	EXPECT_EQ((uint64_t)n, info.cpu_written);
@@ -419,6 +449,8 @@ TEST_F(lim, buffer_metadata_per_file_is_bounded)
 	EXPECT_EQ(0, mvgal_bo_write(other, x, 7 * span + 3, &b, 1));
 	mvgal_close(other);
 	/* Freeing a buffer makes room. */
+	for (int i = 0; i <= k && i < 64; i++)
+		mvgal_bo_destroy(self->m, small[i]);
 	mvgal_bo_destroy(self->m, h);
 	EXPECT_EQ(0, mvgal_migrate(self->m, &mg));
 	settle(mg.out_fence_fd);

@@ -329,16 +329,17 @@ struct drm_mvgal_get_heap {
  *
  * A buffer's per-chunk records (where each chunk's bytes are, the
  * write-watch, refusals and advice) are made as its chunks are first
- * touched, 1024 chunks at a time, not when it is created: a lazily
- * allocated buffer costs what was touched of it. Every call that touches
- * chunks no call touched before may therefore fail with -ENOMEM, or with
- * -EDQUOT once the buffers of the file that created the buffer hold
- * max_file_meta_mb of metadata (BO_CREATE counts the buffer itself
- * there too): BEGIN (the chunks it names), MIGRATE, REPLICATE, ADVISE
- * (a read-mostly range), BO_PREAD/PWRITE, BO_COPY, a dma-buf's CPU
- * access. Such a call changes nothing. A CPU fault that cannot have them
- * gets SIGBUS. Imported buffers are charged to their importer's memory
- * cgroup, not to a file's allowance.
+ * written or placed, 1024 chunks at a time, not when it is created: a
+ * lazily allocated buffer costs what was touched of it. Every call that
+ * writes or places chunks no call touched before may therefore fail with
+ * -ENOMEM, or with -EDQUOT once the buffers of the file that created the
+ * buffer hold max_file_meta_mb of metadata (BO_CREATE counts the buffer
+ * itself there too): BEGIN (the chunks it names), MIGRATE, REPLICATE,
+ * ADVISE (a read-mostly range), BO_PWRITE, the destination of BO_COPY, a
+ * dma-buf's CPU write access. Such a call changes nothing; a CPU write
+ * fault that cannot have them gets SIGBUS. Reads make no records.
+ * Imported buffers are charged to their importer's memory cgroup, not to
+ * a file's allowance.
  */
 
 /**
@@ -555,12 +556,12 @@ struct drm_mvgal_bo_info {
  * Copies @size bytes between user memory at @user_ptr and the buffer at
  * @offset, wherever the buffer lives. Errors: -EINVAL (non-zero flags,
  * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT,
- * -EBUSY (a live session conflicts), -ENOMEM, -EDQUOT (see "buffer
- * metadata"), -EINTR, and for a write -EACCES (a read-only handle: an import of a dma-buf opened without
- * write access). A failed write changes no byte: the user's memory, the
- * conflicts, the fences and the pages are all dealt with before the
- * first byte moves. A read that fails may have filled part of the user's
- * memory.
+ * -EBUSY (a live session conflicts), -ENOMEM, -EINTR, and for a write
+ * -EDQUOT (see "buffer metadata") and -EACCES (a read-only handle: an
+ * import of a dma-buf opened without write access). A failed write changes
+ * no byte: the user's memory, the conflicts, the fences and the pages are
+ * all dealt with before the first byte moves. A read that fails may have
+ * filled part of the user's memory.
  */
 struct drm_mvgal_bo_rw {
 	/** @handle: (in) GEM handle. */
@@ -787,16 +788,17 @@ struct drm_mvgal_end {
  * struct drm_mvgal_migrate - DRM_IOCTL_MVGAL_MIGRATE
  *
  * Makes [@offset, @offset + @size) of a buffer current at @location
- * (MVGAL_LOC_HOST or 1 + GPU), asynchronously: the copies run as one
- * job of the migration engine. Refused with -EPERM while
- * enable_memory_migration is off. Errors: -EINVAL (unknown flags,
- * non-zero padding, a bad range, location or priority, a location a
- * device-only buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live
- * session conflicts), -ENOSPC, -EPERM, -EACCES (MOVE on a read-only
- * handle), -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for everything planned after it when it is
- * submitted (the job's fence orders those accesses after its copies): a
- * session begun later uses the moved copy, and a failed or cancelled MOVE
- * gives the chunks back to their holders of before.
+ * (MVGAL_LOC_HOST or 1 + GPU), asynchronously: the copies run as one job
+ * of the migration engine. Refused with -EPERM while
+ * enable_memory_migration is off. Errors: -EINVAL (unknown flags, non-zero
+ * padding, a bad range, location or priority, a location a device-only
+ * buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live session
+ * conflicts), -ENOSPC, -EPERM, -EACCES (MOVE on a read-only handle),
+ * -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for
+ * everything planned after it when it is submitted (the job's fence orders
+ * those accesses after its copies): a session begun later uses the moved
+ * copy, and a failed or cancelled MOVE gives the chunks back to their
+ * holders of before.
  */
 struct drm_mvgal_migrate {
 	/** @handle: (in) GEM handle. */
