@@ -18,8 +18,9 @@
  * Leaves are charged to the memory cgroup of the task that touches them
  * (SLAB_ACCOUNT) and to the allowance of the file that created the buffer
  * (max_file_meta_mb). Leaves are added under bo->lock, so that two calls
- * never both charge for one. Chunk states are read and changed under
- * bo->state_lock, bits under bo->lock; lookups need neither (RCU).
+ * never both charge for one; whether one exists is seen without it.
+ * Chunk states are read and changed under bo->state_lock, bits under
+ * bo->lock; lookups need neither (RCU).
  */
 #include <linux/bitmap.h>
 #include <linux/slab.h>
@@ -169,19 +170,39 @@ int mvgal_chunks_ensure(struct mvgal_bo *bo, unsigned long first,
 	return 0;
 }
 
-/* mvgal_chunks_ensure() for chunk @base + i of every bit i set in @map. */
+/* Do the records of chunks [first, last] exist? Needs no lock. */
+static bool mvgal_chunks_present(struct mvgal_bo *bo, unsigned long first,
+				 unsigned long last)
+{
+	unsigned long i;
+
+	for (i = first >> MVGAL_LEAF_SHIFT; i <= last >> MVGAL_LEAF_SHIFT; i++)
+		if (!xa_load(&bo->leaves, i))
+			return false;
+	return true;
+}
+
+/*
+ * mvgal_chunks_ensure() for chunk @base + i of every bit i set in @map.
+ * Takes bo->lock only when a leaf is missing (a BEGIN on chunks touched
+ * before, the common case, takes none).
+ */
 int mvgal_chunks_ensure_map(struct mvgal_bo *bo, unsigned long base,
 			    const unsigned long *map, unsigned long n)
 {
 	unsigned long s, e;
-	int ret;
+	int ret = 0;
 
 	for_each_set_bitrange(s, e, map, n) {
+		if (mvgal_chunks_present(bo, base + s, base + e - 1))
+			continue;
+		mutex_lock(&bo->lock);
 		ret = mvgal_chunks_ensure(bo, base + s, base + e - 1);
+		mutex_unlock(&bo->lock);
 		if (ret)
-			return ret;
+			break;
 	}
-	return 0;
+	return ret;
 }
 
 /* How many leaves @bo has, and their bytes. */

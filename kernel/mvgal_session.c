@@ -85,16 +85,21 @@ static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
 					     unsigned long *small)
 {
 	unsigned long *map = ERR_PTR(-EINVAL), lo = 0, hi = bo->nchunks - 1;
-	struct drm_mvgal_range *r = NULL;
+	struct drm_mvgal_range one, *r = &one;
 	unsigned long first, last;
 	u32 i;
 
 	if (nr > MVGAL_SESSION_MAX_RANGES)
 		return ERR_PTR(-EINVAL);
-	if (nr) {
+	/* Most accesses name one range: no allocation for it. */
+	if (nr == 1 && copy_from_user(r, u64_to_user_ptr(uptr), sizeof(*r)))
+		return ERR_PTR(-EFAULT);
+	if (nr > 1) {
 		r = memdup_array_user(u64_to_user_ptr(uptr), nr, sizeof(*r));
 		if (IS_ERR(r))
 			return ERR_CAST(r);
+	}
+	if (nr) {
 		lo = ULONG_MAX;
 		hi = 0;
 	}
@@ -130,7 +135,8 @@ static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
 		bitmap_set(map, first - *base, last - first + 1);
 	}
 out:
-	kfree(r);
+	if (r != &one)
+		kfree(r);
 	return map;
 }
 
@@ -357,10 +363,8 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		/* The chunks a session names change state: room for that
 		 * now, while BEGIN can still fail with nothing changed.
 		 */
-		mutex_lock(&b->bo->lock);
 		ret = mvgal_chunks_ensure_map(b->bo, b->live.base,
 					      b->live.chunks, b->live.n);
-		mutex_unlock(&b->bo->lock);
 		if (ret)
 			return ret;
 	}
