@@ -155,6 +155,11 @@ struct mvgal_bo {
 	u16 prefetched;
 	/* GPUs whose placement ADVISE pinned: never evicted; under gpu_lock. */
 	u16 pinned;
+	/* Live placement exports per GPU (mvgal_export.c): the placement
+	 * stays where it is while there are any (not a u16: a process may
+	 * hold more fds than that); under gpu_lock.
+	 */
+	unsigned int exported[MVGAL_MAX_GPUS];
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
 	/*

@@ -60,6 +60,7 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_CALIBRATE, mvgal_ioctl_calibrate,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_POOL_FD, mvgal_ioctl_pool_fd, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_PLACE_FD, mvgal_ioctl_place_fd, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_HARVEST, mvgal_ioctl_harvest, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_FILE_FLAGS, mvgal_ioctl_file_flags,
 			  DRM_RENDER_ALLOW),

@@ -239,6 +239,8 @@ struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);
 int mvgal_ioctl_file_flags(struct drm_device *dev, void *data,
 			   struct drm_file *file);
+int mvgal_ioctl_place_fd(struct drm_device *dev, void *data,
+			 struct drm_file *file);
 int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
 			struct drm_file *file);
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);

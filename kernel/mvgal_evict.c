@@ -69,7 +69,7 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 	unsigned int g = p->gpu->index;
 
 	return !(bo->flags & MVGAL_BO_PERSISTENT) && !(bo->pinned & BIT(g)) &&
-	       !READ_ONCE(bo->sessions_at[g]);
+	       !bo->exported[g] && !READ_ONCE(bo->sessions_at[g]);
 }
 
 /*
@@ -332,7 +332,8 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 	e->bytes = p->alloc.node.size;
 	e->last_use = c->last;
 	e->ahead = c->ahead;
-	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(p->gpu->index))
+	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(p->gpu->index) ||
+	    bo->exported[p->gpu->index])
 		e->flags |= MVGAL_LRU_PERSISTENT;
 	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
 		e->flags |= MVGAL_LRU_LIVE;

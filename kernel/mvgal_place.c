@@ -787,7 +787,8 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	ret = mvgal_bo_lock_idle(bo, true);
 	if (ret)
 		goto out_unlock;
-	if (bo->sessions_at[gpu->index])
+	/* An exported placement stays while the export lives. */
+	if (bo->sessions_at[gpu->index] || bo->exported[gpu->index])
 		ret = -EBUSY;
 	else
 		ret = mvgal_place_drain(bo, gpu->index, false);
@@ -806,8 +807,8 @@ out_unlock:
  *
  * Buffers whose home is the pool (device-only) cannot leave it: with any
  * of them, nothing is touched and the answer is -EBUSY. So it is with a
- * live session at the GPU. Dying buffers lose their placements without a
- * copy.
+ * live session at the GPU, or an exported placement in its pool. Dying
+ * buffers lose their placements without a copy.
  *
  * Return: 0, -EBUSY, -ERESTARTSYS or -ENOMEM.
  */
@@ -834,6 +835,9 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	list_for_each_entry(bo, &mdev->bos, link) {
 		if (!bo->place[gpu->index])
 			continue;
+		/* An export holds a reference: its buffer is not dying. */
+		if (bo->exported[gpu->index])
+			ret = -EBUSY;
 		if (kref_get_unless_zero(&bo->base.refcount)) {
 			bos[n++] = bo;
 			continue;

@@ -94,6 +94,25 @@ int mvgal_place_free(struct mvgal *dev, uint32_t handle, uint32_t gpu)
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_FREE, &p);
 }
 
+int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
+		   uint32_t flags, int *fd, uint64_t *size)
+{
+	struct drm_mvgal_place_fd p = {
+		.handle = handle, .gpu = gpu, .flags = flags,
+	};
+	int ret;
+
+	if (!dev || !fd)
+		return -EINVAL;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_FD, &p);
+	if (ret)
+		return ret;
+	*fd = p.fd;
+	if (size)
+		*size = p.size;
+	return 0;
+}
+
 int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats)
 {
 	struct drm_mvgal_stats s = { 0 };

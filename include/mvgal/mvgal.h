@@ -346,6 +346,20 @@ MVGAL_API int mvgal_cancel(struct mvgal *dev, uint64_t job);
 /** mvgal_place_free() - free a buffer's placement in @gpu's pool. */
 MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,
 			       uint32_t gpu);
+/**
+ * mvgal_place_fd() - a dma-buf of a buffer's copy in a GPU's pool
+ * (DRM_IOCTL_MVGAL_PLACE_FD), for a GPU API to import
+ * @dev: the device
+ * @handle: the buffer
+ * @gpu: the GPU
+ * @flags: MVGAL_PLACE_FD_RDWR for a read-write fd, or 0
+ * @fd: (out) the dma-buf (O_CLOEXEC)
+ * @size: (out, may be NULL) its size
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_place_fd).
+ */
+MVGAL_API int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
+			     uint32_t flags, int *fd, uint64_t *size);
 /** mvgal_get_stats() - the migration engine's counters since load. */
 MVGAL_API int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats);
 /**

@@ -233,7 +233,8 @@ enum {
 	OP_REPLICATE, OP_ADVISE, OP_GPU_DETACH, OP_CALIBRATE, OP_RAW,
 	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
-	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_COUNT
+	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
+	OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -244,13 +245,13 @@ static const char *const op_names[OP_COUNT] = {
 	"ADVISE", "GPU_DETACH", "CALIBRATE", "raw mvgal ioctl", "GEM_CLOSE",
 	"PRIME export", "PRIME import", "vgem import", "syncobj",
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
-	"touch mapping", "munmap", "close", "reopen", "fork+kill",
+	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
-	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -824,6 +825,7 @@ static int do_simple(int op, int f)
 		struct drm_mvgal_pool_lru lru;
 		struct drm_mvgal_gpu_detach d;
 		struct drm_mvgal_calibrate cal;
+		struct drm_mvgal_place_fd pl;
 		uint8_t raw[512];
 	} u;
 	uint8_t *out = junk + below(JUNK / 4);
@@ -879,6 +881,10 @@ static int do_simple(int op, int f)
 		nr = DRM_IOCTL_MVGAL_GPU_DETACH; size = sizeof(u.d); break;
 	case OP_CALIBRATE:
 		nr = DRM_IOCTL_MVGAL_CALIBRATE; size = sizeof(u.cal); break;
+	case OP_PLACE_FD:
+		u.pl.handle = handle(f); u.pl.gpu = gpu_ish();
+		u.pl.flags = chance(70) ? MVGAL_PLACE_FD_RDWR : below(4);
+		nr = DRM_IOCTL_MVGAL_PLACE_FD; size = sizeof(u.pl); break;
 	default: {	/* any command number, any bytes */
 		unsigned int cmd = below(0x30);
 
@@ -897,6 +903,9 @@ static int do_simple(int op, int f)
 	ret = xioctl(files[f].fd, nr, &u);
 	if (!ret && op == OP_POOL_FD && u.pool.fd >= 0 && u.pool.fd < 65536)
 		close(u.pool.fd);
+	/* An export joins the dma-bufs that are mapped, synced, imported. */
+	if (!ret && op == OP_PLACE_FD && u.pl.fd >= 0 && u.pl.fd < 65536)
+		put(&dmabufs, u.pl.fd, drop_fd);
 	return ret;
 }
 

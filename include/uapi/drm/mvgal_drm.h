@@ -986,6 +986,61 @@ struct drm_mvgal_pool_fd {
 	__u32 pad;
 };
 
+/* Flags of &drm_mvgal_place_fd. */
+#define MVGAL_PLACE_FD_RDWR	(1U << 0)
+#define MVGAL_PLACE_FD_FLAGS	MVGAL_PLACE_FD_RDWR
+
+/**
+ * struct drm_mvgal_place_fd - DRM_IOCTL_MVGAL_PLACE_FD
+ *
+ * A dma-buf fd (O_CLOEXEC) of buffer @handle's copy in GPU @gpu's pool:
+ * its placement there, made now if it has none (cleared: never another
+ * buffer's bytes), or, for a device-only buffer of @gpu, the buffer
+ * itself. Byte 0 is the buffer's byte 0, its size is the buffer's rounded
+ * up to a page, and nothing else of the pool is reachable through it.
+ * Any process may ask for its own buffers: this is how an application
+ * hands a placement to its GPU API (Vulkan imports it with
+ * VK_EXT_external_memory_dma_buf). It maps with mmap(MAP_SHARED)
+ * (read-write with MVGAL_PLACE_FD_RDWR, which opens the fd O_RDWR), and
+ * importing drivers get an sg table of exactly the range, vmap and
+ * begin/end_cpu_access.
+ *
+ * While the dma-buf lives the placement stays where it is: it is never
+ * evicted (POOL_LRU shows it PERSISTENT), PLACE_FREE of it and
+ * GPU_DETACH of @gpu are -EBUSY, and it counts in the pool as any
+ * placement. Its bytes are @gpu's copy of the buffer: current for the
+ * chunks @gpu holds (&drm_mvgal_bo_info.valid). A session on @gpu that
+ * uses its own pool (MVGAL_ACCESS_NO_IN_PLACE makes sure) makes the
+ * chunks it names current there; what the GPU writes through the export
+ * during a WRITE session is the buffer's once END names it. Outside a
+ * session, chunks written elsewhere since are stale.
+ *
+ * Errors: -EINVAL (unknown flags, non-zero @pad, a slot out of range, a
+ * device-only buffer of another GPU), -ENOENT (no such handle), -EACCES
+ * (MVGAL_PLACE_FD_RDWR on a read-only handle), -EPERM (enable_dmabuf is
+ * off, the buffer is not GPU_VALID, or @gpu is not the buffer's own GPU
+ * and the buffer is not SHARED), -ENODEV (no GPU in the slot, or it is
+ * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (the
+ * pool is not made of pages mvgal can hand out: device memory), -ENOMEM,
+ * -EMFILE.
+ */
+struct drm_mvgal_place_fd {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_PLACE_FD_*. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @size: (out) bytes of the dma-buf. */
+	__u64 size;
+	/** @fd: (out) the dma-buf. */
+	__s32 fd;
+	/** @pad2: (in) must be 0. */
+	__u32 pad2;
+};
+
 /*
  * drm_mvgal_access.pool_gpu when a session uses the buffer's own host
  * pages in place (a chunk refused after a hand-off, on a GPU whose driver
@@ -1357,6 +1412,7 @@ struct drm_mvgal_advise {
 #define DRM_MVGAL_POOL_LRU	0x18
 #define DRM_MVGAL_REPLICATE	0x19
 #define DRM_MVGAL_ADVISE	0x1a
+#define DRM_MVGAL_PLACE_FD	0x1b
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -1412,6 +1468,8 @@ struct drm_mvgal_advise {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_REPLICATE, struct drm_mvgal_replicate)
 #define DRM_IOCTL_MVGAL_ADVISE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_ADVISE, struct drm_mvgal_advise)
+#define DRM_IOCTL_MVGAL_PLACE_FD \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FD, struct drm_mvgal_place_fd)
 
 #if defined(__cplusplus)
 }

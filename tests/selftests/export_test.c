@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Placement exports (DRM_IOCTL_MVGAL_PLACE_FD): a dma-buf of exactly one
+ * buffer's copy in one GPU's pool, for any process. Bytes go in through
+ * sessions and come back through the export's own mapping, a vgem import
+ * of it and mvgal; every rejection has its errno and changes nothing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+#define FLAGS (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID | MVGAL_BO_SHARED)
+#define SIZE (3 * CH + 1234)		/* not a page multiple */
+#define PAGES(n) ((((n) + 4095) / 4096) * 4096)
+#define DMABUF "/sys/module/mvgal/parameters/enable_dmabuf"
+
+FIXTURE(exp) {
+	COH_FIELDS;
+};
+
+FIXTURE_SETUP(exp)
+{
+	COH_SETUP(self);
+}
+
+FIXTURE_TEARDOWN(exp)
+{
+	write_param(DMABUF, "1");
+	coh_teardown(self->m, self->pool);
+}
+
+static int place_fd_raw(int fd, struct drm_mvgal_place_fd *p)
+{
+	return drmIoctl(fd, DRM_IOCTL_MVGAL_PLACE_FD, p) ? -errno : 0;
+}
+
+/* A buffer of @size with pattern @s written from the CPU. */
+static int filled_bo(struct mvgal *m, uint64_t size, uint32_t flags,
+		     uint32_t gpu, unsigned int s, uint32_t *h)
+{
+	uint8_t *buf = malloc(size);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	fill(buf, size, s);
+	ret = mvgal_bo_create(m, size, flags, gpu, h);
+	if (!ret)
+		ret = mvgal_bo_write(m, *h, 0, buf, size);
+	free(buf);
+	return ret;
+}
+
+/* Every rejection, with its errno; none makes a placement. */
+TEST_F(exp, rejections)
+{
+	struct drm_mvgal_place_fd p;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_gpu_info gi;
+	uint32_t g;
+	uint32_t h, nosh, nogv, devo, shared, ro;
+	struct mvgal *other;
+	int fd, rofd;
+	void *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	p = (struct drm_mvgal_place_fd) { .handle = h, .gpu = self->g0, .flags = 2 };
+	EXPECT_EQ(-EINVAL, place_fd_raw(self->fd, &p));
+	p = (struct drm_mvgal_place_fd) { .handle = h, .gpu = self->g0, .pad = 1 };
+	EXPECT_EQ(-EINVAL, place_fd_raw(self->fd, &p));
+	p = (struct drm_mvgal_place_fd) { .handle = h, .gpu = self->g0, .pad2 = 1 };
+	EXPECT_EQ(-EINVAL, place_fd_raw(self->fd, &p));
+	EXPECT_EQ(-EINVAL, mvgal_place_fd(self->m, h, MVGAL_MAX_GPUS, 0, &fd, NULL));
+	EXPECT_EQ(-EINVAL, mvgal_place_fd(self->m, h, ~0U, 0, &fd, NULL));
+	EXPECT_EQ(-ENOENT, mvgal_place_fd(self->m, h + 1000, self->g0, 0, &fd, NULL));
+	EXPECT_EQ(-ENOENT, mvgal_place_fd(self->m, 0, self->g0, 0, &fd, NULL));
+	/* Another file's handle is no handle here. */
+	ASSERT_EQ(0, mvgal_open(&other));
+	EXPECT_EQ(-ENOENT, mvgal_place_fd(other, h, self->g0, 0, &fd, NULL));
+	/* A buffer for no GPU reaches a GPU only when SHARED. */
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS & ~MVGAL_BO_SHARED,
+			       MVGAL_GPU_ANY, 1, &nosh));
+	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, nosh, self->g0, 0, &fd, NULL));
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, MVGAL_BO_HOST_VALID, MVGAL_GPU_ANY,
+			       1, &nogv));
+	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, nogv, self->g0, 0, &fd, NULL));
+	/* A device-only buffer lives in its own GPU's pool only. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID |
+				     MVGAL_BO_SHARED, self->g0, &devo));
+	EXPECT_EQ(-EINVAL, mvgal_place_fd(self->m, devo, self->g1, 0, &fd, NULL));
+	/* A slot without a GPU. */
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (mvgal_gpu_info(self->m, g, &gi) != -ENODEV)
+			continue;
+		EXPECT_EQ(-ENODEV, mvgal_place_fd(self->m, h, g, 0, &fd, NULL));
+		break;
+	}
+	/* The module's switch. */
+	ASSERT_EQ(0, write_param(DMABUF, "0"));
+	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, h, self->g0, 0, &fd, NULL));
+	ASSERT_EQ(0, write_param(DMABUF, "1"));
+	/* A read-only handle (a read-only dma-buf imported) reads only. */
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, SIZE, FLAGS | MVGAL_BO_DMA_BUF,
+					    MVGAL_GPU_ANY, MVGAL_SHARING_CROSS_VENDOR,
+					    &shared));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->fd, shared, O_CLOEXEC, &rofd));
+	ASSERT_EQ(0, mvgal_bo_import(other, rofd, &ro));
+	close(rofd);
+	EXPECT_EQ(-EACCES, mvgal_place_fd(other, ro, self->g0, MVGAL_PLACE_FD_RDWR,
+					  &fd, NULL));
+	/* Nothing was placed by any of them. */
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, shared, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, nosh, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+
+	/* Read-only: it reads, it maps read-only, never writable. */
+	ASSERT_EQ(0, mvgal_place_fd(other, ro, self->g0, 0, &fd, NULL));
+	va = mmap(NULL, PAGES(SIZE), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, va);
+	EXPECT_EQ(EACCES, errno);
+	va = mmap(NULL, PAGES(SIZE), PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	munmap(va, PAGES(SIZE));
+	close(fd);
+	/* A mapping beyond the size, or private, is refused. */
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR, &fd, NULL));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGES(SIZE) + 4096, PROT_READ, MAP_SHARED, fd, 0));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+				   PAGES(SIZE)));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0));
+	close(fd);
+	mvgal_close(other);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, nosh);
+	mvgal_bo_destroy(self->m, nogv);
+	mvgal_bo_destroy(self->m, devo);
+	mvgal_bo_destroy(self->m, shared);
+}
+
+/*
+ * The export is the buffer's copy at the GPU: a session makes the named
+ * chunks current there (the CPU's pattern shows through the export's own
+ * mapping), chunks no session brought read as cleared, never as anything
+ * else; what is written through it during a WRITE session is the buffer's
+ * after END. The placement stays while the export lives.
+ */
+TEST_F(exp, sessions_fill_and_take_the_export)
+{
+	static uint8_t buf[SIZE];
+	struct drm_mvgal_access a;
+	struct drm_mvgal_bo_info info;
+	uint64_t size, off = CH + 5, len = 2 * CH;
+	uint32_t h, sess;
+	uint8_t *va;
+	int fd, fence;
+	long bad = -1;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR, &fd, &size));
+	EXPECT_EQ(PAGES(SIZE), size);
+	EXPECT_EQ((off_t)PAGES(SIZE), lseek(fd, 0, SEEK_END));
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	/* Made now and cleared: nothing of a former owner. */
+	for (uint64_t i = 0; i < size && bad < 0; i++)
+		if (va[i])
+			bad = i;
+	EXPECT_EQ(-1, bad);
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	/* The named chunks (1 to 3) are current; chunk 0 was never brought. */
+	EXPECT_EQ(-1, check(va + CH, SIZE - CH, CH, 1));
+	bad = -1;
+	for (uint64_t i = 0; i < CH && bad < 0; i++)
+		if (va[i])
+			bad = i;
+	EXPECT_EQ(-1, bad);
+	/* The "GPU" writes through the export; END hands it over. */
+	fill(buf, len, 2);
+	memcpy(va + off, buf, len);
+	EXPECT_EQ(0, end_written(self->m, sess, h, off, len, -1));
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, buf, SIZE));
+	EXPECT_EQ(-1, check(buf, off, 0, 1));
+	EXPECT_EQ(-1, check(buf + off, len, 0, 2));
+	EXPECT_EQ(-1, check(buf + off + len, SIZE - off - len, off + len, 1));
+
+	/* Pinned: not freed under the export; freed once it is gone. */
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g0));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(PAGES(SIZE), info.resident[1 + self->g0]);
+	munmap(va, size);
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->g0));
+	close(fd);
+	EXPECT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * vgem imports the export (attach and map), and its re-export is the same
+ * dma-buf: what is written through it during a WRITE session, with a vgem
+ * fence on the import standing for the GPU work and taken out as the
+ * session's fence, reaches another GPU's pool (a READ session there waits
+ * for the fence) and the CPU.
+ */
+TEST_F(exp, vgem_imports_it_and_its_fence_orders_the_next_gpu)
+{
+	static uint8_t buf[SIZE];
+	struct drm_vgem_fence_attach fa = { .flags = VGEM_FENCE_WRITE };
+	struct dma_buf_export_sync_file es = { .flags = DMA_BUF_SYNC_RW };
+	struct drm_vgem_fence_signal sig = { 0 };
+	struct drm_mvgal_access a, b;
+	uint32_t h, vh, s1, s2;
+	int vgem, fd, vfd, fence;
+	struct stat st1, st2;
+	uint64_t size;
+	uint8_t *vv;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 3, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s1, &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR, &fd, &size));
+	vgem = open_card("vgem", NULL, 0);
+	ASSERT_LE(0, vgem);
+	ASSERT_EQ(0, drmPrimeFDToHandle(vgem, fd, &vh));
+	ASSERT_EQ(0, drmPrimeHandleToFD(vgem, vh, DRM_CLOEXEC | DRM_RDWR, &vfd));
+	ASSERT_EQ(0, fstat(fd, &st1));
+	ASSERT_EQ(0, fstat(vfd, &st2));
+	EXPECT_EQ(st1.st_ino, st2.st_ino);	/* vgem holds the export */
+	close(fd);
+	vv = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vfd, 0);
+	ASSERT_NE(MAP_FAILED, vv);
+	/* The import sees the session's bytes, and writes new ones. */
+	EXPECT_EQ(-1, check(vv, SIZE, 0, 3));
+	fill(buf, SIZE, 4);
+	memcpy(vv, buf, SIZE);
+	/* The "GPU work": a vgem fence on the import, as a sync_file. */
+	fa.handle = vh;
+	ASSERT_EQ(0, drmIoctl(vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &fa));
+	ASSERT_EQ(0, ioctl(vfd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &es));
+	ASSERT_EQ(0, mvgal_end(self->m, s1, es.fd, NULL, 0));
+	close(es.fd);
+	/* GPU 1 reads after the "GPU" work is done. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &b, &s2, &fence, NULL));
+	ASSERT_LE(0, fence);
+	EXPECT_EQ(-ETIME, mvgal_fence_wait(fence, 0));
+	sig.fence = fa.out_fence;
+	ASSERT_EQ(0, drmIoctl(vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + b.pool_offset, SIZE, 0, 4));
+	EXPECT_EQ(0, mvgal_end(self->m, s2, -1, NULL, 0));
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, buf, SIZE));
+	EXPECT_EQ(-1, check(buf, SIZE, 0, 4));
+	munmap(vv, size);
+	close(vfd);
+	drmCloseBufferHandle(vgem, vh);
+	close(vgem);
+	/* The export is gone with vgem's import: the placement may go. */
+	EXPECT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+TEST_HARNESS_MAIN
