@@ -448,6 +448,24 @@ TEST_F(rel, begins_naming_two_buffers_in_both_orders_never_deadlock)
  * SIGBUS, not VM_FAULT_OOM, which the fault handler would only retry.
  * Needs the debug kernel's fault injection.
  */
+/*
+ * In a child of fork: fail this task's page allocations, then write
+ * to @p, a page mvgal has not allocated. Only raw system calls between the
+ * two, each made once before with the same stack, so that no copy-on-write
+ * fault of the child's own memory (which would only be retried) comes
+ * before mvgal's.
+ */
+static void __attribute__((noinline))
+write_unallocated_page_failing(volatile uint8_t *p)
+{
+	int fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "0", 1) != 1 || write(fd, "1", 1) != 1)
+		_exit(2);
+	*p = 1;
+	_exit(0);
+}
+
 TEST_F(rel, unservable_fault_is_sigbus)
 {
 	const char *fpa = "/sys/kernel/debug/fail_page_alloc";
@@ -463,10 +481,13 @@ TEST_F(rel, unservable_fault_is_sigbus)
 				     MVGAL_BO_GPU_VALID | MVGAL_BO_LAZY_ALLOCATE,
 				     MVGAL_GPU_ANY, &h));
 	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&va));
-	/* Page tables for the range now, so that the child's next page
-	 * allocation is mvgal's.
+	/*
+	 * Page tables for the whole range now (its first and last pages;
+	 * 256 KiB spans at most two page tables), which fork copies for a
+	 * PFN mapping, so that the child's next page allocation is mvgal's.
 	 */
 	EXPECT_EQ(MVGAL_BO_POISON, va[0]);
+	EXPECT_EQ(MVGAL_BO_POISON, va[4 * CH - 1]);
 #define FPA(k, v) do { \
 		snprintf(path, sizeof(path), "%s/%s", fpa, k); \
 		ASSERT_EQ(0, write_param(path, v)); \
@@ -478,15 +499,16 @@ TEST_F(rel, unservable_fault_is_sigbus)
 	FPA("ignore-gfp-wait", "N");
 	FPA("min-order", "0");
 	FPA("verbose", "0");
-	FPA("times", "1");
+	/*
+	 * Not just one: where the slab allocator wants a new slab it tries
+	 * a high order first and falls back, so the first failure may go
+	 * unseen. Every page allocation of the child fails, then.
+	 */
+	FPA("times", "64");
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		if (write_param("/proc/self/make-it-fail", "1"))
-			_exit(2);
-		va[CH + 5] = 1;	/* the first write to a page never allocated */
-		_exit(0);
-	}
+	if (!pid)
+		write_unallocated_page_failing(&va[CH + 5]);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	FPA("probability", "0");
 #undef FPA
