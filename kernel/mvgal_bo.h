@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bitmap.h>
+#include <linux/dma-direction.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
@@ -224,6 +225,22 @@ static inline bool mvgal_bo_device_only(const struct mvgal_bo *bo)
 	return !(bo->flags & MVGAL_BO_HOST_VALID);
 }
 
+/*
+ * May GPU @gpu use @bo: a session on it, a copy into its pool, an export
+ * of its placement? Only a GPU_VALID buffer, and one made for another
+ * GPU only when it is SHARED (one made for no GPU is for any).
+ * Return: 0 or -EPERM.
+ */
+static inline int mvgal_bo_gpu_may_use(const struct mvgal_bo *bo, u32 gpu)
+{
+	if (!(bo->flags & MVGAL_BO_GPU_VALID))
+		return -EPERM;
+	if (bo->gpu != MVGAL_GPU_ANY && bo->gpu != gpu &&
+	    !(bo->flags & MVGAL_BO_SHARED))
+		return -EPERM;
+	return 0;
+}
+
 /* Is the storage reached through @map (a pool range or an import)? */
 static inline bool mvgal_bo_mapped(const struct mvgal_bo *bo)
 {
@@ -293,6 +310,8 @@ int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 
 /* mvgal_prime.c */
 struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags);
+void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir, bool begin);
 struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj);
 int mvgal_bo_pin(struct drm_gem_object *obj);
 struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,

@@ -63,36 +63,18 @@ static void mvgal_export_unmap(struct dma_buf_attachment *attach,
 	kfree(sgt);
 }
 
-static int mvgal_export_cpu_access(struct dma_buf *dmabuf,
-				   enum dma_data_direction dir, bool begin)
-{
-	struct dma_buf_attachment *attach;
-
-	dma_resv_lock(dmabuf->resv, NULL);
-	list_for_each_entry(attach, &dmabuf->attachments, node) {
-		struct sg_table *sgt = attach->priv;
-
-		if (!sgt)
-			continue;
-		if (begin)
-			dma_sync_sgtable_for_cpu(attach->dev, sgt, dir);
-		else
-			dma_sync_sgtable_for_device(attach->dev, sgt, dir);
-	}
-	dma_resv_unlock(dmabuf->resv);
-	return 0;
-}
-
 static int mvgal_export_begin_cpu_access(struct dma_buf *dmabuf,
 					 enum dma_data_direction dir)
 {
-	return mvgal_export_cpu_access(dmabuf, dir, true);
+	mvgal_dmabuf_sync_attachments(dmabuf, dir, true);
+	return 0;
 }
 
 static int mvgal_export_end_cpu_access(struct dma_buf *dmabuf,
 				       enum dma_data_direction dir)
 {
-	return mvgal_export_cpu_access(dmabuf, dir, false);
+	mvgal_dmabuf_sync_attachments(dmabuf, dir, false);
+	return 0;
 }
 
 static vm_fault_t mvgal_export_fault(struct vm_fault *vmf)
@@ -134,11 +116,6 @@ static int mvgal_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	return 0;
 }
 
-/* The pool's mapping stays: nothing to undo. */
-static void mvgal_export_vunmap(struct dma_buf *dmabuf, struct iosys_map *map)
-{
-}
-
 static void mvgal_export_release(struct dma_buf *dmabuf)
 {
 	struct mvgal_export *e = dmabuf->priv;
@@ -152,14 +129,18 @@ static void mvgal_export_release(struct dma_buf *dmabuf)
 	kfree(e);
 }
 
+/*
+ * No vunmap: the pool's mapping stays. The core keeps each attachment's
+ * sg table until it detaches (importers map once and keep it).
+ */
 static const struct dma_buf_ops mvgal_export_ops = {
+	.cache_sgt_mapping = true,
 	.map_dma_buf = mvgal_export_map,
 	.unmap_dma_buf = mvgal_export_unmap,
 	.begin_cpu_access = mvgal_export_begin_cpu_access,
 	.end_cpu_access = mvgal_export_end_cpu_access,
 	.mmap = mvgal_export_mmap,
 	.vmap = mvgal_export_vmap,
-	.vunmap = mvgal_export_vunmap,
 	.release = mvgal_export_release,
 };
 
@@ -198,9 +179,7 @@ static int mvgal_export_check(struct mvgal_bo *bo, u32 gpu)
 		return -EPERM;
 	if (mvgal_bo_device_only(bo) && bo->gpu != gpu)
 		return -EINVAL;
-	if (bo->gpu != gpu && !(bo->flags & MVGAL_BO_SHARED))
-		return -EPERM;
-	return 0;
+	return mvgal_bo_gpu_may_use(bo, gpu);
 }
 
 /*

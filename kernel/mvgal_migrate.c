@@ -924,6 +924,11 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		ret = -EINVAL;
 		goto out_put;
 	}
+	if (args->location != MVGAL_LOC_HOST) {
+		ret = mvgal_bo_gpu_may_use(bo, args->location - 1);
+		if (ret)
+			goto out_put;
+	}
 	if (args->in_fence_fd != -1) {
 		in_fence = sync_file_get_fence(args->in_fence_fd);
 		if (!in_fence) {

@@ -146,6 +146,9 @@ static int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
 		if (!(gpus & BIT(g)))
 			continue;
+		ret = mvgal_bo_gpu_may_use(bo, g);
+		if (ret)
+			goto out_gpu;
 		gpu[g] = mvgal_gpu_use(mdev, g, &ret);
 		if (!gpu[g])
 			goto out_gpu;
@@ -258,6 +261,17 @@ out_put:
 	return ret;
 }
 
+/* The GPUs that may use @bo (see mvgal_bo_gpu_may_use()). */
+static u32 mvgal_bo_gpus_allowed(const struct mvgal_bo *bo)
+{
+	u32 g, mask = 0;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (!mvgal_bo_gpu_may_use(bo, g))
+			mask |= BIT(g);
+	return mask;
+}
+
 /* The pool with the most room of @gpus (all attached ones for 0). */
 static u32 mvgal_most_free(struct mvgal_device *mdev, u32 gpus)
 {
@@ -286,9 +300,10 @@ static u32 mvgal_most_free(struct mvgal_device *mdev, u32 gpus)
  * placement, the GPU it names, and the GPUs to copy to.
  */
 static u32 mvgal_advice_rule(struct mvgal_device *mdev,
-			     const struct drm_mvgal_advise *a, u64 size,
-			     u32 *target, u32 *gpus)
+			     const struct drm_mvgal_advise *a,
+			     const struct mvgal_bo *bo, u32 *target, u32 *gpus)
 {
+	u64 size = bo->size;
 	u32 by = a->accessed_by, first;
 
 	first = a->preferred != MVGAL_GPU_ANY ? a->preferred :
@@ -309,7 +324,7 @@ static u32 mvgal_advice_rule(struct mvgal_device *mdev,
 		break;
 	case MVGAL_WORKLOAD_COMPUTE:
 	case MVGAL_WORKLOAD_AI:
-		*target = mvgal_most_free(mdev, by);
+		*target = mvgal_most_free(mdev, by ?: mvgal_bo_gpus_allowed(bo));
 		*gpus = *target != MVGAL_GPU_ANY ? BIT(*target) : 0;
 		if (*gpus)
 			return MVGAL_PLACEMENT_MOST_FREE;
@@ -324,20 +339,29 @@ static u32 mvgal_advice_rule(struct mvgal_device *mdev,
 	return MVGAL_PLACEMENT_HOST;
 }
 
+/* The GPUs new advice names (checked to be in range). */
+static u32 mvgal_advice_gpus(const struct drm_mvgal_advise *args)
+{
+	u32 gpus = args->accessed_by;
+
+	if (args->preferred != MVGAL_GPU_ANY)
+		gpus |= BIT(args->preferred);
+	return gpus;
+}
+
 /* Checks the GPUs of new advice: in range (-EINVAL) and attached (-ENODEV). */
 static int mvgal_advice_check(struct mvgal_device *mdev,
 			      const struct drm_mvgal_advise *args)
 {
-	u32 gpus = args->accessed_by, g;
+	u32 gpus, g;
 	int ret = 0;
 
 	if (args->workload > MVGAL_WORKLOAD_AI ||
 	    (args->preferred != MVGAL_GPU_ANY &&
 	     args->preferred >= mvgal_max_gpus) ||
-	    gpus >> mvgal_max_gpus)
+	    args->accessed_by >> mvgal_max_gpus)
 		return -EINVAL;
-	if (args->preferred != MVGAL_GPU_ANY)
-		gpus |= BIT(args->preferred);
+	gpus = mvgal_advice_gpus(args);
 	mutex_lock(&mdev->gpu_lock);
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
 		if (gpus & BIT(g) && !mdev->gpus[g])
@@ -377,6 +401,10 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		return ret;
 	/* One ADVISE at a time: advice and pins change together. */
 	mutex_lock(&mdev->advise_lock);
+	ret = -EPERM;
+	if (args->flags & MVGAL_ADVISE_SET &&
+	    mvgal_advice_gpus(args) & ~mvgal_bo_gpus_allowed(bo))
+		goto out_put;
 	ret = -EINVAL;
 	if (rm && (!args->size ||
 		   !mvgal_range_ok(args->offset, args->size, bo->size)))
@@ -405,7 +433,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		args->accessed_by = bo->accessed_by;
 		mutex_unlock(&bo->lock);
 	}
-	placement = mvgal_advice_rule(mdev, args, bo->size, &target, &gpus);
+	placement = mvgal_advice_rule(mdev, args, bo, &target, &gpus);
 	/*
 	 * Placed first: should that fail, the advice stays as it was. The
 	 * pins are what this advice applied pins: none once the advice

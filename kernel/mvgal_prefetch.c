@@ -139,6 +139,9 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	u64 soon;
 	int ret;
 
+	/* Only where its sessions could have gone (advice names any GPU). */
+	if (mvgal_bo_gpu_may_use(bo, g))
+		return;
 	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
 	if (IS_ERR(job))
 		return;

@@ -147,21 +147,16 @@ static void mvgal_dmabuf_unmap(struct dma_buf_attachment *attach,
 	drm_gem_unmap_dma_buf(attach, sgt, dir);
 }
 
-static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
+/*
+ * Syncs every importing device's mapping of @dmabuf for the CPU (@begin)
+ * or back for the devices. Its exporter keeps each attachment's mapped
+ * sg table in attach->priv.
+ */
+void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
 				   enum dma_data_direction dir, bool begin)
 {
-	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
 	struct dma_buf_attachment *attach;
-	int ret;
 
-	/* The CPU goes through the home copy: make it current first. */
-	if (begin) {
-		ret = mvgal_cpu_prepare(bo, 0, bo->size,
-					dir != DMA_FROM_DEVICE, false);
-		if (ret)
-			return ret;
-		mutex_unlock(&bo->lock);
-	}
 	dma_resv_lock(dmabuf->resv, NULL);
 	list_for_each_entry(attach, &dmabuf->attachments, node) {
 		struct sg_table *sgt = attach->priv;
@@ -174,6 +169,23 @@ static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
 			dma_sync_sgtable_for_device(attach->dev, sgt, dir);
 	}
 	dma_resv_unlock(dmabuf->resv);
+}
+
+static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir, bool begin)
+{
+	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
+	int ret;
+
+	/* The CPU goes through the home copy: make it current first. */
+	if (begin) {
+		ret = mvgal_cpu_prepare(bo, 0, bo->size,
+					dir != DMA_FROM_DEVICE, false);
+		if (ret)
+			return ret;
+		mutex_unlock(&bo->lock);
+	}
+	mvgal_dmabuf_sync_attachments(dmabuf, dir, begin);
 	return 0;
 }
 

@@ -348,6 +348,9 @@ static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
 		if (!b->bo)
 			return ret;
 		s->objs[i] = &b->bo->base;
+		ret = mvgal_bo_gpu_may_use(b->bo, s->gpu);
+		if (ret)
+			return ret;
 		for (j = 0; j < i; j++)
 			if (s->b[j].bo == b->bo)
 				return -EINVAL;

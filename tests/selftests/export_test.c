@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 
@@ -63,6 +64,36 @@ static int filled_bo(struct mvgal *m, uint64_t size, uint32_t flags,
 	return ret;
 }
 
+/* GPU @g may not use @h: sessions, MIGRATE and REPLICATE say -EPERM. */
+static void expect_no_gpu_use(struct __test_metadata *_metadata,
+			      struct mvgal *m, uint32_t h, uint32_t g)
+{
+	struct drm_mvgal_access acc = { .handle = h };
+	struct drm_mvgal_migrate mig = {
+		.handle = h, .size = SIZE, .location = 1 + g, .in_fence_fd = -1,
+	};
+	struct drm_mvgal_advise adv = {
+		.handle = h, .flags = MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY,
+	};
+	uint32_t session;
+	int fence = -1;
+
+	EXPECT_EQ(-EPERM, mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1, &acc, 1,
+				      &session, &fence, NULL));
+	EXPECT_EQ(-EPERM, mvgal_begin(m, g, MVGAL_ACCESS_WRITE, MVGAL_PRIO_NORMAL, -1, &acc, 1,
+				      &session, &fence, NULL));
+	EXPECT_EQ(-EPERM, mvgal_migrate(m, &mig));
+	EXPECT_EQ(-EPERM, mvgal_replicate(m, h, 0, SIZE, &g, 1, -1, &fence));
+	EXPECT_EQ(-1, fence);
+	adv.preferred = g;
+	EXPECT_EQ(-EPERM, mvgal_advise(m, &adv));
+	adv = (struct drm_mvgal_advise) {
+		.handle = h, .flags = MVGAL_ADVISE_SET, .preferred = MVGAL_GPU_ANY,
+		.accessed_by = 1U << g,
+	};
+	EXPECT_EQ(-EPERM, mvgal_advise(m, &adv));
+}
+
 /* Every rejection, with its errno; none makes a placement. */
 TEST_F(exp, rejections)
 {
@@ -89,13 +120,19 @@ TEST_F(exp, rejections)
 	/* Another file's handle is no handle here. */
 	ASSERT_EQ(0, mvgal_open(&other));
 	EXPECT_EQ(-ENOENT, mvgal_place_fd(other, h, self->g0, 0, &fd, NULL));
-	/* A buffer for no GPU reaches a GPU only when SHARED. */
+	/*
+	 * A buffer for one GPU reaches another only when SHARED: not by an
+	 * export, a session, a migration or a replica.
+	 */
 	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS & ~MVGAL_BO_SHARED,
-			       MVGAL_GPU_ANY, 1, &nosh));
-	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, nosh, self->g0, 0, &fd, NULL));
+			       self->g0, 1, &nosh));
+	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, nosh, self->g1, 0, &fd, NULL));
+	expect_no_gpu_use(_metadata, self->m, nosh, self->g1);
+	/* Nor one without GPU_VALID any GPU. */
 	ASSERT_EQ(0, filled_bo(self->m, SIZE, MVGAL_BO_HOST_VALID, MVGAL_GPU_ANY,
 			       1, &nogv));
 	EXPECT_EQ(-EPERM, mvgal_place_fd(self->m, nogv, self->g0, 0, &fd, NULL));
+	expect_no_gpu_use(_metadata, self->m, nogv, self->g0);
 	/* A device-only buffer lives in its own GPU's pool only. */
 	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID |
 				     MVGAL_BO_SHARED, self->g0, &devo));
@@ -126,7 +163,12 @@ TEST_F(exp, rejections)
 	ASSERT_EQ(0, mvgal_bo_info(self->m, shared, &info));
 	EXPECT_EQ(0, info.resident[1 + self->g0]);
 	ASSERT_EQ(0, mvgal_bo_info(self->m, nosh, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g1]);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, nogv, &info));
 	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	/* Its own GPU may: the export is there, bytes and all. */
+	ASSERT_EQ(0, mvgal_place_fd(self->m, nosh, self->g0, 0, &fd, NULL));
+	close(fd);
 
 	/* Read-only: it reads, it maps read-only, never writable. */
 	ASSERT_EQ(0, mvgal_place_fd(other, ro, self->g0, 0, &fd, NULL));
@@ -279,6 +321,121 @@ TEST_F(exp, vgem_imports_it_and_its_fence_orders_the_next_gpu)
 	/* The export is gone with vgem's import: the placement may go. */
 	EXPECT_EQ(0, mvgal_place_free(self->m, h, self->g0));
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * In a child of another user: a buffer of pattern 9 is copied into
+ * @gpu's pool, then freed. Its pool offset goes to @out. Exit 0 on success.
+ */
+static void secret_owner(uint32_t gpu, int out)
+{
+	struct drm_mvgal_access a;
+	struct mvgal *m;
+	uint32_t h, sess;
+	int fence;
+
+	if (mvgal_open(&m) || setresgid(65533, 65533, 65533) ||
+	    setresuid(65533, 65533, 65533) ||
+	    filled_bo(m, SIZE, FLAGS, MVGAL_GPU_ANY, 9, &h) ||
+	    begin1(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0,
+		   &a, &sess, &fence, NULL) || settle(fence) ||
+	    mvgal_end(m, sess, -1, NULL, 0) ||
+	    write(out, &a.pool_offset, sizeof(a.pool_offset)) != sizeof(a.pool_offset))
+		_exit(1);
+	mvgal_bo_destroy(m, h);
+	mvgal_close(m);
+	_exit(0);
+}
+
+/*
+ * Another process's freed pool range, reused for this buffer, shows none
+ * of its bytes through the new export: cleared, then this buffer's own.
+ */
+TEST_F(exp, reused_pool_range_never_shows_a_former_owner)
+{
+	struct drm_mvgal_access a;
+	uint64_t size, theirs;
+	uint32_t h, sess;
+	int p[2], st, fd, fence;
+	long bad = -1;
+	uint8_t *va;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		secret_owner(self->g0, p[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, st);
+	ASSERT_EQ(sizeof(theirs), read(p[0], &theirs, sizeof(theirs)));
+	close(p[0]);
+	close(p[1]);
+
+	/* This buffer was never written: its bytes are the poison byte. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &fd, &size));
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	for (uint64_t i = 0; i < size && bad < 0; i++)
+		if (va[i])
+			bad = i;
+	EXPECT_EQ(-1, bad);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess, &fence,
+			    NULL));
+	EXPECT_EQ(0, settle(fence));
+	/* The very range the other process's buffer had. */
+	EXPECT_EQ(theirs, a.pool_offset);
+	/* Past the end, in the last page: cleared, or this buffer's own. */
+	for (uint64_t i = 0; i < size && bad < 0; i++)
+		if (va[i] != MVGAL_BO_POISON && (i < SIZE || va[i]))
+			bad = i;
+	EXPECT_EQ(-1, bad);
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	munmap(va, size);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * An export pins its placement: room for others is decided with it in
+ * place (-ENOSPC, nothing evicted); once closed it may go.
+ */
+TEST_F(exp, an_export_pins_its_placement_against_eviction)
+{
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint32_t h1, h2, sess;
+	uint64_t big;
+	int fd1, fd2, fence;
+
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gi));
+	/* Two buffers that do not fit the pool together. */
+	big = (gi.pool_size / 5 * 3) & ~4095ULL;
+	ASSERT_EQ(0, mvgal_bo_create(self->m, big, FLAGS | MVGAL_BO_LAZY_ALLOCATE,
+				     MVGAL_GPU_ANY, &h1));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, big, FLAGS | MVGAL_BO_LAZY_ALLOCATE,
+				     MVGAL_GPU_ANY, &h2));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h1, self->g0, 0, &fd1, NULL));
+	EXPECT_EQ(-ENOSPC, mvgal_place_fd(self->m, h2, self->g0, 0, &fd2, NULL));
+	EXPECT_EQ(-ENOSPC, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+				  MVGAL_ACCESS_NO_IN_PLACE, h2, 0, 4096, &a,
+				  &sess, &fence, NULL));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h1, &info));
+	EXPECT_EQ(big, info.resident[1 + self->g0]);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h2, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	/* Closed: the first placement may be evicted for the second. */
+	close(fd1);
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h2, self->g0, 0, &fd2, NULL));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h2, &info));
+	EXPECT_EQ(big, info.resident[1 + self->g0]);
+	close(fd2);
+	mvgal_bo_destroy(self->m, h1);
+	mvgal_bo_destroy(self->m, h2);
 }
 
 TEST_HARNESS_MAIN

@@ -352,13 +352,18 @@ struct drm_mvgal_get_heap {
  * device-only: it lives in one GPU's pool, mmap is -EINVAL, and data
  * moves only through ranged copies.
  * MVGAL_BO_GPU_VALID: GPUs may use the buffer: required for a device-only
- * buffer, and for any device to attach the buffer's dma-buf.
+ * buffer, for any device to attach the buffer's dma-buf, and for any
+ * session, migration, replica, advice or placement export on a GPU
+ * (-EPERM without it).
  * MVGAL_BO_CPU_CACHED: CPU mappings are cached (the default).
  * MVGAL_BO_CPU_UNCACHED: the host pages are write-combined, in CPU
  * mappings and in the kernel's own; with CPU_CACHED it is -EINVAL.
  * MVGAL_BO_SHARED: GPUs other than the buffer's own may attach its
  * dma-buf. Without it only the device of the GPU the buffer is for may
- * (and none, for a buffer made for no GPU).
+ * (and none, for a buffer made for no GPU). Likewise sessions,
+ * migrations, replicas, advice and placement exports on a GPU other
+ * than the one a buffer was made for are -EPERM without it; a buffer
+ * made for no GPU (MVGAL_GPU_ANY) is for any GPU there.
  * MVGAL_BO_P2P: a device-only buffer may be reached in place by a peer:
  * its dma-buf exports the pool memory itself (where the pool has struct
  * pages; -EOPNOTSUPP otherwise). Without it a device-only buffer cannot
@@ -724,7 +729,8 @@ struct drm_mvgal_access {
  * overflowing or beyond its buffer, a bad @priority, a device-only
  * buffer of another GPU... see the README), -ENOENT (a handle names no
  * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
- * -EBUSY (a conflicting live session, or
+ * -EPERM (a buffer the GPU may not use: not GPU_VALID, or made for
+ * another GPU and not SHARED), -EBUSY (a conflicting live session, or
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
  * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"). A failed begin
  * changes nothing.
@@ -793,7 +799,8 @@ struct drm_mvgal_end {
  * enable_memory_migration is off. Errors: -EINVAL (unknown flags, non-zero
  * padding, a bad range, location or priority, a location a device-only
  * buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live session
- * conflicts), -ENOSPC, -EPERM, -EACCES (MOVE on a read-only handle),
+ * conflicts), -ENOSPC, -EPERM (also: a GPU the buffer may not use, see
+ * "buffer flags"), -EACCES (MOVE on a read-only handle),
  * -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for
  * everything planned after it when it is submitted (the job's fence orders
  * those accesses after its copies): a session begun later uses the moved
@@ -1018,8 +1025,8 @@ struct drm_mvgal_pool_fd {
  * Errors: -EINVAL (unknown flags, non-zero @pad, a slot out of range, a
  * device-only buffer of another GPU), -ENOENT (no such handle), -EACCES
  * (MVGAL_PLACE_FD_RDWR on a read-only handle), -EPERM (enable_dmabuf is
- * off, the buffer is not GPU_VALID, or @gpu is not the buffer's own GPU
- * and the buffer is not SHARED), -ENODEV (no GPU in the slot, or it is
+ * off, the buffer is not GPU_VALID, or it was made for another GPU and
+ * is not SHARED), -ENODEV (no GPU in the slot, or it is
  * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (the
  * pool is not made of pages mvgal can hand out: device memory), -ENOMEM,
  * -EMFILE.
@@ -1272,7 +1279,8 @@ struct drm_mvgal_pool_lru {
  * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
  * twice), -ENOENT, -ENODEV (a GPU not
  * attached), -EFAULT, -EBUSY (a live WRITE session), -ENOSPC, -EPERM
- * (enable_memory_migration off), -ENOMEM, -EDQUOT (see "buffer
+ * (enable_memory_migration off, or a GPU the buffer may not use: see
+ * "buffer flags"), -ENOMEM, -EDQUOT (see "buffer
  * metadata"). On any error nothing is placed for this
  * buffer (placements of others evicted to make room stay evicted: their
  * bytes are home). A device-only buffer's own GPU holds it already and
@@ -1352,7 +1360,8 @@ struct drm_mvgal_replicate {
  * -EACCES: advice set or read-mostly changed through a read-only handle.
  * Errors: -EINVAL (unknown flags or workload, both read-mostly flags, a
  * bad range, a GPU out of range, in fields without SET), -ENOENT,
- * -ENODEV (a GPU not attached), -ENOMEM and -EDQUOT (a read-mostly
+ * -ENODEV (a GPU not attached), -EPERM (advice naming a GPU the buffer
+ * is not for: see "buffer flags"), -ENOMEM and -EDQUOT (a read-mostly
  * range: see "buffer metadata"), and those of DRM_IOCTL_MVGAL_REPLICATE
  * with APPLY. On any error nothing changes.
  */
