@@ -43,6 +43,10 @@ LIB_A    := $(B)/lib/libmvgal.a
 PC       := $(B)/lib/mvgal.pc
 INFO     := $(B)/bin/mvgal-info
 EXAMPLE  := $(B)/bin/mvgal-example
+VULKAN   := $(B)/bin/mvgal-vulkan
+VK_ROOT  := $(B)/vm/vulkan
+VK_LIBS  := $(shell pkg-config --libs vulkan 2>/dev/null || echo -lvulkan)
+SPV_H    := $(B)/gen/mvgal-transform.spv.h $(B)/gen/mvgal-reduce.spv.h
 UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
 BENCH    := $(B)/tests/bench/mvgal_bench
@@ -75,7 +79,7 @@ module: FORCE
 	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
 	@echo "  KO      $(MODULE)"
 
-userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE)
+userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(VULKAN)
 
 tests: $(UNIT) $(SELF) $(BENCH) $(FUZZ) $(STRESS)
 
@@ -108,6 +112,15 @@ $(INFO): tools/mvgal-info/mvgal-info.c $(LIB_SO) $(HDRS)
 $(EXAMPLE): tools/examples/mvgal-example.c $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
+# The Vulkan example's compute shaders, compiled to SPIR-V as C arrays.
+$(B)/gen/%.spv.h: tools/examples/%.comp
+	@mkdir -p $(dir $@)
+	glslangValidator -V --target-env vulkan1.1 --vn $(subst -,_,$*)_spv -o $@ $<
+
+$(VULKAN): tools/examples/mvgal-vulkan.c $(SPV_H) $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -I$(B)/gen -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(VK_LIBS)
 
 $(HARNESS)/kselftest_harness.h:
 	@tools/deps.sh
@@ -143,11 +156,13 @@ GUEST_FILES = \
 	/usr/bin/mvgal-info=$(INFO) \
 	/usr/bin/mvgal-example=$(EXAMPLE) \
 	$(foreach t,$(SELF) $(BENCH) $(FUZZ) $(STRESS),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
-	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t))
+	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t)) \
+	/usr/libexec/mvgal/vulkan/vulkan_test.sh=$(TOP)/tests/vulkan/vulkan_test.sh
 
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
 	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO) $(GUEST_FILES)
+	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN)
 
 # The debug guest kernel (built once per machine, cached outside the tree)
 # and the guest image for it: mvgal.ko built against that kernel's tree.

@@ -29,8 +29,12 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 	[ -f "$modroot/$mdir/$f" ] && cp "$modroot/$mdir/$f" "$stage/$mdir/"
 done
 [ -f "$modroot/$mdir/modules.dep" ] || depmod -b "$modroot" "$kver"
-for m in $guest_modules; do
-	modprobe -d "$modroot" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+# 9p, for the Vulkan tree tools/vm/run --vulkan shares: loaded only then,
+# and only where the kernel has it (the debug kernel does not).
+on_demand="9p 9pnet_virtio"
+for m in $guest_modules $on_demand; do
+	modprobe -d "$modroot" -S "$kver" --show-depends "$m" 2>/dev/null |
+		awk '$1 == "insmod" { print $2 }'
 done | sort -u | while read -r path; do
 	rel=${path#"$modroot"/}
 	dst="$stage/${rel%.xz}"

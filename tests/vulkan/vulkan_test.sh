@@ -1,0 +1,36 @@
+#!/bin/sh
+# The Vulkan example in the guest (tools/vm/run --vulkan), as an ordinary
+# user: lavapipe computes on placement exports of two GPUs' pools, fences
+# order the work, and every word is checked (by the example itself).
+# Prints TAP.
+vk=/opt/vulkan
+echo "1..2"
+if [ ! -x "$vk/run" ]; then
+	echo "not ok 1 - no Vulkan tree at $vk (tools/vm/run --vulkan)"
+	echo "not ok 2 - # nothing to run"
+	exit 1
+fi
+mvgal-info --attach >/dev/null 2>&1
+# What a distribution's udev rules give a desktop user: render nodes for
+# everyone, and (for lavapipe's sync_file export) udmabuf to the render
+# group, which the user is in.
+echo "render:x:109:app" >>/etc/group
+echo "app:x:65534:65534::/tmp:/bin/sh" >>/etc/passwd
+chmod 1777 /tmp
+chmod 0666 /dev/dri/renderD*
+chgrp 109 /dev/udmabuf && chmod 0660 /dev/udmabuf
+out=/tmp/mvgal-vulkan.out
+su app -s /bin/sh -c "id; $vk/run mvgal-vulkan" >"$out" 2>&1
+rc=$?
+sed 's/^/# /' "$out"
+if [ $rc = 0 ] && grep -q '^mvgal-vulkan: OK' "$out" &&
+   grep -q '^uid=65534' "$out"; then
+	echo "ok 1 - an unprivileged process runs Vulkan compute on two GPUs' placement exports, every word checked"
+else
+	echo "not ok 1 - mvgal-vulkan as uid 65534 (exit $rc)"
+fi
+if grep -q 'ordered by SYNC_FD fences only' "$out"; then
+	echo "ok 2 - BEGIN's fences wait in Vulkan and Vulkan's fences end the sessions (SYNC_FD both ways)"
+else
+	echo "not ok 2 - the work was not ordered by SYNC_FD fences alone"
+fi
