@@ -202,7 +202,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU)"; /opt/vulkan/run mvgal-vulkan; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm

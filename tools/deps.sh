@@ -10,7 +10,7 @@ KVER_SERIES=6.12
 
 PKGS="build-essential make gcc sparse pkg-config perl python3 kmod cpio xz-utils
 zstd openssl busybox-static qemu-system-x86 libdrm-dev liburing-dev dkms
-linux-headers-${KVER_SERIES}-amd64 linux-headers-amd64"
+linux-headers-${KVER_SERIES}-amd64 linux-headers-amd64 libvulkan-dev glslang-tools"
 
 missing=""
 for p in $PKGS; do
@@ -28,6 +28,32 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# The Vulkan example's driver: Mesa 25's lavapipe, which imports dma-bufs
+# (bookworm's 22.3 does not), from bookworm-backports with the libdrm it
+# needs. Only these packages come from there (apt's default keeps
+# backports at a low priority).
+BPO_SOURCES=/etc/apt/sources.list.d/mvgal-bookworm-backports.sources
+if ! dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | grep -q '~bpo'; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: missing mesa-vulkan-drivers from bookworm-backports (run as root to install)" >&2
+		exit 1
+	fi
+	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d; then
+		cat >"$BPO_SOURCES" <<'EOS'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+	fi
+	echo "deps.sh: installing mesa-vulkan-drivers and libdrm from bookworm-backports"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+		mesa-vulkan-drivers libdrm-dev libdrm2 >/dev/null
 fi
 
 # The guest kernel and the kernel source come from the same Debian
