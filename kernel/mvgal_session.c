@@ -503,9 +503,11 @@ static int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
 				 b->loc;
 		/* Refused chunks: the buffer's own pages where the GPU can
-		 * use them, rather than a copy per access.
+		 * use them, rather than a copy per access (unless the caller
+		 * needs the bytes in the pool, for a placement export).
 		 */
 		if (b->loc == 1 + gpu->index &&
+		    !(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
 		    (b->bo->host_ok & BIT(gpu->index)) &&
 		    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
 				      b->live.chunks, b->live.n)) {

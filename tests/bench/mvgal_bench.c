@@ -7,7 +7,8 @@
  *    pool -> pool, against a plain memcpy() of the same bytes between two
  *    buffers of this process;
  *  - BEGIN + END on a resident, clean buffer against a null ioctl
- *    (GET_INFO) on the same fd;
+ *    (GET_INFO) on the same fd; and with a placement export made and
+ *    closed per session (PLACE_FD) against without;
  *  - write-watch: a BEGIN after the CPU wrote 1% of a 64 MiB buffer
  *    against one after it wrote all of it; a HARVEST of 256 written
  *    one-page runs in a 1 GiB buffer against the same in 64 MiB; a
@@ -26,6 +27,7 @@
  * of the runs' ratios, so that a slow moment of the host hits both.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +237,61 @@ static void bench_session(struct mvgal *m, int g0)
 	printf("bench: null ioctl %llu ns  begin+end %llu ns  ratio %.2fx\n",
 	       (unsigned long long)median(tn, REPS),
 	       (unsigned long long)median(ts, REPS), ratio[REPS / 2]);
+	mvgal_bo_destroy(m, h);
+}
+
+/* BEGIN + END of @h on @g, with a placement export made and closed first. */
+static uint64_t export_session(struct mvgal *m, int g, uint32_t h, bool export)
+{
+	struct drm_mvgal_access a = { .handle = h };
+	uint64_t t0 = now_ns();
+	int fd = -1, fence;
+	uint32_t s;
+
+	if (export && mvgal_place_fd(m, h, g, MVGAL_PLACE_FD_RDWR, &fd, NULL))
+		return 0;
+	mvgal_begin(m, g, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+		    MVGAL_PRIO_NORMAL, -1, &a, 1, &s, &fence, NULL);
+	if (fence >= 0)
+		close(fence);
+	mvgal_end(m, s, -1, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	return now_ns() - t0;
+}
+
+/*
+ * What a placement export adds to a session: PLACE_FD (and the close of
+ * its fd) + BEGIN + END against BEGIN + END alone, on a resident clean
+ * 1 MiB buffer. An application that keeps the export pays it once.
+ */
+static void bench_export(struct mvgal *m, int g0)
+{
+	uint64_t tb[REPS], te[REPS];
+	double ratio[REPS];
+	const int inner = 500;
+	uint32_t h;
+
+	if (mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			    MVGAL_GPU_ANY, &h))
+		return;
+	/* Resident and clean at the GPU. */
+	export_session(m, g0, h, false);
+	for (int r = 0; r < REPS; r++) {
+		tb[r] = te[r] = 0;
+		for (int i = 0; i < inner; i++)
+			tb[r] += export_session(m, g0, h, false);
+		for (int i = 0; i < inner; i++)
+			te[r] += export_session(m, g0, h, true);
+		tb[r] /= inner;
+		te[r] /= inner;
+		ratio[r] = (double)te[r] / tb[r];
+	}
+	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
+	printf("# a placement export per session (PLACE_FD + close) vs BEGIN + END alone, 1 MiB\n");
+	printf("bench: begin+end %llu ns  place_fd+begin+end+close %llu ns  ratio %.2fx\n",
+	       (unsigned long long)median(tb, REPS),
+	       (unsigned long long)median(te, REPS), ratio[REPS / 2]);
 	mvgal_bo_destroy(m, h);
 }
 
@@ -594,6 +651,7 @@ int main(void)
 	bench_prefetch(m, g0);
 	bench_migration(m, g0, g1);
 	bench_session(m, g0);
+	bench_export(m, g0);
 	bench_watch(m, g0);
 	mvgal_close(m);
 	return 0;

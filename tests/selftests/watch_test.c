@@ -552,6 +552,16 @@ TEST_F(watch, refused_chunks_zero_copy_where_the_driver_imports)
 	EXPECT_EQ(0, copied);
 	EXPECT_EQ(-1, fence);
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* Unless the session needs the bytes in vgem's own pool. */
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    &copied));
+	EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+	EXPECT_LT(0, copied);
+	ASSERT_EQ(0, settle(fence));
+	if (self->pool[self->vg])
+		EXPECT_EQ(0xab, self->pool[self->vg][a.pool_offset + CH + 3]);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	/* ... which vgem does import. */
 	vgem = open_card("vgem", NULL, 0);
 	ASSERT_GE(vgem, 0);

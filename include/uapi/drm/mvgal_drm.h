@@ -675,7 +675,10 @@ struct drm_mvgal_bo_list {
  */
 #define MVGAL_ACCESS_READ	(1U << 0)
 #define MVGAL_ACCESS_WRITE	(1U << 1)
-/* Never use a peer's pool in place: copy into the GPU's own placement. */
+/*
+ * Never use a peer's pool or the buffer's own pages in place: the bytes go
+ * into the GPU's own placement (what DRM_IOCTL_MVGAL_PLACE_FD exports).
+ */
 #define MVGAL_ACCESS_NO_IN_PLACE (1U << 2)
 #define MVGAL_ACCESS_FLAGS	0x7U
 
