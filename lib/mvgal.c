@@ -161,6 +161,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "write-watch";
 	case MVGAL_CAP_EVICTION:
 		return "eviction";
+	case MVGAL_CAP_PLACE_FD:
+		return "place-fd";
 	default:
 		return NULL;
 	}

@@ -35,7 +35,7 @@ check("json: driver name and version",
 check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 1 and d["library_abi_version"] == 1
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
-                        "write-watch", "eviction"]
+                        "write-watch", "eviction", "place-fd"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 check("json: module settings",

@@ -22,6 +22,7 @@ TEST(prio_and_cap_names)
 	EXPECT_STREQ("migration", mvgal_cap_name(MVGAL_CAP_MIGRATION));
 	EXPECT_STREQ("write-watch", mvgal_cap_name(MVGAL_CAP_WRITE_WATCH));
 	EXPECT_STREQ("eviction", mvgal_cap_name(MVGAL_CAP_EVICTION));
+	EXPECT_STREQ("place-fd", mvgal_cap_name(MVGAL_CAP_PLACE_FD));
 	EXPECT_EQ(NULL, mvgal_cap_name(1ULL << 63));
 }
 

@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,24 @@ struct app {
 };
 
 /* ---- messages ---- */
+
+/*
+ * The program says what each step did as it goes. A program that reuses
+ * these steps (tests/bench/mvgal_vkbench.c repeats them in a timed loop)
+ * turns that off; errors are always reported.
+ */
+static bool verbose = true;
+
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
 
 static int mv_fail(const char *what, int err)
 {
@@ -335,8 +354,8 @@ static int gpu_pick(VkInstance inst, struct gpu *g)
 			continue;
 		if (match_pci(pd[i], &g->info) || match_drm(pd[i], &g->info)) {
 			g->phys = pd[i];
-			printf("GPU %c = mvgal GPU %u (%s at %s): Vulkan device \"%s\"\n",
-			       g->name, g->slot, g->info.driver, g->info.slot, p.deviceName);
+			say("GPU %c = mvgal GPU %u (%s at %s): Vulkan device \"%s\"\n",
+			    g->name, g->slot, g->info.driver, g->info.slot, p.deviceName);
 			return 0;
 		}
 		if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !cpu)
@@ -350,9 +369,9 @@ static int gpu_pick(VkInstance inst, struct gpu *g)
 	vkGetPhysicalDeviceProperties(cpu, &p);
 	g->phys = cpu;
 	g->stand_in = true;
-	printf("GPU %c = mvgal GPU %u (%s at %s): no Vulkan device has its PCI address or DRM node;\n"
-	       "        the CPU device \"%s\" stands in for it (same pool pages, CPU compute)\n",
-	       g->name, g->slot, g->info.driver, g->info.slot, p.deviceName);
+	say("GPU %c = mvgal GPU %u (%s at %s): no Vulkan device has its PCI address or DRM node;\n"
+	    "        the CPU device \"%s\" stands in for it (same pool pages, CPU compute)\n",
+	    g->name, g->slot, g->info.driver, g->info.slot, p.deviceName);
 	return 0;
 }
 
@@ -402,9 +421,9 @@ static int gpu_check_external(struct gpu *g)
 	}
 	g->dedicated = mf & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
 	if (!has_ext(g->phys, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME)) {
-		printf("GPU %c: the Vulkan device has no %s (lavapipe: no /dev/udmabuf):\n"
-		       "        the CPU waits for BEGIN's fences and for the work, END gets -1\n",
-		       g->name, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+		say("GPU %c: the Vulkan device has no %s (lavapipe: no /dev/udmabuf):\n"
+		    "        the CPU waits for BEGIN's fences and for the work, END gets -1\n",
+		    g->name, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
 		return 0;
 	}
 	vkGetPhysicalDeviceExternalSemaphoreProperties(g->phys, &si, &sp);
@@ -696,7 +715,8 @@ static VkBufferMemoryBarrier handover(const struct import *im, uint32_t from, ui
 
 /*
  * Records: take the imports over from mvgal, run @groups workgroups with
- * push constant @n, hand the imports back.
+ * push constant @n, hand the imports back. Not for one submission only:
+ * a program that runs the step session after session submits it again.
  */
 static int step_record(struct step *s, uint32_t n, uint32_t groups)
 {
@@ -711,7 +731,6 @@ static int step_record(struct step *s, uint32_t n, uint32_t groups)
 	};
 	const VkCommandBufferBeginInfo bi = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
 	VkDescriptorBufferInfo db[2];
 	VkWriteDescriptorSet w = {
@@ -787,24 +806,24 @@ static int step_submit(struct step *s, int *fence_fd)
 	}
 	if (VK_CHECK(vkQueueSubmit(g->queue, 1, &si, VK_NULL_HANDLE)))
 		return -1;
-	printf("GPU %c: %s submitted, waiting on the GPU for %u BEGIN fence(s)\n", g->name,
-	       s->nbuf == 1 ? "mvgal-transform" : "mvgal-reduce", s->nwait);
+	say("GPU %c: %s submitted, waiting on the GPU for %u BEGIN fence(s)\n", g->name,
+	    s->nbuf == 1 ? "mvgal-transform" : "mvgal-reduce", s->nwait);
 	if (!g->sync_fd_export) {
 		g->cpu_waited = true;
-		printf("GPU %c: the device cannot export a SYNC_FD: waiting for the queue, END gets -1\n",
-		       g->name);
+		say("GPU %c: the device cannot export a SYNC_FD: waiting for the queue, END gets -1\n",
+		    g->name);
 		return VK_CHECK(vkQueueWaitIdle(g->queue));
 	}
 	gi.semaphore = s->done;
 	r = g->get_semaphore_fd(g->dev, &gi, fence_fd);
 	if (r == VK_SUCCESS) {
-		printf("GPU %c: its semaphore's SYNC_FD goes to END\n", g->name);
+		say("GPU %c: its semaphore's SYNC_FD goes to END\n", g->name);
 		return 0;
 	}
 	*fence_fd = -1;
 	g->cpu_waited = true;
-	printf("GPU %c: vkGetSemaphoreFdKHR(SYNC_FD) failed (%s; lavapipe needs /dev/udmabuf): waiting for the queue, END gets -1\n",
-	       g->name, vk_name(r));
+	say("GPU %c: vkGetSemaphoreFdKHR(SYNC_FD) failed (%s; lavapipe needs /dev/udmabuf): waiting for the queue, END gets -1\n",
+	    g->name, vk_name(r));
 	return VK_CHECK(vkQueueWaitIdle(g->queue));
 }
 
@@ -863,8 +882,8 @@ static int buffers_create(struct app *a)
 		cpu[i] = pattern(i);
 	/* Done with the mapping: a CPU write during a session is a hand-off. */
 	munmap(cpu, (N * 4ul + page - 1) / page * page);
-	printf("buf: %u words (%u bytes) written by the CPU, for GPU %c; out: %u words, for GPU %c\n",
-	       N, N * 4, a->gpu[0].name, M, a->gpu[1].name);
+	say("buf: %u words (%u bytes) written by the CPU, for GPU %c; out: %u words, for GPU %c\n",
+	    N, N * 4, a->gpu[0].name, M, a->gpu[1].name);
 	return 0;
 }
 
@@ -889,9 +908,9 @@ static int sess_begin(struct app *a, struct sess *s)
 	}
 	s->live = true;
 	s->pool_gpu = acc.pool_gpu;
-	printf("GPU %c: BEGIN %s of %s: %llu bytes to copy into its pool, %s\n", s->g->name,
-	       access_name(s->flags), s->what, (unsigned long long)s->copied,
-	       s->fence < 0 ? "nothing to wait for" : "a fence to wait for");
+	say("GPU %c: BEGIN %s of %s: %llu bytes to copy into its pool, %s\n", s->g->name,
+	    access_name(s->flags), s->what, (unsigned long long)s->copied,
+	    s->fence < 0 ? "nothing to wait for" : "a fence to wait for");
 	return 0;
 }
 
@@ -913,8 +932,8 @@ static int sess_dmabuf(struct app *a, const struct sess *s, int *fd, uint64_t *s
 			s->what, s->pool_gpu, s->g->name, s->g->slot);
 		return -1;
 	}
-	printf("GPU %c: the session uses %s's own pages (MVGAL_POOL_HOST): importing its dma-buf\n",
-	       s->g->name, s->what);
+	say("GPU %c: the session uses %s's own pages (MVGAL_POOL_HOST): importing its dma-buf\n",
+	    s->g->name, s->what);
 	close_fd(fd);
 	ret = mvgal_bo_export(a->m, s->handle, fd);
 	if (ret)
@@ -941,8 +960,12 @@ static int sess_end(struct app *a, struct sess *s, int fence)
 	return 0;
 }
 
-/* A placement export of the session's buffer in its GPU's pool, and the session. */
-static int export_and_begin(struct app *a, struct sess *s, int *fd, uint64_t *size)
+/*
+ * A placement export of the session's buffer in its GPU's pool. It stays
+ * valid across sessions: while it lives the placement stays put, and each
+ * session on the GPU makes the chunks current there again.
+ */
+static int place_export(struct app *a, const struct sess *s, int *fd, uint64_t *size)
 {
 	const struct gpu *g = s->g;
 	char what[64];
@@ -954,7 +977,13 @@ static int export_and_begin(struct app *a, struct sess *s, int *fd, uint64_t *si
 			 s->what, g->name);
 		return mv_fail(what, ret);
 	}
-	if (sess_begin(a, s))
+	return 0;
+}
+
+/* A placement export of the session's buffer in its GPU's pool, and the session. */
+static int export_and_begin(struct app *a, struct sess *s, int *fd, uint64_t *size)
+{
+	if (place_export(a, s, fd, size) || sess_begin(a, s))
 		return -1;
 	return sess_dmabuf(a, s, fd, size);
 }
@@ -1046,7 +1075,7 @@ static int check(struct app *a, const char *what, uint32_t handle, const uint32_
 			what, bad, a->got[bad], want[bad]);
 		return -1;
 	}
-	printf("CPU: all %u words of %s are right\n", n, what);
+	say("CPU: all %u words of %s are right\n", n, what);
 	return 0;
 }
 

@@ -48,11 +48,14 @@ extern "C" {
  * a BEGIN copies only what the CPU wrote since the GPU's copy was made.
  * MVGAL_CAP_EVICTION: pools have budgets (GPU_BUDGET) and full pools evict
  * placements (POOL_LRU).
+ * MVGAL_CAP_PLACE_FD: placement exports (PLACE_FD): a dma-buf of a
+ * buffer's copy in one GPU's pool, for any process to hand to its GPU API.
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
 #define MVGAL_CAP_WRITE_WATCH		(1ULL << 4)
 #define MVGAL_CAP_EVICTION		(1ULL << 5)
+#define MVGAL_CAP_PLACE_FD		(1ULL << 6)
 
 /**
  * DOC: core settings
