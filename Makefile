@@ -50,6 +50,7 @@ SPV_H    := $(B)/gen/mvgal-transform.spv.h $(B)/gen/mvgal-reduce.spv.h
 UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
 BENCH    := $(B)/tests/bench/mvgal_bench
+VKBENCH  := $(B)/tests/bench/mvgal_vkbench
 FUZZ     := $(B)/tests/fuzz/mvgal_fuzz
 STRESS   := $(B)/tests/stress/mvgal_stress
 HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
@@ -81,7 +82,7 @@ module: FORCE
 
 userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(VULKAN)
 
-tests: $(UNIT) $(SELF) $(BENCH) $(FUZZ) $(STRESS)
+tests: $(UNIT) $(SELF) $(BENCH) $(VKBENCH) $(FUZZ) $(STRESS)
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -135,6 +136,11 @@ $(BENCH): tests/bench/mvgal_bench.c $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
+# The Vulkan round trip shares the example's code.
+$(VKBENCH): tests/bench/mvgal_vkbench.c tools/examples/mvgal-vulkan.c $(SPV_H) $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -I$(B)/gen -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(VK_LIBS)
+
 # The fuzzer needs only libdrm and the uapi: it calls the ioctls itself.
 $(FUZZ): tests/fuzz/mvgal_fuzz.c tests/common/rand.h $(HDRS)
 	@mkdir -p $(dir $@)
@@ -162,7 +168,7 @@ GUEST_FILES = \
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
 	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO) $(GUEST_FILES)
-	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN)
+	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN) $(VKBENCH)
 
 # The debug guest kernel (built once per machine, cached outside the tree)
 # and the guest image for it: mvgal.ko built against that kernel's tree.
@@ -206,7 +212,8 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm
-	@MVGAL_VM_NOBUILD=1 MVGAL_VM_BENCH=1 tools/vm/run --timeout 1200 -- /usr/libexec/mvgal/mvgal_bench
+	@MVGAL_VM_NOBUILD=1 MVGAL_VM_BENCH=1 tools/vm/run --vulkan --timeout 1500 -- sh -c \
+		"/usr/libexec/mvgal/mvgal_bench && /opt/vulkan/run mvgal_vkbench && /opt/vulkan/run mvgal_vkbench --pwrite"
 
 install: userspace
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \

@@ -1113,9 +1113,12 @@ static int mvgal_setup(struct app *a)
 	ret = mvgal_get_info(a->m, &mi);
 	if (ret)
 		return mv_fail("mvgal_get_info", ret);
-	if (!(mi.caps & MVGAL_CAP_SESSIONS) || !(mi.core_flags & MVGAL_CORE_DMABUF)) {
+	if (!(mi.caps & MVGAL_CAP_SESSIONS) || !(mi.caps & MVGAL_CAP_PLACE_FD) ||
+	    !(mi.core_flags & MVGAL_CORE_DMABUF)) {
 		printf("mvgal-vulkan: skipped: the module %s\n",
-		       mi.caps & MVGAL_CAP_SESSIONS ? "has enable_dmabuf off" : "has no sessions");
+		       !(mi.caps & MVGAL_CAP_SESSIONS) ? "has no sessions" :
+		       !(mi.caps & MVGAL_CAP_PLACE_FD) ? "has no placement exports" :
+		       "has enable_dmabuf off");
 		return SKIP;
 	}
 	n = mvgal_gpu_list(a->m, gpus, MVGAL_MAX_GPUS);
