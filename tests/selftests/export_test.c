@@ -324,6 +324,57 @@ TEST_F(exp, vgem_imports_it_and_its_fence_orders_the_next_gpu)
 }
 
 /*
+ * A kernel importer that maps the export into its own address space (vmap)
+ * rather than a device: mvgal itself, importing it as a buffer of another
+ * file, reads the session's bytes through it and writes new ones, which the
+ * export's own mapping shows; CPU access brackets (DMA_BUF_IOCTL_SYNC) work.
+ */
+TEST_F(exp, an_importer_vmaps_it)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
+	static uint8_t got[SIZE], buf[SIZE];
+	uint64_t off = CH - 7, len = CH + 4099, size;
+	struct drm_mvgal_access a;
+	uint32_t h, ih, sess;
+	struct mvgal *other;
+	int fd, fence;
+	uint8_t *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 5, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &fd, &size));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess, &fence,
+			    NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync));
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	EXPECT_EQ(0, ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync));
+
+	ASSERT_EQ(0, mvgal_open(&other));
+	ASSERT_EQ(0, mvgal_bo_import(other, fd, &ih));
+	ASSERT_EQ(0, mvgal_bo_read(other, ih, off, got, len));
+	EXPECT_EQ(-1, check(got, len, off, 5));
+	/* The "GPU" writes through the importer's mapping of the pool. */
+	fill(buf, len, 6);
+	ASSERT_EQ(0, mvgal_bo_write(other, ih, off, buf, len));
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	EXPECT_EQ(0, memcmp(va + off, buf, len));
+	EXPECT_EQ(-1, check(va, off, 0, 5));
+	EXPECT_EQ(-1, check(va + off + len, SIZE - off - len, off + len, 5));
+	munmap(va, size);
+	/* END hands the GPU's bytes over: the CPU reads them through mvgal. */
+	EXPECT_EQ(0, end_written(self->m, sess, h, off, len, -1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, off, got, len));
+	EXPECT_EQ(0, memcmp(got, buf, len));
+	mvgal_bo_destroy(other, ih);
+	mvgal_close(other);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
  * In a child of another user: a buffer of pattern 9 is copied into
  * @gpu's pool, then freed. Its pool offset goes to @out. Exit 0 on success.
  */
