@@ -163,7 +163,8 @@ GUEST_FILES = \
 	/usr/bin/mvgal-example=$(EXAMPLE) \
 	$(foreach t,$(SELF) $(BENCH) $(FUZZ) $(STRESS),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
 	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t)) \
-	/usr/libexec/mvgal/vulkan/vulkan_test.sh=$(TOP)/tests/vulkan/vulkan_test.sh
+	/usr/libexec/mvgal/vulkan/vulkan_test.sh=$(TOP)/tests/vulkan/vulkan_test.sh \
+	/usr/libexec/mvgal/vulkan/as-user.sh=$(TOP)/tests/vulkan/as-user.sh
 
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
@@ -208,7 +209,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU)"; /opt/vulkan/run mvgal-vulkan; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU), as an ordinary user"; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm

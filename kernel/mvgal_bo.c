@@ -297,7 +297,7 @@ static vm_fault_t mvgal_bo_cpu_fault(struct vm_fault *vmf, bool write)
 	home_before = mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c),
 					   bo->home_loc);
 	spin_unlock(&bo->state_lock);
-	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, write, true);
+	ret = mvgal_cpu_prepare(bo, off, PAGE_SIZE, write, MVGAL_CPU_FAULT);
 	if (ret == -ERESTARTSYS || ret == -EINTR)
 		return VM_FAULT_NOPAGE;	/* a signal: fault again later */
 	/*

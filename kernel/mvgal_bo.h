@@ -350,10 +350,13 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len);
 int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
 int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 		     bool write);
+/* How a CPU access goes: see mvgal_cpu_ready(). */
+#define MVGAL_CPU_FAULT	BIT(0)
+#define MVGAL_CPU_WHOLE	BIT(1)
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
-		      bool fault);
+		      unsigned int how);
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
-		    bool fault);
+		    unsigned int how);
 void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);
 void mvgal_bo_zap(struct mvgal_bo *bo, unsigned long first,
 		  unsigned long last);

@@ -122,7 +122,8 @@ static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args)
 	ret = mvgal_usrc_get(&u, u64_to_user_ptr(args->user_ptr), args->size);
 	if (ret)
 		return ret;
-	ret = mvgal_cpu_prepare(bo, args->offset, args->size, true, false);
+	ret = mvgal_cpu_prepare(bo, args->offset, args->size, true,
+				MVGAL_CPU_WHOLE);
 	if (!ret) {
 		mvgal_usrc_write(bo, args->offset, args->size, &u);
 		mutex_unlock(&bo->lock);
@@ -242,10 +243,13 @@ static int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
 		if (t < 0)
 			return t;
 	}
-	ret = mvgal_cpu_ready(src, args->src_offset, args->size, false, false);
+	/* The source first: a destination overlapping it in one buffer
+	 * then has the overlap home, read before it is overwritten.
+	 */
+	ret = mvgal_cpu_ready(src, args->src_offset, args->size, false, 0);
 	if (!ret)
 		ret = mvgal_cpu_ready(dst, args->dst_offset, args->size, true,
-				      false);
+				      MVGAL_CPU_WHOLE);
 	if (!ret)
 		return 0;
 	for (i = n; i--;)

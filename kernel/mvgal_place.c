@@ -529,6 +529,51 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 	return busy;
 }
 
+/*
+ * The chunks a write of [off, off + len) covers whole: [*@a, *@b), empty
+ * when *@a >= *@b. The buffer's end ends its last chunk.
+ */
+static void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
+			       unsigned long *a, unsigned long *b)
+{
+	u64 mask = (1ULL << bo->chunk_shift) - 1, end = off + len;
+	unsigned long first, last;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	*a = first + !!(off & mask);
+	*b = last + 1 - !!((end & mask) && end != bo->size);
+}
+
+/*
+ * Brings chunks [first, last] home but those of [a, b), which are about to
+ * be overwritten whole and are only marked held at home once every page
+ * is there. Caller holds bo->lock, as for mvgal_fetch_locked().
+ */
+static int mvgal_cpu_fetch(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+			   unsigned long a, unsigned long b)
+{
+	unsigned long first, last, c;
+	int ret = 0;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	if (a >= b)
+		ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
+	else if (first < a)
+		ret = mvgal_fetch_locked(bo, first, a - 1, bo->home_loc, NULL);
+	if (!ret && a < b && b <= last)
+		ret = mvgal_fetch_locked(bo, b, last, bo->home_loc, NULL);
+	if (!ret && write)
+		ret = mvgal_bo_populate_range(bo, off, len);
+	if (ret || a >= b)
+		return ret;
+	/* Nothing can fail now: their old bytes will never be read. */
+	spin_lock(&bo->state_lock);
+	for (c = a; c < b; c++)
+		mvgal_chunk_filled(mvgal_chunk_at(bo, c), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	return 0;
+}
+
 /**
  * mvgal_cpu_ready() - make bytes [off, off + len) current at home, with
  * every page there, for a CPU access
@@ -537,8 +582,11 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
  * @off: byte offset; [off, off + len) is in range and @len > 0
  * @len: bytes
  * @write: the CPU will write them
- * @fault: a CPU page fault: it cannot be refused for a live session (a
- *	   hand-off, mvgal_watch.c); it goes ahead
+ * @how: MVGAL_CPU_FAULT: a CPU page fault: it cannot be refused for a
+ *	 live session (a hand-off, mvgal_watch.c); it goes ahead.
+ *	 MVGAL_CPU_WHOLE: a write of every byte of the range, which cannot
+ *	 fail once this returns: chunks it covers whole are not brought home
+ *	 first (their old bytes would be overwritten unread).
  *
  * Nothing is marked written: a caller that fails later has changed no
  * byte and no state but where copies are.
@@ -546,9 +594,10 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
  * Return: 0, -EBUSY (a live session conflicts), -ENOMEM or -EDQUOT.
  */
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
-		    bool fault)
+		    unsigned int how)
 {
-	unsigned long first, last;
+	bool fault = how & MVGAL_CPU_FAULT;
+	unsigned long first, last, a = 0, b = 0;
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
@@ -566,12 +615,11 @@ int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		if (ret)
 			return ret;
 	}
+	if (write && (how & MVGAL_CPU_WHOLE))
+		mvgal_whole_chunks(bo, off, len, &a, &b);
 	/* The fences are done: a failed session's chunks go back first. */
 	mvgal_session_settle(bo);
-	ret = mvgal_fetch_locked(bo, first, last, bo->home_loc, NULL);
-	if (!ret && write)
-		ret = mvgal_bo_populate_range(bo, off, len);
-	return ret;
+	return mvgal_cpu_fetch(bo, off, len, write, a, b);
 }
 
 /**
@@ -600,7 +648,7 @@ void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
  * @off: byte offset; [off, off + len) is in range and @len > 0
  * @len: bytes
  * @write: the CPU will write them: home becomes their only holder
- * @fault: a CPU page fault (see mvgal_cpu_ready())
+ * @how: MVGAL_CPU_FAULT, MVGAL_CPU_WHOLE (see mvgal_cpu_ready())
  *
  * Waits (interruptibly) for the fences the access must wait for: a read
  * for the last writer, a write for everything. Chunks home lacks are
@@ -610,9 +658,10 @@ void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
  * -ERESTARTSYS, -ENOMEM, -EDQUOT, without it.
  */
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
-		      bool fault)
+		      unsigned int how)
 {
 	enum dma_resv_usage usage = dma_resv_usage_rw(write);
+	bool fault = how & MVGAL_CPU_FAULT;
 	unsigned long first, last;
 	long t;
 	int ret;
@@ -635,7 +684,7 @@ int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		if (t < 0)
 			return t;
 	}
-	ret = mvgal_cpu_ready(bo, off, len, write, fault);
+	ret = mvgal_cpu_ready(bo, off, len, write, how);
 	if (ret) {
 		mutex_unlock(&bo->lock);
 		return ret;
@@ -662,7 +711,7 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 
 	if (!len)
 		return 0;
-	ret = mvgal_cpu_prepare(bo, off, len, write, false);
+	ret = mvgal_cpu_prepare(bo, off, len, write, 0);
 	if (ret)
 		return ret;
 	ret = mvgal_bo_access_locked(bo, off, buf, len, write);

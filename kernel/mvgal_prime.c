@@ -180,7 +180,7 @@ static int mvgal_dmabuf_cpu_access(struct dma_buf *dmabuf,
 	/* The CPU goes through the home copy: make it current first. */
 	if (begin) {
 		ret = mvgal_cpu_prepare(bo, 0, bo->size,
-					dir != DMA_FROM_DEVICE, false);
+					dir != DMA_FROM_DEVICE, 0);
 		if (ret)
 			return ret;
 		mutex_unlock(&bo->lock);
@@ -259,7 +259,7 @@ int mvgal_bo_pin(struct drm_gem_object *obj)
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
 	int ret;
 
-	ret = mvgal_cpu_prepare(bo, 0, bo->size, false, true);
+	ret = mvgal_cpu_prepare(bo, 0, bo->size, false, MVGAL_CPU_FAULT);
 	if (ret)
 		return ret;
 	mutex_unlock(&bo->lock);

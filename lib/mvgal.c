@@ -76,8 +76,9 @@ int mvgal_open(struct mvgal **out)
 	if (!out)
 		return -EINVAL;
 	n = drmGetDevices2(0, devs, 64);
+	/* No DRM device at all (not even /dev/dri): no mvgal either. */
 	if (n < 0)
-		return n;
+		return n == -ENOENT ? -ENODEV : n;
 	for (i = 0; i < n; i++) {
 		drmDevicePtr d = devs[i];
 		int r;

@@ -375,6 +375,15 @@ MVGAL_API int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
  */
 MVGAL_API int mvgal_calibrate(struct mvgal *dev, uint32_t *paths);
 /**
+ * mvgal_set_file_flags() - settings of this handle's open file, for its
+ * own sessions only (MVGAL_FILE_NO_COPIES: keep no GPU copies past END)
+ * @dev: the mvgal device
+ * @flags: MVGAL_FILE_*
+ * @old: (out, optional) the settings before
+ */
+MVGAL_API int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags,
+				   uint32_t *old);
+/**
  * mvgal_harvest() - what the CPU wrote in @count buffers, in one call
  * @dev: the mvgal device
  * @flags: MVGAL_HARVEST_RESET to clear what is reported, 0 to peek
@@ -385,15 +394,6 @@ MVGAL_API int mvgal_calibrate(struct mvgal *dev, uint32_t *paths);
  * Return: 0 or -errno; with -ENOSPC the entries short of room say how
  * much they need in their count, and no record changed.
  */
-/**
- * mvgal_set_file_flags() - settings of this handle's open file, for its
- * own sessions only (MVGAL_FILE_NO_COPIES: keep no GPU copies past END)
- * @dev: the mvgal device
- * @flags: MVGAL_FILE_*
- * @old: (out, optional) the settings before
- */
-MVGAL_API int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags,
-				   uint32_t *old);
 MVGAL_API int mvgal_harvest(struct mvgal *dev, uint32_t flags,
 			    struct drm_mvgal_harvest_entry *entries,
 			    uint32_t count);

@@ -160,6 +160,80 @@ TEST_F(sess, pread_brings_chunks_home)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* Chunk copies made since @st (and @st brought up to date). */
+static uint64_t copies_since(struct mvgal *m, struct drm_mvgal_stats *st,
+			     uint64_t *bytes)
+{
+	struct drm_mvgal_stats now;
+	uint64_t n = 0;
+
+	*bytes = 0;
+	if (mvgal_get_stats(m, &now))
+		return ~0ULL;
+	for (int i = 0; i < MVGAL_METHOD_COUNT; i++) {
+		n += now.copies[i] - st->copies[i];
+		*bytes += now.bytes[i] - st->bytes[i];
+	}
+	*st = now;
+	return n;
+}
+
+/*
+ * A pwrite brings home only the chunks it covers in part: the old bytes
+ * of the others would be overwritten unread. Every byte is right after.
+ */
+TEST_F(sess, pwrite_fetches_only_the_chunks_it_covers_in_part)
+{
+	const uint64_t size = 4 * CH + 100;
+	static uint8_t buf[4 * CH + 100], back[4 * CH + 100];
+	struct drm_mvgal_stats st;
+	struct drm_mvgal_access a;
+	uint64_t bytes;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	/* The GPU writes all of it: its pool has the only current copy. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 4);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* From inside chunk 0 to the end: chunk 0 alone comes home. */
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	fill(buf, size, 5);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, CH - 5, buf + CH - 5,
+				    size - CH + 5));
+	EXPECT_EQ(1, copies_since(self->m, &st, &bytes));
+	EXPECT_EQ((uint64_t)CH, bytes);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, CH - 5, 0, 4));
+	EXPECT_EQ(-1, check(back + CH - 5, size - CH + 5, CH - 5, 5));
+
+	/* Again at the GPU; chunks 1 and 2 whole, 3 in part: 3 comes home. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, 6);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	fill(buf, size, 7);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, CH, buf + CH, 2 * CH + 9));
+	EXPECT_EQ(1, copies_since(self->m, &st, &bytes));
+	EXPECT_EQ((uint64_t)CH, bytes);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, CH, 0, 6));
+	EXPECT_EQ(-1, check(back + CH, 2 * CH + 9, CH, 7));
+	EXPECT_EQ(-1, check(back + 3 * CH + 9, size - 3 * CH - 9, 3 * CH + 9, 6));
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* Conflicts are refused at once with -EBUSY, per chunk. */
 TEST_F(sess, conflicting_access_is_busy)
 {
