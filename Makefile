@@ -132,12 +132,12 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
 
 # Guest selftests link the shared library, as applications do.
-$(BENCH): tests/bench/mvgal_bench.c $(LIB_SO) $(HDRS)
+$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
 # The Vulkan round trip shares the example's code.
-$(VKBENCH): tests/bench/mvgal_vkbench.c tools/examples/mvgal-vulkan.c $(SPV_H) $(LIB_SO) $(HDRS)
+$(VKBENCH): tests/bench/mvgal_vkbench.c tests/bench/bench_time.h tools/examples/mvgal-vulkan.c $(SPV_H) $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -I$(B)/gen -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(VK_LIBS)
 

@@ -38,6 +38,7 @@
 #define main mvgal_vulkan_example_main
 #include "../../tools/examples/mvgal-vulkan.c"
 #undef main
+#include "bench_time.h"
 
 #include <stdint.h>
 #include <time.h>
@@ -67,28 +68,6 @@ static int bench_fail(const char *what)
 {
 	fprintf(stderr, "mvgal-vkbench: %s\n", what);
 	return -1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The median of @n values, sorted here: the middle one, or the mean of the two. */

@@ -47,6 +47,15 @@ static int place_fd_raw(int fd, struct drm_mvgal_place_fd *p)
 	return drmIoctl(fd, DRM_IOCTL_MVGAL_PLACE_FD, p) ? -errno : 0;
 }
 
+/* The index of the first non-zero byte of @p[0, @n), or -1. */
+static long first_nonzero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return i;
+	return -1;
+}
+
 /* A buffer of @size with pattern @s written from the CPU. */
 static int filled_bo(struct mvgal *m, uint64_t size, uint32_t flags,
 		     uint32_t gpu, unsigned int s, uint32_t *h)
@@ -210,7 +219,6 @@ TEST_F(exp, sessions_fill_and_take_the_export)
 	uint32_t h, sess;
 	uint8_t *va;
 	int fd, fence;
-	long bad = -1;
 
 	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
 	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR, &fd, &size));
@@ -219,10 +227,7 @@ TEST_F(exp, sessions_fill_and_take_the_export)
 	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, va);
 	/* Made now and cleared: nothing of a former owner. */
-	for (uint64_t i = 0; i < size && bad < 0; i++)
-		if (va[i])
-			bad = i;
-	EXPECT_EQ(-1, bad);
+	EXPECT_EQ(-1, first_nonzero(va, size));
 
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &sess,
@@ -230,11 +235,7 @@ TEST_F(exp, sessions_fill_and_take_the_export)
 	EXPECT_EQ(0, settle(fence));
 	/* The named chunks (1 to 3) are current; chunk 0 was never brought. */
 	EXPECT_EQ(-1, check(va + CH, SIZE - CH, CH, 1));
-	bad = -1;
-	for (uint64_t i = 0; i < CH && bad < 0; i++)
-		if (va[i])
-			bad = i;
-	EXPECT_EQ(-1, bad);
+	EXPECT_EQ(-1, first_nonzero(va, CH));
 	/* The "GPU" writes through the export; END hands it over. */
 	fill(buf, len, 2);
 	memcpy(va + off, buf, len);
@@ -429,10 +430,7 @@ TEST_F(exp, reused_pool_range_never_shows_a_former_owner)
 				    &fd, &size));
 	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, va);
-	for (uint64_t i = 0; i < size && bad < 0; i++)
-		if (va[i])
-			bad = i;
-	EXPECT_EQ(-1, bad);
+	EXPECT_EQ(-1, first_nonzero(va, size));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
 			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess, &fence,
 			    NULL));
