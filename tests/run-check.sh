@@ -46,7 +46,7 @@ lane() {
 		pass=$((pass + 1)); echo "ok - $name"
 	else
 		fail=$((fail + 1)); echo "not ok - $name"
-		tail -n 80 "$out" | sed 's/^/#   /'
+		tail -n 200 "$out" | sed 's/^/#   /'
 	fi
 }
 
@@ -85,8 +85,9 @@ lane "vm/run returns the command's exit status and output" sh -c \
 	'out=$(tools/vm/run -- sh -c "echo hello-from-guest; exit 7"); test $? = 7 && test "$out" = hello-from-guest'
 lane "vm/run carries files into the guest" sh -c \
 	'out=$(tools/vm/run --file etc/mvgal.conf --file etc/mvgal.conf:/tmp/x.conf -- sh -c "cmp /root/mvgal.conf /tmp/x.conf && md5sum < /tmp/x.conf"); test "$out" = "$(md5sum < etc/mvgal.conf)"'
-lane "vm/run kills a hung guest at its timeout (exit 124)" sh -c \
-	'out=$(tools/vm/run --timeout 40 -- sleep 100000 2>&1); test $? = 124 && echo "$out" | grep -q "timed out after 40s"'
+lane "vm/run kills a hung guest at its timeout (exit 124), having shown where it waits" sh -c \
+	'out=$(tools/vm/run --timeout 40 -- sleep 100000 2>&1); test $? = 124 && echo "$out" | grep -q "timed out after 40s" &&
+	 echo "$out" | grep -q "^-- pid [0-9]* sleep 100000 *state S"'
 lane "vm/run fails a run whose kernel log has a WARN (exit 123)" sh -c \
 	'out=$(tools/vm/run -- sh -c "echo \"<4>WARNING: CPU: 0 PID: 1 at injected-by-make-check\" > /dev/kmsg" 2>&1); test $? = 123 && echo "$out" | grep -q "kernel log reports a problem"'
 
