@@ -70,6 +70,9 @@ for t in "$B"/tests/unit/test_*; do
 	count "$log/$(basename "$t").tap"
 done
 
+tests/host/test_layers.sh >"$log/test_layers.tap" 2>&1
+count "$log/test_layers.tap"
+
 echo "# lint"
 tools/lint.sh >"$log/lint.tap" 2>&1
 count "$log/lint.tap"
