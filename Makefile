@@ -3,7 +3,7 @@
 #   make            mvgal.ko (for KDIR), libmvgal, mvgal-info, the tests
 #   make check      everything the CI runs (installs what it needs)
 #   make demo       boot the test guest and show mvgal-info there
-#   make lint       sparse + checkpatch --strict over kernel/ and include/
+#   make lint       sparse + checkpatch --strict over kernel/ and include/, the layering rule
 #   make bench      benchmarks (ratios measured in the guest)
 #   make install    libmvgal, headers, mvgal-info, config, DKMS source
 #

@@ -1,7 +1,9 @@
 #!/bin/bash
 # make lint: sparse (through kbuild, C=2: every file) and checkpatch.pl
-# --strict over kernel/ and include/. Prints one TAP line per tool and
-# fails on any finding that lint/allowlist does not list with a reason.
+# --strict over kernel/ and include/, and the layering rule over the
+# module's sources and objects (tools/layers.py). Prints one TAP line per
+# tool and fails on any sparse or checkpatch finding that lint/allowlist
+# does not list with a reason, and on any layering violation.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=$top/build/cache
@@ -63,6 +65,15 @@ else
 		rc=1
 	else
 		report "sparse C=2 over kernel/ ($(grep -c ' CHECK ' "$out/sparse.log") files)" "$out/sparse.findings"
+		# The layering rule has no exceptions: no allowlist here.
+		if python3 "$top/tools/layers.py" "$top/kernel" "$out/src/kernel" \
+			>"$out/layers.findings" 2>"$out/layers.log"; then
+			echo "ok - lint: layers: no include or call goes up core < dev < bo < move < policy < uapi, no circle inside one ($(sed 's/^# layers: //' "$out/layers.log"))"
+		else
+			echo "not ok - lint: layers (tools/layers.py)"
+			sed 's/^/#   /' "$out/layers.findings" "$out/layers.log"
+			rc=1
+		fi
 	fi
 fi
 

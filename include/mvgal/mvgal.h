@@ -423,8 +423,7 @@ MVGAL_API int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
 			     struct drm_mvgal_pool_lru *lru);
 /**
  * mvgal_replicate() - read-only copies of bytes [@offset, @offset + @size)
- * of a buffer in the pools of @nr_gpus GPUs, as one job (the MVGAL
- * document's mvgal_memory_replicate())
+ * of a buffer in the pools of @nr_gpus GPUs, as one job
  * @dev: the mvgal device
  * @handle: the buffer
  * @offset: byte offset

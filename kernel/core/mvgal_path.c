@@ -2,9 +2,9 @@
 /*
  * Transfer methods between two GPUs: what is possible and what is used.
  *
- * The preference order is the cheap-to-expensive order DESIGN.md gives
- * when nothing is measured: using the data in place moves nothing; a DMA
- * engine copies without the CPU; the CPU copies directly between the two
+ * When nothing is measured, methods are preferred from cheap to
+ * expensive: using the data in place moves nothing; a DMA engine copies
+ * without the CPU; the CPU copies directly between the two
  * mappings unless reading the source is slow (I/O memory such as a
  * write-combined BAR), where one pass into a cacheable bounce buffer is
  * cheaper. Transfer size and measured bandwidth refine this later, in the

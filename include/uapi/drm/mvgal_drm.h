@@ -2,10 +2,10 @@
 /*
  * mvgal: multi-GPU unified memory, the ioctl ABI.
  *
- * Rules every ioctl follows (Documentation/process/botching-up-ioctls.rst):
- * only fixed-size types, explicit padding that must be zero, a flags field
- * whose unknown bits are rejected with -EINVAL, and no output written when
- * the input is rejected.
+ * Rules every ioctl follows, so that the ABI can grow without breaking
+ * old binaries: only fixed-size types, explicit padding that must be
+ * zero, a flags field whose unknown bits are rejected with -EINVAL, and
+ * no output written when the input is rejected.
  */
 #ifndef _UAPI_MVGAL_DRM_H_
 #define _UAPI_MVGAL_DRM_H_
@@ -733,7 +733,7 @@ struct drm_mvgal_access {
  * Errors: -EINVAL (unknown flags, not exactly one of READ and WRITE,
  * non-zero padding, @count 0 or too big, a handle twice, a range empty,
  * overflowing or beyond its buffer, a bad @priority, a device-only
- * buffer of another GPU... see the README), -ENOENT (a handle names no
+ * buffer of another GPU, among others), -ENOENT (a handle names no
  * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
  * -EPERM (a buffer the GPU may not use: not GPU_VALID, or made for
  * another GPU and not SHARED), -EBUSY (a conflicting live session, or
@@ -1275,12 +1275,12 @@ struct drm_mvgal_pool_lru {
  * struct drm_mvgal_replicate - DRM_IOCTL_MVGAL_REPLICATE
  *
  * Read-only copies of [@offset, @offset + @size) in the pools of every
- * GPU listed, as one job of the migration engine with one fence (the
- * MVGAL document's mvgal_memory_replicate()). Every copy stays current
- * until something writes its chunks: a WRITE session's END, a CPU write
- * or a copy into the buffer invalidates every other copy of each chunk
- * written. Replicas are ordinary placements: they count against the
- * pools' budgets and may be evicted (cheaply: another copy exists).
+ * GPU listed, as one job of the migration engine with one fence. Every
+ * copy stays current until something writes its chunks: a WRITE
+ * session's END, a CPU write or a copy into the buffer invalidates every
+ * other copy of each chunk written. Replicas are ordinary placements:
+ * they count against the pools' budgets and may be evicted (cheaply:
+ * another copy exists).
  * Errors: -EINVAL (non-zero flags or padding, a bad range or priority,
  * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
  * twice), -ENOENT, -ENODEV (a GPU not
@@ -1341,8 +1341,8 @@ struct drm_mvgal_replicate {
 /**
  * struct drm_mvgal_advise - DRM_IOCTL_MVGAL_ADVISE
  *
- * Placement advice for a buffer, and the MVGAL document's placement rules
- * applied to it. MVGAL_ADVISE_SET sets the workload type, the preferred
+ * Placement advice for a buffer, and the placement rules below applied
+ * to it. MVGAL_ADVISE_SET sets the workload type, the preferred
  * GPU and the GPUs that access it (none of them otherwise: all three must
  * be 0). The rules, in this order: a graphics buffer under
  * MVGAL_GRAPHICS_REPLICATE_MAX accessed by more than one GPU is

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Views of one location's copy of a buffer (host pages, an import's vmap
+ * or a pool range), and copies of a byte range between two locations.
+ */
+
+#include <linux/cred.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/error-injection.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/set_memory.h>
+#endif
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_transfer.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_pages.h"
+#include "bo/mvgal_view.h"
+
+/**
+ * mvgal_bo_access_locked() - copy between @buf and the buffer's home
+ * storage, whatever the chunk states say
+ * @bo: the buffer; caller holds bo->lock
+ * @offset: byte offset in the buffer; [offset, offset + len) is in range
+ * @buf: kernel memory
+ * @len: bytes
+ * @write: true: @buf -> buffer; false: buffer -> @buf
+ *
+ * Return: 0, or -ENOMEM when a lazily allocated page cannot be had.
+ */
+int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
+			   size_t len, bool write)
+{
+	struct mvgal_view v;
+	int ret;
+
+	ret = mvgal_bo_populate_range(bo, offset, len);
+	if (ret)
+		return ret;
+	mvgal_bo_view(bo, bo->home_loc, &v);
+	mvgal_view_rw(&v, offset, buf, len, write);
+	return 0;
+}
+
+/* The node whose memory is closest to location @loc of @bo. */
+int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
+{
+	if (loc == MVGAL_LOC_HOST)
+		return bo->nid;
+	if (bo->home && bo->home->index == loc - 1)
+		return bo->home->numa_node;
+	return bo->place[loc - 1] ? bo->place[loc - 1]->gpu->numa_node :
+	       NUMA_NO_NODE;
+}
+
+/**
+ * mvgal_bo_view() - how the CPU reaches location @loc's copy of @bo
+ * @bo: the buffer
+ * @loc: MVGAL_LOC_HOST or 1 + GPU
+ * @v: (out) host pages, or a kernel mapping and the buffer's base in it
+ *
+ * Return: false when @loc has no storage for the buffer.
+ */
+bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
+{
+	struct mvgal_place *p;
+
+	memset(v, 0, sizeof(*v));
+	if (loc == MVGAL_LOC_HOST) {
+		if (mvgal_bo_device_only(bo))
+			return false;
+		if (bo->vaddr) {
+			iosys_map_set_vaddr(&v->map, bo->vaddr);
+			return true;
+		}
+		if (bo->host) {
+			v->pages = &bo->pages;
+			return true;
+		}
+		v->map = bo->map;	/* an import */
+		v->base = bo->map_offset;
+		return true;
+	}
+	if (bo->home && bo->home->index == loc - 1) {
+		v->map = bo->map;
+		v->base = bo->map_offset;
+		return true;
+	}
+	p = bo->place[loc - 1];
+	if (!p)
+		return false;
+	v->map = p->gpu->pool.map;
+	v->base = p->alloc.node.start;
+	return true;
+}
+
+/**
+ * mvgal_loc_copy() - copy bytes of @bo from location @src to @dst
+ * @bo: the buffer; both locations have storage, host pages populated
+ * @dst: destination location
+ * @src: source location
+ * @off: byte offset, the same at both ends
+ * @len: bytes
+ * @method: MVGAL_METHOD_CPU_COPY or MVGAL_METHOD_STAGING
+ * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node (staging,
+ *	    or I/O memory at both ends)
+ *
+ * Every transfer of a buffer's bytes between locations goes through here,
+ * so a failure injected here (fail_function) is a failed copy engine: the
+ * callers must leave the chunks with the holders they had.
+ *
+ * Return: 0, or -EOPNOTSUPP for a method the CPU cannot carry out.
+ */
+noinline int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
+			    unsigned int src, u64 off, u64 len,
+			    unsigned int method, void *bounce)
+{
+	struct mvgal_view d, s;
+
+	if (!mvgal_bo_view(bo, dst, &d) || !mvgal_bo_view(bo, src, &s))
+		return -EINVAL;
+	return mvgal_view_transfer(&d, &s, off, len, method, bounce);
+}
+
+ALLOW_ERROR_INJECTION(mvgal_loc_copy, ERRNO);

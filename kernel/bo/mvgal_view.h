@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Views of one location's copy of a buffer (host pages, an import's vmap or a
+ * pool range), and copies of a byte range between two locations.
+ */
+#ifndef MVGAL_BO_VIEW_H
+#define MVGAL_BO_VIEW_H
+
+#include <linux/types.h>
+
+struct mvgal_bo;
+struct mvgal_view;
+
+int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
+			   size_t len, bool write);
+int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc);
+bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v);
+int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
+		   unsigned int src, u64 off, u64 len,
+		   unsigned int method, void *bounce);
+
+#endif /* MVGAL_BO_VIEW_H */

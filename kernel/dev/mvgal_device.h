@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device: struct mvgal_device, the state every layer reaches through
+ * to_mvgal(), and the driver's name.
+ */
+#ifndef MVGAL_DEV_DEVICE_H
+#define MVGAL_DEV_DEVICE_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <drm/drm_device.h>
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_path.h"
+#include "dev/mvgal_gpu.h"
+
+struct dentry;
+struct drm_device;
+struct platform_device;
+struct workqueue_struct;
+
+#define MVGAL_DRIVER_NAME	"mvgal"
+#define MVGAL_DRIVER_DESC	"Multi-GPU unified memory"
+#define MVGAL_DRIVER_DATE	"20261130"
+#define MVGAL_DRIVER_MAJOR	0
+#define MVGAL_DRIVER_MINOR	1
+
+/* Counters of the migration engine (DRM_IOCTL_MVGAL_GET_STATS). */
+struct mvgal_counters {
+	atomic64_t scheduled;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t cancelled;
+	atomic64_t depth;
+	atomic64_t jobs[MVGAL_PRIO_COUNT];
+	atomic64_t bytes[MVGAL_METHOD_COUNT];
+	atomic64_t copies[MVGAL_METHOD_COUNT];
+	atomic64_t sessions;
+	atomic64_t busy;
+	atomic64_t cpu_faults;
+	atomic64_t drained;
+	atomic64_t prefetch_issued;
+	atomic64_t prefetch_hits;
+	atomic64_t prefetch_misses;
+	atomic64_t prefetch_cancelled;
+	atomic64_t numa_moved;
+};
+
+/* Buffers a GPU is predicted to use next, for the prefetcher. */
+#define MVGAL_PREFETCH_DEPTH	2
+
+/*
+ * The migration engine: jobs whose dependencies have signaled wait on
+ * @ready, highest priority first, for the one worker.
+ */
+struct mvgal_engine {
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	/* Guards @ready, @pending, @next_id and each job's state. */
+	spinlock_t lock;
+	struct list_head ready[MVGAL_PRIO_COUNT];
+	/* Jobs not started yet, for CANCEL; under @lock. */
+	struct list_head pending;
+	u64 next_id;
+	/* Per NUMA node: the staging bounce buffer of the worker. */
+	void **bounce;
+};
+
+struct mvgal_device {
+	struct drm_device drm;
+	struct platform_device *pdev;
+	/*
+	 * Guards @gpus, @links and @gpu_count; held across attach/detach,
+	 * across eviction, and around each batch of a NUMA page move (which
+	 * takes the buffer's lock under it by a try only), so that eviction
+	 * never finds a buffer locked by a move.
+	 */
+	struct mutex gpu_lock;
+	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
+	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];
+	unsigned int gpu_count;
+	/* The access clock of eviction (move/mvgal_place.c); under gpu_lock. */
+	u64 clock;
+	/* Serializes ADVISE (uapi/mvgal_policy_ioctl.c). */
+	struct mutex advise_lock;
+	/* Per GPU, the ids of buffers to prefetch (0: none); under gpu_lock.
+	 * The work runs on @free_wq.
+	 */
+	u64 prefetch_want[MVGAL_MAX_GPUS][MVGAL_PREFETCH_DEPTH];
+	struct work_struct prefetch_work;
+	/* Host pages that buffers hold now. */
+	atomic64_t host_pages;
+	/* Every live buffer, for BO_LIST; @bos_lock guards it. */
+	struct mutex bos_lock;
+	struct list_head bos;
+	atomic64_t next_bo_id;
+	struct dentry *debugfs;
+	/* Allocations made through debugfs, for tests; under gpu_lock. */
+	struct list_head debug_allocs;
+
+	struct mvgal_engine engine;
+	struct mvgal_counters ctr;
+	/* Buffers whose end waits for fences or gpu_lock. */
+	struct workqueue_struct *free_wq;
+	/* Calibrated paths between locations; @cal_lock guards them. */
+	spinlock_t cal_lock;
+	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]
+				 [MVGAL_METHOD_COUNT];
+	u64 calibrated_ns;
+};
+
+static inline struct mvgal_device *to_mvgal(struct drm_device *dev)
+{
+	return container_of(dev, struct mvgal_device, drm);
+}
+
+#endif /* MVGAL_DEV_DEVICE_H */

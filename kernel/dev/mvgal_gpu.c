@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPUs: attach a DRM device and the pool it lends, record what the kernel
+ * knows about it (driver, PCI identity, NUMA node, host bridge), and probe
+ * how every other attached GPU reaches its pool.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dmaengine.h>
+#include <linux/fs.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_path.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_path.h"
+#include "dev/mvgal_pool.h"
+
+/**
+ * mvgal_gpu_lookup() - the GPU in a slot; caller holds gpu_lock
+ * @mdev: the device
+ * @index: the slot
+ * @err: (out) -EINVAL for a slot out of range, -ENODEV for an empty one
+ */
+struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
+				   int *err)
+{
+	lockdep_assert_held(&mdev->gpu_lock);
+	if (index >= mvgal_max_gpus) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (!mdev->gpus[index]) {
+		*err = -ENODEV;
+		return NULL;
+	}
+	return mdev->gpus[index];
+}
+
+/*
+ * mvgal_gpu_unplugged() - has the GPU's device gone (its driver unbound,
+ * the device removed)? Its DRM device is unplugged then: drm_dev_enter()
+ * fails for good.
+ */
+bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu)
+{
+	int idx;
+
+	if (!drm_dev_enter(gpu->ddev, &idx))
+		return true;
+	drm_dev_exit(idx);
+	return false;
+}
+
+/**
+ * mvgal_gpu_use() - the GPU in a slot, for new use of it: a session, a
+ * copy into its pool, a buffer on it, its pool's dma-buf
+ * @mdev: the device; caller holds gpu_lock
+ * @index: the slot
+ * @err: (out) as mvgal_gpu_lookup(), and -ENODEV for a GPU whose device
+ *	 was unplugged: what its pool holds can still be taken home (CPU
+ *	 access, PLACE_FREE, detach), but nothing new goes there
+ */
+struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err)
+{
+	struct mvgal_gpu *gpu = mvgal_gpu_lookup(mdev, index, err);
+
+	if (gpu && mvgal_gpu_unplugged(gpu)) {
+		*err = -ENODEV;
+		return NULL;
+	}
+	return gpu;
+}
+
+/*
+ * Import @dmabuf through @ddev's own PRIME import, exactly as userspace
+ * handing the buffer to that driver would. This, not dma_buf_attach(),
+ * tells whether the driver can use the memory: drivers refuse foreign
+ * buffers in their import hooks.
+ */
+struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
+					   struct dma_buf *dmabuf)
+{
+	struct drm_gem_object *obj;
+	int idx;
+
+	if (!drm_core_check_feature(ddev, DRIVER_GEM))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* As drm_ioctl() does for userspace: never call into a driver
+	 * whose device is gone.
+	 */
+	if (!drm_dev_enter(ddev, &idx))
+		return ERR_PTR(-ENODEV);
+	if (ddev->driver->gem_prime_import)
+		obj = ddev->driver->gem_prime_import(ddev, dmabuf);
+	else
+		obj = drm_gem_prime_import(ddev, dmabuf);
+	drm_dev_exit(idx);
+	return obj;
+}
+
+/* Is @dmabuf memory that @ddev's driver allocated for @ddev itself? */
+bool mvgal_pool_is_native(struct drm_device *ddev,
+			  struct dma_buf *dmabuf)
+{
+	struct drm_gem_object *obj = mvgal_driver_import(ddev, dmabuf);
+	bool native;
+
+	if (IS_ERR(obj))
+		return false;
+	/* A driver's import of its own export returns the object the
+	 * dma-buf was exported from (a GEM export's priv); anything else is
+	 * a new object wrapping foreign memory.
+	 */
+	native = obj->dev == ddev && !obj->import_attach &&
+		 dmabuf->priv == obj;
+	drm_gem_object_put(obj);
+	return native;
+}
+
+static bool mvgal_memcpy_dma_engine_present(void)
+{
+	struct dma_chan *chan;
+	dma_cap_mask_t mask;
+
+	dma_cap_zero(mask);
+	dma_cap_set(DMA_MEMCPY, mask);
+	chan = dma_request_chan_by_mask(&mask);
+	if (IS_ERR(chan))
+		return false;
+	dma_release_channel(chan);
+	return true;
+}
+
+/* Probes how GPU @dst reaches the pool of GPU @src. */
+static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
+			     struct mvgal_gpu *dst, bool dma_engine)
+{
+	struct mvgal_link_facts facts = {
+		.dma_engine = dma_engine,
+		.src_mapped = !iosys_map_is_null(&src->pool.map),
+		.dst_mapped = !iosys_map_is_null(&dst->pool.map),
+		.src_iomem = src->pool.map.is_iomem,
+		/* mvgal has no dmaengine copier yet: the CPU copies. */
+		.p2p_copier = false,
+	};
+	struct drm_gem_object *obj;
+
+	obj = mvgal_driver_import(dst->ddev, src->pool.dmabuf);
+	if (IS_ERR(obj)) {
+		link->import_error = -PTR_ERR(obj);
+	} else {
+		link->import_error = 0;
+		facts.dst_imports_src = true;
+		drm_gem_object_put(obj);
+	}
+
+	link->link_flags = 0;
+	if (src->host_bridge && src->host_bridge == dst->host_bridge)
+		link->link_flags |= MVGAL_LINK_SAME_ROOT;
+	if (src->numa_node >= 0 && src->numa_node == dst->numa_node)
+		link->link_flags |= MVGAL_LINK_SAME_NUMA;
+	if (dma_engine)
+		link->link_flags |= MVGAL_LINK_DMA_ENGINE;
+	mvgal_link_judge(&facts, &link->verdict);
+}
+
+/* Reads identity and topology of @gpu->dev from the kernel. */
+void mvgal_gpu_identify(struct mvgal_gpu *gpu)
+{
+	struct device *d;
+
+	strscpy(gpu->driver, gpu->ddev->driver->name, sizeof(gpu->driver));
+	/* Most DRM devices are the PCI function itself; some sit on a child
+	 * device of it. Either way the PCI function is the GPU's identity,
+	 * held by a reference of its own: a reference to a child does not
+	 * keep a removed parent alive.
+	 */
+	for (d = gpu->dev; d; d = d->parent)
+		if (dev_is_pci(d))
+			break;
+	if (d) {
+		struct pci_host_bridge *bridge;
+
+		gpu->pdev = pci_dev_get(to_pci_dev(d));
+		bridge = pci_find_host_bridge(gpu->pdev->bus);
+		gpu->host_bridge = bridge;
+		strscpy(gpu->slot, pci_name(gpu->pdev), sizeof(gpu->slot));
+		strscpy(gpu->root, dev_name(&bridge->dev), sizeof(gpu->root));
+		gpu->numa_node = dev_to_node(&gpu->pdev->dev);
+	} else {
+		strscpy(gpu->slot, dev_name(gpu->dev), sizeof(gpu->slot));
+		gpu->root[0] = '\0';
+		gpu->numa_node = dev_to_node(gpu->dev);
+	}
+	if (gpu->numa_node < 0)
+		gpu->numa_node = NUMA_NO_NODE;
+}
+
+void mvgal_gpu_put_refs(struct mvgal_gpu *gpu)
+{
+	pci_dev_put(gpu->pdev);
+	put_device(gpu->dev);
+	drm_dev_put(gpu->ddev);
+}
+
+static void mvgal_gpu_free(struct mvgal_gpu *gpu)
+{
+	/* The pool's dma-buf holds its own references to the exporting
+	 * device and module; ours go first.
+	 */
+	mvgal_gpu_put_refs(gpu);
+	mvgal_pool_fini(&gpu->pool);
+	kvfree(gpu->pred);
+	kfree(gpu);
+}
+
+/* Links of the newly attached @gpu with every other GPU, both ways. */
+void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	bool dma_engine = mvgal_memcpy_dma_engine_present();
+	unsigned int i;
+
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		struct mvgal_gpu *other = mdev->gpus[i];
+
+		if (!other || other == gpu)
+			continue;
+		mvgal_link_probe(&mdev->links[gpu->index][i], gpu, other,
+				 dma_engine);
+		mvgal_link_probe(&mdev->links[i][gpu->index], other, gpu,
+				 dma_engine);
+		if (gpu->numa_node >= 0 && other->numa_node >= 0 &&
+		    gpu->numa_node != other->numa_node)
+			drm_warn(&mdev->drm,
+				 "GPU %u (%s) and GPU %u (%s) are on different NUMA nodes (%d, %d): data between them crosses the interconnect\n",
+				 gpu->index, gpu->slot, i, other->slot,
+				 gpu->numa_node, other->numa_node);
+	}
+}
+
+/* Removes @gpu from @mdev; caller holds gpu_lock, the pool is empty. */
+void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	unsigned int i;
+
+	mdev->gpus[gpu->index] = NULL;
+	mdev->gpu_count--;
+	mvgal_cal_forget(mdev, 1 + gpu->index);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		memset(&mdev->links[gpu->index][i], 0, sizeof(struct mvgal_link));
+		memset(&mdev->links[i][gpu->index], 0, sizeof(struct mvgal_link));
+	}
+	drm_info(&mdev->drm, "GPU %u detached: %s %s\n", gpu->index,
+		 gpu->driver, gpu->slot);
+	mvgal_gpu_free(gpu);
+}
+
+/**
+ * mvgal_gpu_detach_all() - at unload: let every GPU and its pool go
+ * @mdev: the device; no ioctl can run any more and the pools are empty
+ */
+void mvgal_gpu_detach_all(struct mvgal_device *mdev)
+{
+	unsigned int i;
+
+	mutex_lock(&mdev->gpu_lock);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (mdev->gpus[i])
+			mvgal_gpu_remove(mdev, mdev->gpus[i]);
+	mutex_unlock(&mdev->gpu_lock);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * GPUs: attach a DRM device and the pool it lends, record what the kernel
+ * knows about it (driver, PCI identity, NUMA node, host bridge), and probe
+ * how every other attached GPU reaches its pool.
+ */
+#ifndef MVGAL_DEV_GPU_H
+#define MVGAL_DEV_GPU_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_path.h"
+#include "dev/mvgal_pool.h"
+
+struct device;
+struct dma_buf;
+struct drm_device;
+struct drm_gem_object;
+struct mvgal_device;
+struct mvgal_predict;
+struct pci_dev;
+
+/*
+ * struct mvgal_gpu - an attached GPU. Identity is read from the kernel
+ * once, at attach; the references keep the device and the driver that
+ * exported the pool alive until detach.
+ */
+struct mvgal_gpu {
+	struct mvgal_device *mdev;
+	unsigned int index;
+	struct drm_device *ddev;	/* drm_dev_get() */
+	struct device *dev;		/* get_device(): ddev->dev */
+	struct pci_dev *pdev;		/* the PCI device at or above @dev */
+	const void *host_bridge;	/* identity only, never dereferenced */
+	int numa_node;
+	char driver[MVGAL_NAME_LEN];
+	char slot[MVGAL_NAME_LEN];
+	char root[MVGAL_NAME_LEN];
+	struct mvgal_pool pool;
+	/* Placements of buffers in @pool, least recently used first, and
+	 * what eviction did; under mdev->gpu_lock.
+	 */
+	unsigned int nr_places;
+	struct list_head lru;
+	u64 evictions;
+	u64 evicted_bytes;
+	u64 written_back;
+	u64 refusals;
+	/* The order it uses buffers in (policy/mvgal_prefetch.c); under
+	 * gpu_lock.
+	 */
+	struct mvgal_predict *pred;
+	/* Idle/active, counted under pool.lock. */
+	bool active;
+	u64 state_changes;
+};
+
+/* What was probed for one ordered pair (src pool -> dst GPU). */
+struct mvgal_link {
+	u32 link_flags;
+	u32 import_error;
+	struct mvgal_link_verdict verdict;
+};
+
+struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
+				   int *err);
+bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu);
+struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
+struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
+					   struct dma_buf *dmabuf);
+bool mvgal_pool_is_native(struct drm_device *ddev,
+			  struct dma_buf *dmabuf);
+void mvgal_gpu_identify(struct mvgal_gpu *gpu);
+void mvgal_gpu_put_refs(struct mvgal_gpu *gpu);
+void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+void mvgal_gpu_detach_all(struct mvgal_device *mdev);
+
+#endif /* MVGAL_DEV_GPU_H */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one transfer-path selector, and the calibration that feeds it.
+ *
+ * Every copy mvgal makes (a session's, a migration's, a CPU fault's, a
+ * drain's) asks mvgal_select() which method to use for its pair of
+ * locations and its size. What is possible comes from the probed pair
+ * matrix (GPU to GPU) or from the mappings (host to GPU); what it costs
+ * comes from timing each possible CPU-driven method on each pair, twice
+ * (a small and a large copy), and fitting latency + bytes / bandwidth.
+ */
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_path.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_path.h"
+#include "dev/mvgal_pool.h"
+#include "dev/mvgal_transfer.h"
+
+#define MVGAL_CAL_SMALL		(4 * 1024)
+
+#define MVGAL_CAL_LARGE		(1024 * 1024)
+
+#define MVGAL_CAL_REPEAT	3
+
+/* What is possible from @src to @dst; false if a location is absent. */
+bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
+			unsigned int dst, struct mvgal_link_verdict *v)
+{
+	struct mvgal_link_facts f = { .src_mapped = true, .dst_mapped = true };
+	struct mvgal_gpu *g;
+
+	if (src != MVGAL_LOC_HOST && dst != MVGAL_LOC_HOST) {
+		if (!mdev->gpus[src - 1] || !mdev->gpus[dst - 1])
+			return false;
+		*v = mdev->links[src - 1][dst - 1].verdict;
+		return true;
+	}
+	/* Host memory and a pool: the CPU reaches both through mappings. */
+	g = mdev->gpus[(src == MVGAL_LOC_HOST ? dst : src) - 1];
+	if (!g)
+		return false;
+	f.src_iomem = src != MVGAL_LOC_HOST && g->pool.map.is_iomem;
+	mvgal_link_judge(&f, v);
+	return true;
+}
+
+/**
+ * mvgal_select() - the method that moves @bytes from @src to @dst
+ * @mdev: the device
+ * @src: location of the data (MVGAL_LOC_HOST or 1 + GPU)
+ * @dst: location that needs it
+ * @bytes: transfer size
+ * @choice: (out) the decision with the cost of every method
+ *
+ * Return: MVGAL_METHOD_* or MVGAL_METHOD_NONE.
+ */
+unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,
+			  unsigned int dst, u64 bytes,
+			  struct mvgal_path_choice *choice)
+{
+	struct mvgal_path_cal cal[MVGAL_METHOD_COUNT];
+	struct mvgal_link_verdict v;
+
+	if (src >= MVGAL_LOC_COUNT || dst >= MVGAL_LOC_COUNT || src == dst ||
+	    !mvgal_pair_verdict(mdev, src, dst, &v)) {
+		memset(choice, 0, sizeof(*choice));
+		choice->method = MVGAL_METHOD_NONE;
+		return MVGAL_METHOD_NONE;
+	}
+	spin_lock(&mdev->cal_lock);
+	memcpy(cal, mdev->cal[src][dst], sizeof(cal));
+	spin_unlock(&mdev->cal_lock);
+	mvgal_path_select(&v, cal, bytes, READ_ONCE(mvgal_force_method),
+			  choice);
+	return choice->method;
+}
+
+/* Scratch memory at one location for the timings. */
+struct mvgal_cal_loc {
+	struct mvgal_view view;
+	struct mvgal_gpu *gpu;
+	struct mvgal_pool_alloc alloc;
+	void *host;
+	bool ok;
+};
+
+/*
+ * Host scratch is vmalloc memory: pages behind one kernel mapping, as a
+ * buffer's host copy is once fully populated (see mvgal_bo_view()).
+ */
+static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
+			      struct mvgal_cal_loc *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (loc == MVGAL_LOC_HOST) {
+		l->host = vzalloc(MVGAL_CAL_LARGE);
+		if (!l->host)
+			return;
+		iosys_map_set_vaddr(&l->view.map, l->host);
+		l->ok = true;
+		return;
+	}
+	l->gpu = mdev->gpus[loc - 1];
+	if (!l->gpu || mvgal_pool_alloc(l->gpu, &l->alloc, MVGAL_CAL_LARGE))
+		return;
+	l->view.map = l->gpu->pool.map;
+	l->view.base = l->alloc.node.start;
+	l->ok = true;
+}
+
+static void mvgal_cal_loc_put(struct mvgal_cal_loc *l)
+{
+	if (l->host)
+		vfree(l->host);
+	else if (l->ok)
+		mvgal_pool_free(l->gpu, &l->alloc);
+}
+
+/* The fastest of a few timed transfers of @len bytes, in ns. */
+static u64 mvgal_cal_time(struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
+			  u64 len, unsigned int method, void *bounce)
+{
+	u64 best = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < MVGAL_CAL_REPEAT; i++) {
+		u64 t0 = ktime_get_ns();
+
+		mvgal_view_transfer(&d->view, &s->view, 0, len, method, bounce);
+		best = min(best, ktime_get_ns() - t0);
+		cond_resched();
+	}
+	return best;
+}
+
+/*
+ * Measures every possible CPU-driven method of every ordered pair of
+ * locations. Caller holds gpu_lock (no GPU comes or goes meanwhile).
+ * Return: pairs measured.
+ */
+unsigned int mvgal_calibrate_all(struct mvgal_device *mdev,
+				 void *bounce)
+{
+	struct mvgal_cal_loc *locs;
+	unsigned int src, dst, m, pairs = 0;
+
+	locs = kcalloc(MVGAL_LOC_COUNT, sizeof(*locs), GFP_KERNEL);
+	if (!locs)
+		return 0;
+	for (src = 0; src < MVGAL_LOC_COUNT; src++)
+		mvgal_cal_loc_get(mdev, src, &locs[src]);
+	for (src = 0; src < MVGAL_LOC_COUNT; src++) {
+		for (dst = 0; dst < MVGAL_LOC_COUNT; dst++) {
+			struct mvgal_path_cal cal[MVGAL_METHOD_COUNT] = { };
+			struct mvgal_link_verdict v;
+			bool measured = false;
+
+			if (src == dst || !locs[src].ok || !locs[dst].ok ||
+			    !mvgal_pair_verdict(mdev, src, dst, &v))
+				continue;
+			for (m = MVGAL_METHOD_CPU_COPY; m <= MVGAL_METHOD_STAGING;
+			     m++) {
+				u64 t1, t2;
+
+				if (!(v.methods & (1U << m)))
+					continue;
+				t1 = mvgal_cal_time(&locs[dst], &locs[src],
+						    MVGAL_CAL_SMALL, m, bounce);
+				t2 = mvgal_cal_time(&locs[dst], &locs[src],
+						    MVGAL_CAL_LARGE, m, bounce);
+				if (!mvgal_path_fit(MVGAL_CAL_SMALL, t1,
+						    MVGAL_CAL_LARGE, t2, &cal[m]))
+					measured = true;
+			}
+			spin_lock(&mdev->cal_lock);
+			memcpy(mdev->cal[src][dst], cal, sizeof(cal));
+			spin_unlock(&mdev->cal_lock);
+			pairs += measured;
+		}
+	}
+	for (src = 0; src < MVGAL_LOC_COUNT; src++)
+		mvgal_cal_loc_put(&locs[src]);
+	kfree(locs);
+	return pairs;
+}
+
+/**
+ * mvgal_cal_forget() - a GPU went: its paths are not measured any more
+ * @mdev: the device; caller holds gpu_lock
+ * @loc: its location
+ */
+void mvgal_cal_forget(struct mvgal_device *mdev, unsigned int loc)
+{
+	unsigned int l;
+
+	spin_lock(&mdev->cal_lock);
+	for (l = 0; l < MVGAL_LOC_COUNT; l++) {
+		memset(mdev->cal[loc][l], 0, sizeof(mdev->cal[loc][l]));
+		memset(mdev->cal[l][loc], 0, sizeof(mdev->cal[l][loc]));
+	}
+	spin_unlock(&mdev->cal_lock);
+}

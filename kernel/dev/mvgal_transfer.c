@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Transfers between two views of memory (host pages or a mapped range):
+ * the CPU copy methods and their staging through a bounce buffer.
+ */
+
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_transfer.h"
+
+/* Copy between @buf and bytes [off, off + len) of a view. */
+void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
+		   bool write)
+{
+	if (!v->pages) {
+		if (write)
+			iosys_map_memcpy_to(&v->map, v->base + off, buf, len);
+		else
+			iosys_map_memcpy_from(buf, &v->map, v->base + off, len);
+		return;
+	}
+	while (len) {
+		struct page *page = xa_load(v->pages, off >> PAGE_SHIFT);
+		size_t in = off & ~PAGE_MASK;
+		size_t n = min_t(size_t, len, PAGE_SIZE - in);
+		void *va;
+
+		/* Pages are populated before any copy is planned. */
+		if (!WARN_ON_ONCE(!page)) {
+			va = kmap_local_page(page);
+			if (write)
+				memcpy(va + in, buf, n);
+			else
+				memcpy(buf, va + in, n);
+			kunmap_local(va);
+		}
+		buf += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* Through the bounce buffer: read the source once, then write. */
+static void mvgal_view_stage(struct mvgal_view *d, struct mvgal_view *s,
+			     u64 off, u64 len, void *bounce)
+{
+	while (len) {
+		size_t n = min_t(u64, len, MVGAL_BOUNCE_SIZE);
+
+		mvgal_view_rw(s, off, bounce, n, false);
+		mvgal_view_rw(d, off, bounce, n, true);
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * The direct CPU copy, one pass: when either side is a mapping of system
+ * memory, the other side copies straight to or from it. Only pages or I/O
+ * memory at both ends (never two host copies: a buffer has one) leave
+ * nothing to point at, and go through the bounce buffer.
+ */
+static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
+			    u64 off, u64 len, void *bounce)
+{
+	if (!s->pages && !s->map.is_iomem)
+		mvgal_view_rw(d, off, s->map.vaddr + s->base + off, len, true);
+	else if (!d->pages && !d->map.is_iomem)
+		mvgal_view_rw(s, off, d->map.vaddr + d->base + off, len, false);
+	else
+		mvgal_view_stage(d, s, off, len, bounce);
+}
+
+/*
+ * mvgal_view_transfer() - move bytes [off, off + len) from @s to @d
+ * with @method (see mvgal_loc_copy()); the calibration times this too
+ */
+int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
+			u64 len, unsigned int method, void *bounce)
+{
+	switch (method) {
+	case MVGAL_METHOD_CPU_COPY:
+		mvgal_view_copy(d, s, off, len, bounce);
+		return 0;
+	case MVGAL_METHOD_STAGING:
+		/* The bounce buffer is on the destination's node. */
+		mvgal_view_stage(d, s, off, len, bounce);
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}

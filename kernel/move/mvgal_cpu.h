@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU access to buffers: bringing chunks home before the CPU reads or writes
+ * them (faults, pread/pwrite, BO_COPY, dma-buf CPU access), the fault
+ * handlers of CPU mappings, and taking CPU writes in.
+ */
+#ifndef MVGAL_MOVE_CPU_H
+#define MVGAL_MOVE_CPU_H
+
+#include <linux/types.h>
+
+struct drm_gem_object;
+struct drm_mvgal_bo_copy;
+struct mvgal_bo;
+struct vm_area_struct;
+struct ww_acquire_ctx;
+
+/* How a CPU access goes: see mvgal_cpu_ready(). */
+#define MVGAL_CPU_FAULT	BIT(0)
+#define MVGAL_CPU_WHOLE	BIT(1)
+
+extern const struct vm_operations_struct mvgal_bo_vm_ops;
+int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
+int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
+		    struct drm_gem_object **objs, unsigned int n,
+		    struct ww_acquire_ctx *ctx);
+void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
+		       struct drm_mvgal_bo_copy *args, void *bounce);
+int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		    unsigned int how);
+void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);
+int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
+		      unsigned int how);
+int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
+		     bool write);
+
+#endif /* MVGAL_MOVE_CPU_H */

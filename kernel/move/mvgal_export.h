@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Placement exports: a dma-buf of one buffer's copy in one GPU's pool, for
+ * the process that holds the buffer to hand to its GPU API.
+ */
+#ifndef MVGAL_MOVE_EXPORT_H
+#define MVGAL_MOVE_EXPORT_H
+
+#include <linux/types.h>
+
+struct dma_buf;
+struct mvgal_bo;
+struct mvgal_gpu;
+struct page;
+
+/* One placement export; PLACE_FD (uapi/mvgal_place_ioctl.c) fills it. */
+struct mvgal_export {
+	struct mvgal_bo *bo;		/* a reference */
+	struct mvgal_gpu *gpu;
+	u64 start;			/* of the range, in the pool */
+	unsigned long npages;
+	struct page **pages;		/* the range's */
+};
+
+int mvgal_export_check(struct mvgal_bo *bo, u32 gpu);
+int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu);
+struct dma_buf *mvgal_export_dmabuf(struct mvgal_export *e, u32 flags);
+
+#endif /* MVGAL_MOVE_EXPORT_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fetching chunks: the source each missing chunk is copied from, planned as
+ * copies of a job or made at once under the buffer's lock.
+ */
+#ifndef MVGAL_MOVE_FETCH_H
+#define MVGAL_MOVE_FETCH_H
+
+#include <linux/types.h>
+
+struct mvgal_bo;
+struct mvgal_job;
+
+int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc);
+int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
+		     unsigned long first, unsigned long last, unsigned int dst);
+int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
+		       unsigned long last, unsigned int dst, u64 *moved);
+
+#endif /* MVGAL_MOVE_FETCH_H */

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The migration engine: copies between locations run as jobs.
+ *
+ * A job is a list of copies (a buffer, a chunk-aligned range, source,
+ * destination, method) and a dma_fence. It waits for its dependency
+ * fences one at a time through callbacks, as drm_sched's entities do,
+ * then joins the ready list of its priority. One worker runs ready jobs,
+ * highest priority first, so a prefetch never delays a copy that a GPU
+ * is waiting for; and a job that a higher one (or a CPU access) comes to
+ * wait for inherits its priority (mvgal_fence_boost()), so nothing waits
+ * behind a prefetch. A job that has not started can be cancelled; a job that
+ * fails or is cancelled gives its chunks back (they were marked held at
+ * the destination when it was planned) before its fence signals with the
+ * error.
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+
+#include <drm/drm_file.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_quota.h"
+#include "dev/mvgal_transfer.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_view.h"
+#include "move/mvgal_job.h"
+
+static const char *mvgal_job_driver_name(struct dma_fence *f)
+{
+	return MVGAL_DRIVER_NAME;
+}
+
+static const char *mvgal_job_timeline_name(struct dma_fence *f)
+{
+	return "migration";
+}
+
+static void mvgal_job_release(struct dma_fence *f)
+{
+	struct mvgal_job *job = container_of(f, struct mvgal_job, base);
+
+	/* Everything else went when the job finished. */
+	dma_fence_free(&job->base);
+}
+
+static const struct dma_fence_ops mvgal_job_fence_ops = {
+	.get_driver_name = mvgal_job_driver_name,
+	.get_timeline_name = mvgal_job_timeline_name,
+	.release = mvgal_job_release,
+};
+
+static void mvgal_job_dep_work(struct work_struct *work);
+
+/**
+ * mvgal_job_alloc() - a new, empty job
+ * @mdev: the device
+ * @prio: MVGAL_PRIO_*
+ * @owner: the file that queues it, who alone may cancel it, and whose
+ *	   allowance it counts against until it ends; or NULL
+ *
+ * The fence is set up only when somebody asks for it (mvgal_job_fence()):
+ * most BEGINs on resident data plan nothing and drop the job unused.
+ *
+ * Return: the job, or ERR_PTR(-ENOMEM), or ERR_PTR(-ENOBUFS) when @owner
+ * has max_file_jobs unfinished already.
+ */
+struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
+				  unsigned int prio, struct drm_file *owner)
+{
+	struct mvgal_job *job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	int ret;
+
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	if (owner) {
+		job->quota = mvgal_file_charge(owner, true, 0, &ret);
+		if (!job->quota) {
+			kfree(job);
+			return ERR_PTR(ret);
+		}
+	}
+	job->mdev = mdev;
+	job->prio = prio;
+	INIT_LIST_HEAD(&job->link);
+	INIT_LIST_HEAD(&job->plink);
+	INIT_LIST_HEAD(&job->cb.node);
+	INIT_WORK(&job->dep_work, mvgal_job_dep_work);
+	return job;
+}
+
+/* Grows @*arr of @n elements of @size by one slot when @n is a power of 2. */
+static int mvgal_grow(void **arr, unsigned int n, size_t size)
+{
+	void *p;
+
+	if (n & (n - 1) || (n && n < 4))
+		return 0;
+	p = krealloc_array(*arr, n ? n * 2 : 4, size, GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+/* The job copies @bo: hold a reference until done. 0 or -ENOMEM. */
+static int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++)
+		if (job->bos[i] == bo)
+			return 0;
+	if (mvgal_grow((void **)&job->bos, job->nbos, sizeof(*job->bos)))
+		return -ENOMEM;
+	drm_gem_object_get(&bo->base);
+	job->bos[job->nbos++] = bo;
+	return 0;
+}
+
+/*
+ * mvgal_job_add_copy() - one more copy, merged with the last when it
+ * continues it
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned int dst, unsigned int src, u64 off, u64 len,
+		       unsigned int method)
+{
+	struct mvgal_copy_seg *last = job->nsegs ? &job->segs[job->nsegs - 1] :
+				      NULL;
+	int ret;
+
+	ret = mvgal_job_add_bo(job, bo);
+	if (ret)
+		return ret;
+	job->bytes += len;
+	if (last && last->bo == bo && last->dst == dst && last->src == src &&
+	    last->method == method && last->off + last->len == off) {
+		last->len += len;
+		return 0;
+	}
+	if (mvgal_grow((void **)&job->segs, job->nsegs, sizeof(*job->segs)))
+		return -ENOMEM;
+	job->segs[job->nsegs++] = (struct mvgal_copy_seg) {
+		.bo = bo, .dst = dst, .src = src, .method = method,
+		.off = off, .len = len,
+	};
+	return 0;
+}
+
+/**
+ * mvgal_job_set_move() - make the job a MOVE of chunks [first, last] of
+ * @bo to @loc
+ * @job: the job
+ * @bo: the buffer; in the job's copies, or it needs none
+ * @first: first chunk
+ * @last: last chunk
+ * @loc: MVGAL_LOC_*, where the chunks go
+ *
+ * When the job is marked, @loc becomes the only holder of every chunk in
+ * the range it holds (or will once the job's copies are done), exactly as
+ * a copy counts as there from the mark on: every access planned later is
+ * ordered after the job by its fence and sees the state after the move. A
+ * WRITE session begun later therefore never has its copy taken away by
+ * the move. Should the job fail or be cancelled, the holders of before
+ * get the chunks back.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc)
+{
+	struct mvgal_move *m = &job->move;
+
+	m->prev = kvmalloc_array(last - first + 1, sizeof(*m->prev),
+				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!m->prev)
+		return -ENOMEM;
+	drm_gem_object_get(&bo->base);
+	m->bo = bo;
+	m->first = first;
+	m->last = last;
+	m->loc = loc;
+	return 0;
+}
+
+/* Marks the move: @loc alone holds what it holds of the range. */
+static void mvgal_move_mark(struct mvgal_move *m)
+{
+	struct mvgal_bo *bo = m->bo;
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for (c = m->first; c <= m->last; c++) {
+		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
+
+		m->prev[c - m->first] = ch->valid;
+		mvgal_chunk_written(ch, m->loc);
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * A failed or cancelled move: chunks still held at @loc (nothing wrote
+ * them elsewhere since) go back to their holders of before.
+ */
+static void mvgal_move_revert(struct mvgal_move *m)
+{
+	struct mvgal_bo *bo = m->bo;
+	unsigned long c;
+
+	spin_lock(&bo->state_lock);
+	for (c = m->first; c <= m->last; c++) {
+		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
+
+		if (ch->valid == BIT(m->loc))
+			mvgal_chunk_revert(ch, m->loc, m->prev[c - m->first] |
+					   BIT(m->loc));
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+static void mvgal_move_put(struct mvgal_move *m)
+{
+	if (!m->bo)
+		return;
+	kvfree(m->prev);
+	m->prev = NULL;
+	drm_gem_object_put(&m->bo->base);
+	m->bo = NULL;
+}
+
+/*
+ * mvgal_job_add_dep() - the job starts after @fence
+ * Return: 0 or -ENOMEM.
+ */
+/**
+ * mvgal_fence_boost() - if @fence is a job of ours that has not started,
+ * raise its priority to @prio
+ * @fence: any fence, referenced by the caller
+ * @prio: MVGAL_PRIO_*
+ *
+ * Priority inheritance: a prefetch (LOW) that a session's copies, a CPU
+ * fault or a migration comes to wait for must not wait behind every
+ * other job: it runs at the priority of who waits.
+ */
+void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio)
+{
+	struct mvgal_job *job;
+	struct mvgal_engine *e;
+
+	if (fence->ops != &mvgal_job_fence_ops)
+		return;
+	job = container_of(fence, struct mvgal_job, base);
+	e = &job->mdev->engine;
+	spin_lock(&e->lock);
+	if (job->prio > prio && !job->cancelled &&
+	    (job->state == MVGAL_JOB_WAITING ||
+	     (job->state == MVGAL_JOB_READY && !list_empty(&job->link)))) {
+		job->prio = prio;
+		if (job->state == MVGAL_JOB_READY)
+			list_move_tail(&job->link, &e->ready[prio]);
+	}
+	spin_unlock(&e->lock);
+}
+
+/**
+ * mvgal_resv_boost() - mvgal_fence_boost() every fence of @bo that an
+ * access of @usage waits for, to MVGAL_PRIO_HIGH (a CPU access waits)
+ * @bo: the buffer
+ * @usage: the dma_resv usage waited for
+ */
+void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+
+	dma_resv_iter_begin(&cursor, bo->base.resv, usage);
+	dma_resv_for_each_fence_unlocked(&cursor, fence)
+		mvgal_fence_boost(fence, MVGAL_PRIO_HIGH);
+	dma_resv_iter_end(&cursor);
+}
+
+int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
+{
+	if (!fence || dma_fence_is_signaled(fence))
+		return 0;
+	mvgal_fence_boost(fence, job->prio);
+	if (mvgal_grow((void **)&job->deps, job->ndeps, sizeof(*job->deps)))
+		return -ENOMEM;
+	job->deps[job->ndeps++] = dma_fence_get(fence);
+	return 0;
+}
+
+enum mvgal_job_op { MVGAL_JOB_MARK, MVGAL_JOB_UNFILL };
+
+/* Applies @op to every chunk the job's copies fill. */
+static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nsegs; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+		unsigned long first, last, c;
+
+		mvgal_chunk_span(s->off, s->len, s->bo->chunk_shift, &first,
+				 &last);
+		spin_lock(&s->bo->state_lock);
+		for (c = first; c <= last; c++) {
+			struct mvgal_chunk *chunk = mvgal_chunk_at(s->bo, c);
+
+			if (op == MVGAL_JOB_MARK)
+				mvgal_chunk_filled(chunk, s->dst);
+			else
+				mvgal_chunk_unfill(chunk, s->dst);
+		}
+		spin_unlock(&s->bo->state_lock);
+	}
+}
+
+/*
+ * mvgal_job_mark() - the chunks the job fills count as held there from
+ * now on (its fence orders every access after the copies)
+ */
+void mvgal_job_mark(struct mvgal_job *job)
+{
+	mvgal_job_chunks(job, MVGAL_JOB_MARK);
+	if (job->move.bo)
+		mvgal_move_mark(&job->move);
+}
+
+/*
+ * mvgal_job_publish() - put the job's fence into the dma_resv of every
+ * buffer it copies, as a KERNEL fence: every later access, ours or an
+ * importer's, waits for the copies
+ *
+ * Caller holds each reservation with a fence slot reserved.
+ */
+void mvgal_job_publish(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	/* Buffers join a job only through a copy. */
+	for (i = 0; i < job->nbos; i++)
+		dma_resv_add_fence(job->bos[i]->base.resv, &job->base,
+				   DMA_RESV_USAGE_KERNEL);
+}
+
+bool mvgal_job_empty(const struct mvgal_job *job)
+{
+	return !job->nsegs && !job->ndeps;
+}
+
+/*
+ * mvgal_job_add_resv_deps() - the job waits for @bo's fences that an
+ * access of this kind must wait for
+ * @write: a writer waits for everything, a reader for the last writer
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
+			    bool write)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	int ret;
+
+	dma_resv_for_each_fence(&cursor, bo->base.resv,
+				dma_resv_usage_rw(write), fence) {
+		ret = mvgal_job_add_dep(job, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * mvgal_fence_fd() - a sync_file fd (O_CLOEXEC) for @fence, not yet
+ * installed
+ * @sf: (out) the sync_file, for fd_install() once nothing can fail
+ *
+ * Return: the fd or -errno.
+ */
+int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf)
+{
+	int fd = get_unused_fd_flags(O_CLOEXEC);
+
+	if (fd < 0)
+		return fd;
+	*sf = sync_file_create(fence);
+	if (!*sf) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+u64 mvgal_job_bytes(const struct mvgal_job *job)
+{
+	return job->bytes;
+}
+
+/*
+ * mvgal_job_fence() - the job's fence, set up on first use. Each job's
+ * fence has a context of its own: jobs finish out of order, and dma_resv
+ * would otherwise take a later job for a newer version of an earlier one.
+ */
+struct dma_fence *mvgal_job_fence(struct mvgal_job *job)
+{
+	if (!job->armed) {
+		spin_lock_init(&job->fence_lock);
+		dma_fence_init(&job->base, &mvgal_job_fence_ops,
+			       &job->fence_lock, dma_fence_context_alloc(1), 1);
+		job->armed = true;
+	}
+	return &job->base;
+}
+
+u64 mvgal_job_id(const struct mvgal_job *job)
+{
+	return job->id;
+}
+
+/* Drops what the job held: dependencies, buffers, the copy list. */
+static void mvgal_job_put_refs(struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->ndeps; i++)
+		dma_fence_put(job->deps[i]);
+	kfree(job->deps);
+	job->deps = NULL;
+	for (i = 0; i < job->nbos; i++)
+		drm_gem_object_put(&job->bos[i]->base);
+	kfree(job->bos);
+	job->bos = NULL;
+	kfree(job->segs);
+	job->segs = NULL;
+	mvgal_move_put(&job->move);
+	mvgal_file_uncharge(job->quota, true, 0);
+	job->quota = NULL;
+}
+
+/**
+ * mvgal_job_abort() - drop a job that was never pushed
+ * @job: the job; nothing was marked for it yet
+ */
+void mvgal_job_abort(struct mvgal_job *job)
+{
+	mvgal_job_put_refs(job);
+	if (!job->armed) {
+		kfree(job);
+		return;
+	}
+	/* A sync_file may hold it still: it must end signaled. */
+	dma_fence_set_error(&job->base, -ECANCELED);
+	dma_fence_signal(&job->base);
+	dma_fence_put(&job->base);
+}
+
+/* Ends a job: chunks, counters, fence, references. */
+void mvgal_job_finish(struct mvgal_job *job, int error)
+{
+	struct mvgal_counters *ctr = &job->mdev->ctr;
+
+	if (error) {
+		/* The chunks it would have filled are not there. */
+		if (job->move.bo)
+			mvgal_move_revert(&job->move);
+		mvgal_job_chunks(job, MVGAL_JOB_UNFILL);
+		dma_fence_set_error(&job->base, error);
+		atomic64_inc(error == -ECANCELED ? &ctr->cancelled : &ctr->failed);
+	} else {
+		atomic64_inc(&ctr->completed);
+	}
+	atomic64_dec(&ctr->depth);
+	dma_fence_signal(&job->base);
+	mvgal_job_put_refs(job);
+	dma_fence_put(&job->base);
+}
+
+static void mvgal_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
+{
+	struct mvgal_job *job = container_of(cb, struct mvgal_job, cb);
+
+	/* Fence callbacks run under the fence's lock: move on from a work. */
+	queue_work(job->mdev->engine.wq, &job->dep_work);
+}
+
+/*
+ * Waits for the next unsignaled dependency, or puts the job on its ready
+ * list. A dependency that failed fails the job: its inputs are not
+ * valid. Caller holds engine.lock, which CANCEL takes too: the current
+ * dependency (next_dep) only moves under it.
+ *
+ * Return: true when the job is ready and the worker must be kicked,
+ * false while it waits, or when it was cancelled (then *@cancelled).
+ */
+static bool mvgal_job_next_dep(struct mvgal_job *job, bool *cancelled)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+
+	lockdep_assert_held(&e->lock);
+	*cancelled = false;
+	while (!job->cancelled && job->next_dep < job->ndeps) {
+		struct dma_fence *dep = job->deps[job->next_dep];
+
+		if (!dma_fence_add_callback(dep, &job->cb, mvgal_job_dep_cb))
+			return false;
+		job->next_dep++;
+		if (dep->error && !job->error)
+			job->error = dep->error;
+	}
+	if (job->cancelled) {
+		*cancelled = true;
+		return false;
+	}
+	job->state = MVGAL_JOB_READY;
+	list_add_tail(&job->link, &e->ready[job->prio]);
+	return true;
+}
+
+/* Steps a job on after a dependency signaled, outside the fence lock. */
+static void mvgal_job_step(struct mvgal_job *job, bool consumed)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+	bool ready, cancelled;
+
+	spin_lock(&e->lock);
+	if (consumed) {
+		struct dma_fence *dep = job->deps[job->next_dep++];
+
+		if (dep->error && !job->error)
+			job->error = dep->error;
+	}
+	ready = mvgal_job_next_dep(job, &cancelled);
+	spin_unlock(&e->lock);
+	if (ready)
+		queue_work(e->wq, &e->work);
+	else if (cancelled)
+		mvgal_job_finish(job, -ECANCELED);
+}
+
+static void mvgal_job_dep_work(struct work_struct *work)
+{
+	mvgal_job_step(container_of(work, struct mvgal_job, dep_work), true);
+}
+
+/**
+ * mvgal_job_push() - hand a planned job to the engine
+ * @job: the job; its chunks are marked and its fence published
+ *
+ * The engine owns the caller's reference from here on.
+ */
+void mvgal_job_push(struct mvgal_job *job)
+{
+	struct mvgal_device *mdev = job->mdev;
+	struct mvgal_engine *e = &mdev->engine;
+
+	mvgal_job_fence(job);
+	atomic64_inc(&mdev->ctr.scheduled);
+	atomic64_inc(&mdev->ctr.jobs[job->prio]);
+	atomic64_inc(&mdev->ctr.depth);
+	spin_lock(&e->lock);
+	job->id = ++e->next_id;
+	job->state = MVGAL_JOB_WAITING;
+	list_add_tail(&job->plink, &e->pending);
+	spin_unlock(&e->lock);
+	mvgal_job_step(job, false);
+}
+
+static int mvgal_job_run(struct mvgal_job *job)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+	struct mvgal_counters *ctr = &job->mdev->ctr;
+	unsigned int i;
+	int ret;
+
+	if (job->error)
+		return job->error;
+	for (i = 0; i < job->nsegs; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+		int nid = mvgal_loc_node(s->bo, s->dst);
+		void *bounce = e->bounce[nid == NUMA_NO_NODE ? first_online_node
+					 : nid];
+
+		ret = mvgal_loc_copy(s->bo, s->dst, s->src, s->off, s->len,
+				     s->method, bounce ?: e->bounce[first_online_node]);
+		if (ret)
+			return ret;
+		atomic64_add(s->len, &ctr->bytes[s->method]);
+		atomic64_add(DIV_ROUND_UP_ULL(s->len, 1ULL << s->bo->chunk_shift),
+			     &ctr->copies[s->method]);
+	}
+	return 0;
+}
+
+/* The one worker: ready jobs, highest priority first. */
+static void mvgal_engine_work(struct work_struct *work)
+{
+	struct mvgal_engine *e = container_of(work, struct mvgal_engine, work);
+
+	for (;;) {
+		struct mvgal_job *job = NULL;
+		unsigned int p;
+
+		spin_lock(&e->lock);
+		for (p = 0; p < MVGAL_PRIO_COUNT && !job; p++) {
+			job = list_first_entry_or_null(&e->ready[p],
+						       struct mvgal_job, link);
+		}
+		if (job) {
+			list_del_init(&job->link);
+			job->state = MVGAL_JOB_RUNNING;
+			list_del_init(&job->plink);
+		}
+		spin_unlock(&e->lock);
+		if (!job)
+			return;
+		mvgal_job_finish(job, mvgal_job_run(job));
+		cond_resched();
+	}
+}
+
+int mvgal_engine_init(struct mvgal_device *mdev)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	unsigned int p;
+	int nid;
+
+	spin_lock_init(&e->lock);
+	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
+		INIT_LIST_HEAD(&e->ready[p]);
+	INIT_LIST_HEAD(&e->pending);
+	INIT_WORK(&e->work, mvgal_engine_work);
+	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL_ACCOUNT);
+	if (!e->bounce)
+		return -ENOMEM;
+	/* Staging goes through memory on the destination's node. */
+	for_each_node_state(nid, N_MEMORY) {
+		e->bounce[nid] = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL, nid);
+		if (!e->bounce[nid])
+			goto err;
+	}
+	/*
+	 * Per-CPU and high priority: the job runs on the CPU that queued it
+	 * as soon as the submitter sleeps on the fence, without a wake-up
+	 * of another CPU (under TCG that hand-off cost more than a 1 MiB
+	 * copy's fixed part). One work item runs all jobs, so nothing is
+	 * lost by not spreading them.
+	 */
+	e->wq = alloc_workqueue("mvgal-migrate", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!e->wq)
+		goto err;
+	return 0;
+err:
+	for_each_node(nid)
+		kfree(e->bounce[nid]);
+	kfree(e->bounce);
+	return -ENOMEM;
+}
+
+/* At unload: every file is closed, so every job has finished or will. */
+void mvgal_engine_fini(struct mvgal_device *mdev)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	int nid;
+
+	destroy_workqueue(e->wq);
+	WARN_ON(!list_empty(&e->pending));
+	for_each_node(nid)
+		kfree(e->bounce[nid]);
+	kfree(e->bounce);
+}

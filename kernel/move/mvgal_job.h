@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The migration engine: copies between locations run as jobs.
+ */
+#ifndef MVGAL_MOVE_JOB_H
+#define MVGAL_MOVE_JOB_H
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct drm_file;
+struct mvgal_bo;
+struct mvgal_device;
+struct mvgal_file;
+struct sync_file;
+
+/*
+ * A job's insides are here, not private to mvgal_job.c, because CANCEL
+ * (uapi/mvgal_job_ioctl.c) walks the engine's pending list itself.
+ */
+enum mvgal_job_state {
+	MVGAL_JOB_WAITING,
+	MVGAL_JOB_READY,
+	MVGAL_JOB_RUNNING,
+	MVGAL_JOB_DONE,
+};
+
+struct mvgal_copy_seg {
+	struct mvgal_bo *bo;
+	unsigned int dst, src, method;
+	u64 off, len;
+};
+
+/*
+ * A MOVE: chunks [first, last] of @bo leave every holder but @loc when the
+ * job is marked; @prev keeps their holders of before, for a job that
+ * fails or is cancelled.
+ */
+struct mvgal_move {
+	struct mvgal_bo *bo;
+	unsigned long first, last;
+	unsigned int loc;
+	u16 *prev;
+};
+
+struct mvgal_job {
+	struct dma_fence base;
+	spinlock_t fence_lock;		/* the fence's lock */
+	struct mvgal_device *mdev;
+	u64 id;
+	unsigned int prio;
+	bool armed;			/* @base is initialized */
+	enum mvgal_job_state state;	/* under engine.lock */
+	bool cancelled;			/* under engine.lock */
+	int error;
+	/* The allowance of the file that queued it, or NULL: that file
+	 * alone may cancel it.
+	 */
+	struct mvgal_file *quota;
+	struct list_head link;		/* on a ready list */
+	struct list_head plink;		/* on engine.pending */
+	struct work_struct dep_work;
+	struct dma_fence_cb cb;
+	struct dma_fence **deps;
+	unsigned int ndeps, next_dep;
+	struct mvgal_copy_seg *segs;
+	unsigned int nsegs;
+	struct mvgal_bo **bos;
+	unsigned int nbos;
+	struct mvgal_move move;
+	u64 bytes;
+};
+
+struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
+				  unsigned int prio, struct drm_file *owner);
+int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned int dst, unsigned int src, u64 off, u64 len,
+		       unsigned int method);
+int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
+		       unsigned long first, unsigned long last,
+		       unsigned int loc);
+void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
+void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
+int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
+void mvgal_job_mark(struct mvgal_job *job);
+void mvgal_job_publish(struct mvgal_job *job);
+bool mvgal_job_empty(const struct mvgal_job *job);
+int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
+			    bool write);
+int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf);
+u64 mvgal_job_bytes(const struct mvgal_job *job);
+struct dma_fence *mvgal_job_fence(struct mvgal_job *job);
+u64 mvgal_job_id(const struct mvgal_job *job);
+void mvgal_job_abort(struct mvgal_job *job);
+void mvgal_job_finish(struct mvgal_job *job, int error);
+void mvgal_job_push(struct mvgal_job *job);
+int mvgal_engine_init(struct mvgal_device *mdev);
+void mvgal_engine_fini(struct mvgal_device *mdev);
+
+#endif /* MVGAL_MOVE_JOB_H */

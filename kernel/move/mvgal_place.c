@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Placements: a buffer's copy in one GPU's pool, made on first need and
+ * drained home before it goes; and the pool budgets and eviction that
+ * make room for new ones.
+ *
+ * Location 0 is the host copy (pages, or an import's vmap); location
+ * 1 + N is GPU N's pool. A device-only buffer's home is its GPU's pool
+ * range (bo->alloc); every other pool copy is a placement (bo->place[]).
+ *
+ * Each GPU keeps its placements on an LRU list and every buffer keeps,
+ * per GPU, when it was used and how often its uses come round
+ * (core/mvgal_evict.c). When a range does not fit below the pool's
+ * budget, the evictable placements are ranked, first to go first, and
+ * drm_mm's eviction scan picks, in that order, the fewest that free a
+ * hole large enough; only then is anything evicted. Evicting is what
+ * PLACE_FREE does: the chunks only the pool holds are copied home, then
+ * the range goes back.
+ *
+ * Never evicted: PERSISTENT buffers, placements a live session uses, and
+ * placements whose buffer has unsignaled fences (work may still read or
+ * write the range; nothing here waits while holding locks), and pinned
+ * ones (ADVISE). Victims are taken with mutex_trylock(): the caller holds
+ * its own buffers' locks (so a session's buffers never evict each other),
+ * and a buffer someone else holds locked is in use. So a request either
+ * finds room among idle, unpinned placements or fails at once with
+ * -ENOSPC, and two sessions can never take memory from each other in a
+ * loop: what a live session uses stays.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/cred.h>
+#include <linux/dma-resv.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_mm.h>
+#include <drm/drm_vma_manager.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "core/mvgal_evict.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_pool.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_commit.h"
+#include "move/mvgal_fetch.h"
+#include "move/mvgal_place.h"
+
+/**
+ * mvgal_place_touch() - a use of @bo by @gpu, through location @loc
+ * @bo: the buffer
+ * @gpu: the GPU of the session or the migration's destination
+ * @loc: the location whose copy is used (a placement moves to the tail
+ *	 of its pool's LRU list)
+ *
+ * Caller holds gpu_lock.
+ */
+void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+		       unsigned int loc)
+{
+	struct mvgal_device *mdev = gpu->mdev;
+	struct mvgal_place *p;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	mvgal_reuse_touch(&bo->reuse[gpu->index], ++mdev->clock);
+	if (loc == MVGAL_LOC_HOST || loc > MVGAL_MAX_GPUS)
+		return;
+	p = bo->place[loc - 1];
+	if (!p)
+		return;
+	list_move_tail(&p->lru, &p->gpu->lru);
+	/* A peer's placement used in place: its own record of use too, by
+	 * which its pool ranks it.
+	 */
+	if (p->gpu != gpu)
+		mvgal_reuse_touch(&bo->reuse[p->gpu->index], mdev->clock);
+}
+
+/* Evictable by rank? (Its lock and fences are checked once chosen.) */
+static bool mvgal_victim_may(struct mvgal_place *p)
+{
+	struct mvgal_bo *bo = p->bo;
+	unsigned int g = p->gpu->index;
+
+	return !(bo->flags & MVGAL_BO_PERSISTENT) && !(bo->pinned & BIT(g)) &&
+	       !bo->exported[g] && !READ_ONCE(bo->sessions_at[g]);
+}
+
+/*
+ * Takes a chosen victim: a reference, so that the buffer outlives its
+ * last placement going, its lock (tried: the caller holds its own
+ * buffers' locks, and a buffer locked elsewhere is in use), no live
+ * session at the GPU and every fence signaled (no job reads or writes the
+ * range). A buffer that had a placement is always freed from a work item
+ * that takes gpu_lock first (mvgal_bo_free()), so a dying one (no
+ * reference left, *@ref false) stays whole while the caller holds
+ * gpu_lock: it is taken too, and drained without its bytes.
+ */
+static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
+{
+	struct mvgal_bo *bo = p->bo;
+
+	if (!mutex_trylock(&bo->lock))
+		return false;
+	if (bo->sessions_at[p->gpu->index] ||
+	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		mutex_unlock(&bo->lock);
+		return false;
+	}
+	*ref = kref_get_unless_zero(&bo->base.refcount);
+	return true;
+}
+
+/*
+ * Lets a victim go. Dropping what may be its last reference is safe with
+ * the caller's locks held: the free runs from the work item, never here.
+ */
+static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
+{
+	mutex_unlock(&bo->lock);
+	if (ref)
+		drm_gem_object_put(&bo->base);
+}
+
+/*
+ * One pass of drm_mm's eviction scan over the candidates in their order,
+ * skipping those in @skip: blocks are added until, with the holes around
+ * them, they free a range of @size below the budget; every block added
+ * must then come out again, in reverse order, and those that overlap the
+ * range are the victims (@victim). The mm must not change meanwhile:
+ * pool.lock is held throughout. Return: whether a range was found.
+ */
+static bool mvgal_evict_scan(struct mvgal_gpu *gpu, u64 size,
+			     struct mvgal_evict_cand *cand,
+			     struct mvgal_place **places, unsigned int k,
+			     const unsigned long *skip, unsigned long *victim)
+{
+	struct mvgal_pool *pool = &gpu->pool;
+	struct drm_mm_scan scan;
+	unsigned int j, last = 0;
+	bool found = false;
+
+	bitmap_zero(victim, k);
+	mutex_lock(&pool->lock);
+	drm_mm_scan_init_with_range(&scan, &pool->mm, PAGE_ALIGN(size),
+				    PAGE_SIZE, 0, 0, pool->budget,
+				    DRM_MM_INSERT_BEST);
+	for (j = 0; j < k && !found; j++) {
+		if (test_bit(j, skip))
+			continue;
+		found = drm_mm_scan_add_block(&scan,
+					      &places[cand[j].index]->alloc.node);
+		last = j + 1;
+	}
+	for (j = last; j--;) {
+		if (test_bit(j, skip))
+			continue;
+		if (drm_mm_scan_remove_block(&scan,
+					     &places[cand[j].index]->alloc.node) &&
+		    found)
+			__set_bit(j, victim);
+	}
+	mutex_unlock(&pool->lock);
+	return found;
+}
+
+/*
+ * Evicts placements from @gpu's pool until a range of @size fits below
+ * its budget. The evictable placements are ranked without any buffer
+ * lock (gpu_lock keeps them and their records still), the scan picks the
+ * fewest that make room, and only those are locked; one that cannot be
+ * taken is left out and the scan runs again. Caller holds gpu_lock.
+ * Return: 0 (a later allocation of @size fits), -ENOSPC (nothing was
+ * evicted), -ENOMEM (possibly after some victims went: their bytes are
+ * home, nothing is lost).
+ */
+static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
+{
+	struct mvgal_device *mdev = gpu->mdev;
+	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
+		MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT;
+	unsigned long *skip = NULL, *victim = NULL;
+	struct mvgal_evict_cand *cand = NULL;
+	struct mvgal_place *p, **places = NULL;
+	unsigned int n = 0, k = 0, j;
+	bool *ref = NULL;
+	int ret = -ENOSPC;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
+		return -ENOSPC;
+	list_for_each_entry(p, &gpu->lru, lru)
+		n++;
+	if (!n)
+		return -ENOSPC;
+	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	places = kvcalloc(n, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	skip = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	victim = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!cand || !places || !ref || !skip || !victim) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	list_for_each_entry(p, &gpu->lru, lru) {
+		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+		u64 ahead = mvgal_reuse_ahead(r, mdev->clock);
+
+		if (ahead <= keep_ahead || !mvgal_victim_may(p))
+			continue;
+		places[k] = p;
+		cand[k] = (struct mvgal_evict_cand){
+			.last = r->last, .ahead = ahead, .index = k,
+		};
+		k++;
+	}
+	mvgal_evict_order(cand, k, policy);
+
+	while (mvgal_evict_scan(gpu, size, cand, places, k, skip, victim)) {
+		bool all = true;
+
+		for_each_set_bit(j, victim, k) {
+			if (!mvgal_victim_lock(places[cand[j].index], &ref[j])) {
+				__set_bit(j, skip);
+				__clear_bit(j, victim);
+				all = false;
+			}
+		}
+		if (all) {
+			ret = 0;
+			break;
+		}
+		/* One could not be taken: let go and scan without it. */
+		for_each_set_bit(j, victim, k)
+			mvgal_victim_unlock(places[cand[j].index]->bo, ref[j]);
+	}
+	if (ret)
+		goto out_free;
+
+	for_each_set_bit(j, victim, k) {
+		struct mvgal_place *x = places[cand[j].index];
+		struct mvgal_bo *bo = x->bo;
+		u64 bytes = x->alloc.node.size, before;
+
+		if (!ret) {
+			before = atomic64_read(&mdev->ctr.drained);
+			ret = mvgal_place_drain(bo, gpu->index, !ref[j]);
+			if (!ret) {
+				/* Drains run under gpu_lock: the difference is
+				 * this one's.
+				 */
+				gpu->written_back +=
+					atomic64_read(&mdev->ctr.drained) - before;
+				gpu->evictions++;
+				gpu->evicted_bytes += bytes;
+			}
+		}
+		mvgal_victim_unlock(bo, ref[j]);
+	}
+
+out_free:
+	bitmap_free(victim);
+	bitmap_free(skip);
+	kvfree(ref);
+	kvfree(places);
+	kvfree(cand);
+	return ret;
+}
+
+/**
+ * mvgal_pool_alloc_evict() - mvgal_pool_alloc(), evicting for room
+ * @gpu: the GPU; caller holds gpu_lock, and the locks of every buffer
+ *	 that must not lose its placement (they cannot be taken)
+ * @a: the allocation
+ * @size: bytes
+ * @keep_ahead: placements predicted to be used within this many ticks
+ *		stay (0: any evictable placement may go)
+ *
+ * Return: 0, -ENOSPC (no room even without every evictable placement;
+ * nothing was evicted), -ENOMEM.
+ */
+int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
+			   u64 size, u64 keep_ahead)
+{
+	int ret;
+
+	lockdep_assert_held(&gpu->mdev->gpu_lock);
+	ret = mvgal_pool_alloc(gpu, a, size);
+	if (ret != -ENOSPC)
+		return ret;
+	ret = mvgal_evict(gpu, size, keep_ahead);
+	if (!ret)
+		ret = mvgal_pool_alloc(gpu, a, size);
+	if (ret == -ENOSPC && !keep_ahead)
+		gpu->refusals++;
+	return ret;
+}
+
+/**
+ * mvgal_place_get() - make sure @bo has a placement in @gpu's pool
+ * @bo: the buffer; caller holds bo->lock
+ * @gpu: the GPU; caller holds mdev->gpu_lock
+ *
+ * A new placement holds no chunk: nothing is valid there until copied.
+ * A full pool evicts others (see the top of this file); never placements
+ * of buffers whose locks the caller holds.
+ *
+ * Return: 0, -ENOMEM or -ENOSPC.
+ */
+int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
+{
+	return mvgal_place_get_for(bo, gpu, 0);
+}
+
+/*
+ * mvgal_place_get_for() - mvgal_place_get(), evicting only placements
+ * predicted to be used more than @keep_ahead ticks from now (a prefetch
+ * must not push out what is needed before the buffer it brings)
+ */
+int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+			u64 keep_ahead)
+{
+	struct mvgal_place *p;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	if (bo->home == gpu || bo->place[gpu->index])
+		return 0;
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return -ENOMEM;
+	ret = mvgal_pool_alloc_evict(gpu, &p->alloc, bo->base.size,
+				     keep_ahead);
+	if (ret) {
+		kfree(p);
+		return ret;
+	}
+	/*
+	 * The range may hold a freed buffer's bytes, and the GPU sees the
+	 * whole placement, not only the chunks copied in: never show them.
+	 */
+	mvgal_pool_clear(gpu, &p->alloc);
+	p->gpu = gpu;
+	p->bo = bo;
+	WRITE_ONCE(bo->ever_placed, true);
+	list_add_tail(&p->lru, &gpu->lru);
+	gpu->nr_places++;
+	bo->place[gpu->index] = p;
+	return 0;
+}
+
+/* Gives a placement's range back. Caller holds bo->lock and gpu_lock. */
+static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
+{
+	struct mvgal_place *p = bo->place[gidx];
+
+	bo->place[gidx] = NULL;
+	bo->pinned &= ~BIT(gidx);
+	list_del(&p->lru);
+	/* Prefetched and gone before any session used it: a miss. */
+	if (bo->prefetched & BIT(gidx)) {
+		bo->prefetched &= ~BIT(gidx);
+		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.prefetch_misses);
+	}
+	p->gpu->nr_places--;
+	mvgal_pool_free(p->gpu, &p->alloc);
+	kfree(p);
+}
+
+/* Chunk @c leaves @loc; see mvgal_place_drain(). */
+static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
+				  unsigned int loc, bool dying)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	u64 moved = 0;
+	bool only;
+	int ret;
+
+	spin_lock(&bo->state_lock);
+	only = mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc) == -ENODATA;
+	/* Nobody can read it any more: hand the chunk home without its
+	 * bytes, so the invariant holds.
+	 */
+	if (only && dying)
+		mvgal_chunk_init(mvgal_chunk_at(bo, c), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	if (!only || dying)
+		return 0;
+	ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, &moved);
+	if (ret)
+		return ret;
+	atomic64_add(moved, &mdev->ctr.drained);
+	spin_lock(&bo->state_lock);
+	mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc);
+	spin_unlock(&bo->state_lock);
+	return 0;
+}
+
+/*
+ * mvgal_place_drain() - give up the copy at GPU @gidx: chunks only it
+ * holds are copied home first (unless the buffer is dying), then the
+ * placement's range goes back to the pool
+ * @bo: the buffer; caller holds gpu_lock and bo->lock, no session is
+ *	live at the GPU and every fence has signaled
+ *
+ * Afterwards no chunk is valid at the GPU, placement or not: a buffer
+ * that only ever used a peer's pool in place has nothing to free, and
+ * still nothing is left pointing at the GPU.
+ *
+ * Return: 0, or -ENOMEM (nothing lost: the placement stays).
+ */
+int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
+{
+	unsigned long first, last, c = 0;
+	unsigned int loc = 1 + gidx;
+	int ret;
+
+	lockdep_assert_held(&bo->lock);
+	/* A failed session's bytes are not to be brought home. */
+	mvgal_session_settle(bo);
+	/* Chunks without a record are at home only. */
+	while (mvgal_chunks_next_leaf(bo, c, &first, &last)) {
+		for (c = first; c <= last; c++) {
+			ret = mvgal_place_drop_chunk(bo, c, loc, dying);
+			if (ret)
+				return ret;
+		}
+	}
+	if (bo->place[gidx])
+		mvgal_place_put(bo, gidx);
+	return 0;
+}
+
+/*
+ * Waits for every fence of @bo, then takes bo->lock with them all still
+ * signaled. Return: 0 (locked), -EBUSY when @nowait and busy, or
+ * -ERESTARTSYS.
+ */
+int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait)
+{
+	long t;
+
+	for (;;) {
+		if (!nowait) {
+			t = dma_resv_wait_timeout(bo->base.resv,
+						  DMA_RESV_USAGE_BOOKKEEP, true,
+						  MAX_SCHEDULE_TIMEOUT);
+			if (t < 0)
+				return t;
+		}
+		mutex_lock(&bo->lock);
+		if (dma_resv_test_signaled(bo->base.resv,
+					   DMA_RESV_USAGE_BOOKKEEP))
+			return 0;
+		mutex_unlock(&bo->lock);
+		if (nowait)
+			return -EBUSY;
+	}
+}
+
+/**
+ * mvgal_gpu_drain() - before a detach: every placement in @gpu's pool
+ * goes home
+ * @mdev: the device; caller holds gpu_lock
+ * @gpu: the GPU
+ *
+ * Buffers whose home is the pool (device-only) cannot leave it: with any
+ * of them, nothing is touched and the answer is -EBUSY. So it is with a
+ * live session at the GPU, or an exported placement in its pool. Dying
+ * buffers lose their placements without a copy.
+ *
+ * Return: 0, -EBUSY, -ERESTARTSYS or -ENOMEM.
+ */
+int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+{
+	struct mvgal_bo *bo, **bos = NULL;
+	unsigned int n = 0, cap = 0, i;
+	u64 used, largest, allocs;
+	int ret = 0;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	mvgal_pool_usage(&gpu->pool, &used, &largest, &allocs);
+	if (allocs > gpu->nr_places)
+		return -EBUSY;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link)
+		cap++;
+	bos = kvcalloc(cap ?: 1, sizeof(*bos), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!bos) {
+		mutex_unlock(&mdev->bos_lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (!bo->place[gpu->index])
+			continue;
+		/* An export holds a reference: its buffer is not dying. */
+		if (bo->exported[gpu->index])
+			ret = -EBUSY;
+		if (kref_get_unless_zero(&bo->base.refcount)) {
+			bos[n++] = bo;
+			continue;
+		}
+		/* Dying: its free waits for gpu_lock; nothing to keep. */
+		mutex_lock(&bo->lock);
+		if (bo->place[gpu->index])
+			mvgal_place_drain(bo, gpu->index, true);
+		mutex_unlock(&bo->lock);
+	}
+	mutex_unlock(&mdev->bos_lock);
+
+	for (i = 0; i < n && !ret; i++) {
+		bo = bos[i];
+		if (READ_ONCE(bo->sessions_at[gpu->index])) {
+			ret = -EBUSY;
+			break;
+		}
+		ret = mvgal_bo_lock_idle(bo, false);
+		if (ret)
+			break;
+		if (bo->sessions_at[gpu->index])
+			ret = -EBUSY;
+		else
+			ret = mvgal_place_drain(bo, gpu->index, false);
+		mutex_unlock(&bo->lock);
+	}
+	for (i = 0; i < n; i++)
+		drm_gem_object_put(&bos[i]->base);
+	kvfree(bos);
+	return ret;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * DMA-BUF sharing: export of host buffers under their sharing mode, and
+ * import of foreign dma-bufs as buffers the CPU reaches through the
+ * exporter's vmap.
+ */
+#ifndef MVGAL_MOVE_PRIME_H
+#define MVGAL_MOVE_PRIME_H
+
+#include <linux/dma-direction.h>
+#include <linux/types.h>
+
+struct dma_buf;
+struct drm_device;
+struct drm_gem_object;
+struct sg_table;
+
+/* The GEM object functions of every buffer, created or imported. */
+extern const struct drm_gem_object_funcs mvgal_bo_funcs;
+void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir, bool begin);
+struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags);
+int mvgal_bo_pin(struct drm_gem_object *obj);
+struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj);
+struct drm_gem_object *mvgal_gem_prime_import(struct drm_device *dev,
+					      struct dma_buf *dmabuf);
+
+#endif /* MVGAL_MOVE_PRIME_H */

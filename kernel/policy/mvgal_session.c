@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Access sessions: a GPU's use of buffers between BEGIN and END.
+ *
+ * BEGIN makes the GPU's copy of the named chunks current through one job
+ * of the migration engine and counts the session live on those chunks;
+ * END publishes the fence of the GPU's work in each buffer's dma_resv and
+ * moves ownership of what was written. The completion-ledger rules hold
+ * per chunk: readers wait for the last writer, a writer waits for all,
+ * and a conflicting begin is refused with -EBUSY rather than waited on.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "core/mvgal_path.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_path.h"
+#include "dev/mvgal_transfer.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_coherence.h"
+#include "bo/mvgal_commit.h"
+#include "bo/mvgal_cpumap.h"
+#include "bo/mvgal_cpuwrite.h"
+#include "bo/mvgal_live.h"
+#include "bo/mvgal_mirror.h"
+#include "bo/mvgal_view.h"
+#include "move/mvgal_fetch.h"
+#include "move/mvgal_job.h"
+#include "move/mvgal_place.h"
+#include "move/mvgal_prime.h"
+#include "policy/mvgal_handoff.h"
+#include "policy/mvgal_numa.h"
+#include "policy/mvgal_replicate.h"
+#include "policy/mvgal_session.h"
+
+void mvgal_session_free(struct mvgal_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		if (s->b[i].live.chunks != &s->b[i].small)
+			bitmap_free(s->b[i].live.chunks);
+		bitmap_free(s->b[i].live.cpu_wrote);
+		bitmap_free(s->b[i].staged);
+		if (s->b[i].bo)
+			drm_gem_object_put(&s->b[i].bo->base);
+	}
+	kfree(s);
+}
+
+/* Does the session's access conflict with a live one on its chunks? */
+static bool mvgal_sbo_conflict(struct mvgal_sbo *b, bool write)
+{
+	unsigned long start, end, base = b->live.base;
+
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n)
+		if (mvgal_live_conflict(b->bo, base + start, base + end - 1,
+					write))
+			return true;
+	return false;
+}
+
+/* Is every named chunk held at @loc? */
+static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
+{
+	unsigned long start, end, base = b->live.base;
+
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n)
+		if (mvgal_next_missing(b->bo, base + start, base + end - 1,
+				       loc) < base + end)
+			return false;
+	return true;
+}
+
+/*
+ * A peer whose pool @gpu's driver uses in place and that holds every
+ * named chunk: the session can use the bytes there. 0 when none.
+ */
+static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
+				       struct mvgal_sbo *b, u32 gpu)
+{
+	struct mvgal_path_choice ch;
+	unsigned int p;
+	u64 bytes = (u64)bitmap_weight(b->live.chunks, b->live.n) <<
+		    b->bo->chunk_shift;
+
+	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
+		if (p == gpu || !mdev->gpus[p] ||
+		    mvgal_gpu_unplugged(mdev->gpus[p]))
+			continue;
+		if (mvgal_select(mdev, 1 + p, 1 + gpu, bytes, &ch) !=
+		    MVGAL_METHOD_IN_PLACE)
+			continue;
+		if (mvgal_sbo_all_at(b, 1 + p))
+			return 1 + p;
+	}
+	return 0;
+}
+
+/*
+ * Can @gpu's driver use @bo's own pages? Asked once per buffer and GPU by
+ * importing the buffer's dma-buf through that driver, as userspace handing
+ * it over would, so the buffer's sharing rules answer too. Only buffers
+ * with refused chunks ask: there the answer saves a copy per access.
+ * Caller holds neither mdev->gpu_lock nor bo->lock: the import attaches,
+ * and an attach takes both.
+ */
+static void mvgal_sbo_probe_host(struct mvgal_bo *bo, struct drm_device *ddev,
+				 u32 index)
+{
+	u16 bit = BIT(index);
+	struct drm_gem_object *obj;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	/* The probe's attachment would hold an exclusive buffer's slot. */
+	if (bo->sharing == MVGAL_SHARING_EXCLUSIVE)
+		return;
+	dmabuf = mvgal_bo_export(&bo->base, O_RDWR);
+	ret = PTR_ERR_OR_ZERO(dmabuf);
+	if (!ret) {
+		obj = mvgal_driver_import(ddev, dmabuf);
+		ret = PTR_ERR_OR_ZERO(obj);
+		if (!ret)
+			drm_gem_object_put(obj);
+		dma_buf_put(dmabuf);
+	}
+	/* A passing failure (a signal, memory) is asked again next time. */
+	if (ret == -ERESTARTSYS || ret == -EINTR || ret == -ENOMEM ||
+	    ret == -EAGAIN || ret == -EBUSY)
+		return;
+	mutex_lock(&bo->lock);
+	bo->host_probed |= bit;
+	if (!ret)
+		bo->host_ok |= bit;
+	mutex_unlock(&bo->lock);
+}
+
+/*
+ * Probes, for buffers of @s with refused chunks, whether the session's GPU
+ * can use their pages, once. Outside every lock; the GPU's device is held
+ * meanwhile.
+ */
+void mvgal_begin_probe(struct mvgal_device *mdev,
+		       struct mvgal_session *s)
+{
+	struct drm_device *ddev = NULL;
+	struct mvgal_gpu *gpu;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_bo *bo = s->b[i].bo;
+
+		if (!READ_ONCE(bo->nrefused) ||
+		    (READ_ONCE(bo->host_probed) & BIT(s->gpu)))
+			continue;
+		if (!ddev) {
+			mutex_lock(&mdev->gpu_lock);
+			gpu = mvgal_gpu_use(mdev, s->gpu, &ret);
+			if (gpu) {
+				ddev = gpu->ddev;
+				drm_dev_get(ddev);
+			}
+			mutex_unlock(&mdev->gpu_lock);
+			if (!ddev)
+				return;
+		}
+		mvgal_sbo_probe_host(bo, ddev, s->gpu);
+	}
+	if (ddev)
+		drm_dev_put(ddev);
+}
+
+/*
+ * Plans the copies of one buffer: runs of named chunks. For a file that
+ * keeps no copies, notes which chunks they bring, for END to drop.
+ */
+static int mvgal_sbo_plan(struct mvgal_session *s, struct mvgal_job *job,
+			  struct mvgal_sbo *b)
+{
+	unsigned long start, end, i, base = b->live.base;
+	struct mvgal_bo *bo = b->bo;
+	int ret;
+
+	if (s->no_copies && b->loc != bo->home_loc) {
+		if (!b->staged)
+			b->staged = bitmap_zalloc(b->live.n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!b->staged)
+			return -ENOMEM;
+		spin_lock(&bo->state_lock);
+		for_each_set_bit(i, b->live.chunks, b->live.n)
+			if (!mvgal_chunk_valid_at(mvgal_chunk_peek(bo, base + i),
+						  b->loc))
+				__set_bit(i, b->staged);
+		spin_unlock(&bo->state_lock);
+	}
+
+	for_each_set_bitrange(start, end, b->live.chunks, b->live.n) {
+		ret = mvgal_plan_fetch(job, bo, base + start, base + end - 1,
+				       b->loc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The session is live on its chunks (+1) or no longer (-1). Caller holds
+ * bo->lock.
+ */
+void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
+		    int d)
+{
+	struct mvgal_bo *bo = b->bo;
+
+	spin_lock(&bo->state_lock);
+	if (d > 0) {
+		b->live.write = s->write;
+		b->live.gpu_copy = b->loc != bo->home_loc;
+		b->live.loc = b->loc;
+		list_add_tail(&b->live.link, &bo->live);
+	} else {
+		list_del(&b->live.link);
+	}
+	spin_unlock(&bo->state_lock);
+	bo->sessions += d;
+	bo->sessions_at[s->gpu] += d;
+	if (b->loc != 1 + s->gpu && b->loc != MVGAL_LOC_HOST)
+		bo->sessions_at[b->loc - 1] += d;
+}
+
+/* Zaps the chunks of @map, a set over the session's span. */
+static void mvgal_sbo_zap(struct mvgal_sbo *b, unsigned long *map)
+{
+	unsigned long start, end, base = b->live.base;
+
+	for_each_set_bitrange(start, end, map, b->live.n)
+		mvgal_bo_zap(b->bo, base + start, base + end - 1);
+}
+
+/* Locks every reservation of the session and reserves a fence slot. */
+int mvgal_session_lock(struct mvgal_session *s,
+		       struct ww_acquire_ctx *ctx)
+{
+	struct drm_gem_object **objs = s->objs;
+	unsigned int i;
+	int ret;
+
+	ret = drm_gem_lock_reservations(objs, s->count, ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->count; i++) {
+		ret = dma_resv_reserve_fences(objs[i]->resv, 1);
+		if (ret) {
+			drm_gem_unlock_reservations(objs, s->count, ctx);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The job of a BEGIN, made when it first has something to copy or wait
+ * for: most BEGINs, on resident data, need none.
+ */
+int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
+		    const struct drm_mvgal_begin *args,
+		    struct drm_file *file)
+{
+	if (!*job)
+		*job = mvgal_job_alloc(mdev, args->priority, file);
+	if (IS_ERR(*job)) {
+		int ret = PTR_ERR(*job);
+
+		*job = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * The common BEGIN: every buffer's named chunks already current in the
+ * GPU's own pool and no fence to wait for. It plans and publishes
+ * nothing, so it needs no reservation locks, only the buffers' own. The
+ * first is waited for; the others are only tried, as without a ww
+ * context waiting for a second one could deadlock with another BEGIN.
+ * Any miss unlocks and takes the full path.
+ *
+ * Return: true with every bo->lock held.
+ */
+bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu)
+{
+	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+
+		if (!i)
+			mutex_lock(&b->bo->lock);
+		else if (!mutex_trylock(&b->bo->lock))
+			goto fail;
+		b->ready = !b->bo->npending && list_empty(&b->bo->commits) &&
+			   mvgal_sbo_all_at(b, 1 + gpu->index) &&
+			   dma_resv_test_signaled(b->bo->base.resv, usage);
+		if (!b->ready) {
+			i++;
+			goto fail;
+		}
+	}
+	return true;
+fail:
+	while (i--) {
+		s->b[i].ready = false;
+		mutex_unlock(&s->b[i].bo->lock);
+	}
+	return false;
+}
+
+/* Everything BEGIN plans while holding the locks; see the ioctl. */
+int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+		     struct mvgal_session *s, struct mvgal_job **job,
+		     struct drm_mvgal_access *acc,
+		     const struct drm_mvgal_begin *args,
+		     struct drm_file *file)
+{
+	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		/* The CPU's mapped writes make GPU copies stale now. */
+		mvgal_watch_fold(s->b[i].bo);
+		if (mvgal_sbo_conflict(&s->b[i], s->write)) {
+			atomic64_inc(&mdev->ctr.busy);
+			return -EBUSY;
+		}
+	}
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+		struct mvgal_view v;
+
+		/* Current in its own pool already: nothing to plan. */
+		b->loc = 1 + gpu->index;
+		if (b->ready)
+			goto view;
+		if (mvgal_sbo_all_at(b, b->loc))
+			goto planned;
+		b->remote = true;
+		/* Replicated data is read from a copy of the GPU's own. */
+		if (!(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
+		    b->bo->home != gpu &&
+		    (s->write ||
+		     !mvgal_policy_replicas(b->bo, gpu->index, &b->live)))
+			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
+				 b->loc;
+		/* Refused chunks: the buffer's own pages where the GPU can
+		 * use them, rather than a copy per access (unless the caller
+		 * needs the bytes in the pool, for a placement export).
+		 */
+		if (b->loc == 1 + gpu->index &&
+		    !(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
+		    (b->bo->host_ok & BIT(gpu->index)) &&
+		    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
+				      b->live.chunks, b->live.n)) {
+			b->loc = b->bo->home_loc;
+			ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_sbo_plan(s, *job, b);
+			if (ret)
+				return ret;
+		}
+		if (b->loc == 1 + gpu->index) {
+			b->new_place = gpu != b->bo->home &&
+				       !b->bo->place[gpu->index];
+			ret = mvgal_place_get(b->bo, gpu);
+			if (!ret)
+				ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_sbo_plan(s, *job, b);
+			if (ret)
+				return ret;
+		}
+planned:
+		if (!dma_resv_test_signaled(b->bo->base.resv, usage)) {
+			ret = mvgal_begin_job(mdev, job, args, file);
+			if (!ret)
+				ret = mvgal_job_add_resv_deps(*job, b->bo,
+							      s->write);
+			if (ret)
+				return ret;
+		}
+view:
+		mvgal_bo_view(b->bo, b->loc, &v);
+		acc[i].pool_gpu = b->loc - 1;
+		acc[i].pool_offset = v.base;
+	}
+	return 0;
+}
+
+/*
+ * Ends a session: ownership of what was written, the fence, live counts.
+ * @written: per buffer, the chunks written (WRITE sessions), or NULL:
+ *	     everything named
+ * @fence: the GPU work, or NULL
+ * @commits: with @fence for a WRITE session, per buffer a record with
+ *	     room for every chunk written, which the buffer takes (the entry
+ *	     is then NULL); else NULL
+ * With @fence, caller holds every buffer's reservation with a fence slot
+ * reserved. The session is off the file's list.
+ */
+void mvgal_session_finish(struct mvgal_session *s,
+			  unsigned long **written,
+			  struct dma_fence *fence,
+			  struct mvgal_commit **commits)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+		struct mvgal_bo *bo = b->bo;
+		unsigned long *w = written ? written[i] : b->live.chunks;
+		struct mvgal_commit *cm = commits ? commits[i] : NULL;
+		unsigned long j, c;
+
+		mutex_lock(&bo->lock);
+		/* Before the GPU's writes: a chunk the CPU wrote meanwhile is
+		 * then no longer held at the GPU, and stays the CPU's.
+		 */
+		mvgal_watch_fold(bo);
+		if (b->live.gpu_copy)
+			mvgal_watch_end(bo, &b->live, b->loc,
+					s->write ? w : NULL);
+		/* A file that keeps no copies: what was staged for it
+		 * goes, but what it wrote.
+		 */
+		if (b->staged)
+			mvgal_watch_drop(bo, &b->live, b->staged,
+					 s->write ? w : NULL);
+		mvgal_sbo_live(s, b, -1);
+		if (s->write)
+			mvgal_mirror_note_write(bo);
+		if (s->write && w) {
+			spin_lock(&bo->state_lock);
+			for_each_set_bit(j, w, b->live.n) {
+				struct mvgal_chunk *ch;
+
+				c = b->live.base + j;
+				ch = mvgal_chunk_at(bo, c);
+
+				/* Not held there any more only if the CPU
+				 * wrote the chunk meanwhile: it keeps it.
+				 */
+				if (cm && mvgal_chunk_valid_at(ch, b->loc))
+					cm->e[cm->n++] = (struct mvgal_commit_chunk) {
+						.chunk = c, .prev = ch->valid,
+					};
+				mvgal_chunk_written(ch, b->loc);
+			}
+			spin_unlock(&bo->state_lock);
+			if (b->loc != bo->home_loc)
+				mvgal_sbo_zap(b, w);
+		}
+		if (fence)
+			dma_resv_add_fence(bo->base.resv, fence,
+					   s->write ? DMA_RESV_USAGE_WRITE :
+					   DMA_RESV_USAGE_READ);
+		if (cm && cm->n) {
+			cm->fence = dma_fence_get(fence);
+			cm->loc = b->loc;
+			list_add_tail(&cm->link, &bo->commits);
+			commits[i] = NULL;
+			/* Failed already: drop its writes now. */
+			if (dma_fence_is_signaled(fence))
+				mvgal_session_settle(bo);
+		}
+		mvgal_numa_kick(bo);
+		mutex_unlock(&bo->lock);
+	}
+}
+
+/*
+ * Records for what a WRITE session's END hands to the GPU under @fence
+ * (mvgal_session_settle()): one per buffer, room for every chunk it may
+ * write. Allocated before anything changes. Return: the array or NULL.
+ */
+struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
+					  unsigned long **written)
+{
+	struct mvgal_commit **cms = kcalloc(s->count, sizeof(*cms), GFP_KERNEL_ACCOUNT);
+	unsigned int i;
+
+	if (!cms)
+		return NULL;
+	for (i = 0; i < s->count; i++) {
+		unsigned long *w = written ? written[i] : s->b[i].live.chunks;
+		unsigned int n = w ? bitmap_weight(w, s->b[i].live.n) : 0;
+
+		cms[i] = kzalloc(struct_size(cms[i], e, n), GFP_KERNEL_ACCOUNT);
+		if (!cms[i]) {
+			mvgal_commits_free(cms, i);
+			return NULL;
+		}
+	}
+	return cms;
+}

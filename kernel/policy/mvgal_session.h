@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Access sessions: a GPU's use of buffers between BEGIN and END. The
+ * structs are shared with uapi/mvgal_session_ioctl.c, whose BEGIN and END
+ * build and read them.
+ */
+#ifndef MVGAL_POLICY_SESSION_H
+#define MVGAL_POLICY_SESSION_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "bo/mvgal_live.h"
+
+struct dma_fence;
+struct drm_file;
+struct drm_gem_object;
+struct drm_mvgal_access;
+struct drm_mvgal_begin;
+struct mvgal_bo;
+struct mvgal_commit;
+struct mvgal_device;
+struct mvgal_gpu;
+struct mvgal_job;
+struct ww_acquire_ctx;
+
+/*
+ * A session's use of one buffer. Its chunk sets are bitmaps over the span
+ * of chunks it named (@live.base, @live.n): what it costs grows with what
+ * it names, not with the buffer's size.
+ */
+struct mvgal_sbo {
+	struct mvgal_bo *bo;
+	unsigned long small;	/* @live.chunks when the span fits a word */
+	struct mvgal_live live;	/* its chunks; on the buffer's list while live */
+	/* MVGAL_FILE_NO_COPIES: chunks BEGIN copied for this session. */
+	unsigned long *staged;
+	unsigned int loc;	/* where the session's bytes are */
+	bool new_place;		/* BEGIN made the placement (for undo) */
+	bool remote;		/* its data was not all in the GPU's pool */
+	bool ready;		/* current at the GPU, nothing to wait for */
+};
+
+struct mvgal_session {
+	struct list_head link;	/* on the file's list */
+	/* BEGIN is done with it: END may find it (release/acquire). */
+	bool begun;
+	u32 id;
+	u32 gpu;
+	bool write;
+	bool no_copies;		/* its file's MVGAL_FILE_NO_COPIES */
+	unsigned int count;
+	/* The buffers' GEM objects, for drm_gem_lock_reservations(). */
+	struct drm_gem_object **objs;
+	struct mvgal_sbo b[];
+};
+
+void mvgal_session_free(struct mvgal_session *s);
+void mvgal_begin_probe(struct mvgal_device *mdev,
+		       struct mvgal_session *s);
+void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
+		    int d);
+int mvgal_session_lock(struct mvgal_session *s,
+		       struct ww_acquire_ctx *ctx);
+int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
+		    const struct drm_mvgal_begin *args,
+		    struct drm_file *file);
+bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu);
+int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+		     struct mvgal_session *s, struct mvgal_job **job,
+		     struct drm_mvgal_access *acc,
+		     const struct drm_mvgal_begin *args,
+		     struct drm_file *file);
+void mvgal_session_finish(struct mvgal_session *s,
+			  unsigned long **written,
+			  struct dma_fence *fence,
+			  struct mvgal_commit **commits);
+struct mvgal_commit **mvgal_commits_alloc(struct mvgal_session *s,
+					  unsigned long **written);
+
+#endif /* MVGAL_POLICY_SESSION_H */

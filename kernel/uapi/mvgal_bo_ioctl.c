@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BO_CREATE, BO_INFO and BO_LIST.
+ */
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/dma-resv.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/set_memory.h>
+#endif
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_quota.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_coherence.h"
+#include "bo/mvgal_cpuwrite.h"
+#include "bo/mvgal_pages.h"
+#include "bo/mvgal_report.h"
+#include "bo/mvgal_ro.h"
+#include "move/mvgal_place.h"
+#include "move/mvgal_prime.h"
+#include "uapi/mvgal_bo_ioctl.h"
+
+/* Validates a create request; 0 or -EINVAL, nothing touched. */
+static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
+{
+	u32 f = args->flags;
+	bool shared;
+
+	if (f & ~MVGAL_BO_FLAGS)
+		return -EINVAL;
+	if (!args->size || args->size > MVGAL_BO_MAX_SIZE)
+		return -EINVAL;
+	if ((f & MVGAL_BO_CPU_CACHED) && (f & MVGAL_BO_CPU_UNCACHED))
+		return -EINVAL;
+	if (!(f & (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)))
+		return -EINVAL;
+	if (args->gpu != MVGAL_GPU_ANY && args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	/* Device-only: it needs a GPU to live on. */
+	if (!(f & MVGAL_BO_HOST_VALID) && args->gpu == MVGAL_GPU_ANY)
+		return -EINVAL;
+	if (args->sharing >= MVGAL_SHARING_COUNT)
+		return -EINVAL;
+	/* Exportable, and shared some way, or neither. */
+	shared = args->sharing != MVGAL_SHARING_NONE;
+	if (!!(f & MVGAL_BO_DMA_BUF) != shared)
+		return -EINVAL;
+	/* CPU attributes mean nothing without a CPU view. */
+	if (!(f & MVGAL_BO_HOST_VALID) &&
+	    (f & (MVGAL_BO_CPU_CACHED | MVGAL_BO_CPU_UNCACHED |
+		  MVGAL_BO_LAZY_ALLOCATE)))
+		return -EINVAL;
+	return 0;
+}
+
+int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_bo_create *args = data;
+	struct mvgal_gpu *gpu = NULL;
+	struct mvgal_bo *bo;
+	u32 handle;
+	int ret;
+
+	ret = mvgal_bo_create_check(args);
+	if (ret)
+		return ret;
+#ifndef CONFIG_X86
+	if (args->flags & MVGAL_BO_CPU_UNCACHED)
+		return -EOPNOTSUPP;
+#endif
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
+	if (!bo)
+		return -ENOMEM;
+	xa_init(&bo->pages);
+	xa_init(&bo->leaves);
+	bo->size = args->size;
+	bo->flags = args->flags;
+	bo->gpu = args->gpu;
+	bo->sharing = args->sharing;
+	bo->nid = numa_mem_id();
+	mvgal_bo_lock_init(bo);
+	INIT_LIST_HEAD(&bo->link);
+	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
+	bo->base.funcs = &mvgal_bo_funcs;
+	bo->npages = bo->base.size >> PAGE_SHIFT;
+	/* It counts against the file's allowance, and so will its chunk
+	 * records as they come (bo/mvgal_chunks.c).
+	 */
+	bo->meta = sizeof(*bo);
+	bo->quota = mvgal_file_charge(file, false, bo->meta, &ret);
+	if (!bo->quota)
+		goto err_put;
+
+	if (args->gpu != MVGAL_GPU_ANY) {
+		/* Held until the pool range is taken: the GPU cannot be
+		 * detached in between.
+		 */
+		mutex_lock(&mdev->gpu_lock);
+		gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
+		if (gpu && gpu->numa_node >= 0)
+			bo->nid = gpu->numa_node;
+		if (gpu && mvgal_bo_device_only(bo)) {
+			ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, args->size, 0);
+			if (!ret) {
+				bo->home = gpu;
+				bo->map = gpu->pool.map;
+				bo->map_offset = bo->alloc.node.start;
+			}
+		}
+		mutex_unlock(&mdev->gpu_lock);
+		if (!gpu || ret)
+			goto err_put;
+	}
+
+	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
+	mvgal_bo_coherence_init(bo);
+	if (bo->home) {
+		struct iosys_map map = bo->home->pool.map;
+
+		/* The range may hold a freed buffer's bytes: never show them. */
+		iosys_map_memset(&map, bo->alloc.node.start,
+				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
+				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
+	} else {
+		bo->host = true;
+		if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE)) {
+			ret = mvgal_bo_populate(bo);
+			if (ret)
+				goto err_put;
+		}
+	}
+
+	ret = drm_gem_handle_create(file, &bo->base, &handle);
+	if (ret)
+		goto err_put;
+	mvgal_bo_track(bo);
+	drm_gem_object_put(&bo->base);
+	args->handle = handle;
+	return 0;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/* Fills everything of @args but the handle; 0 or -errno. */
+static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *args)
+{
+	u64 total = 0, offset = 0;
+	unsigned int i;
+	int ret;
+
+	if (!mvgal_bo_device_only(bo)) {
+		/* Imports are mapped too: through their exporter. */
+		ret = drm_gem_create_mmap_offset(&bo->base);
+		if (ret)
+			return ret;
+		offset = drm_vma_node_offset_addr(&bo->base.vma_node);
+	}
+	args->flags = 0;
+	args->size = bo->size;
+	args->mmap_offset = offset;
+	args->bo_flags = bo->flags;
+	args->gpu = bo->gpu;
+	args->numa_node = mvgal_bo_pages_node(bo);
+	args->sharing = bo->sharing;
+	args->bytes_read = atomic64_read(&bo->bytes_read);
+	args->bytes_written = atomic64_read(&bo->bytes_written);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		args->access_count[i] = atomic64_read(&bo->access[i]);
+		total += args->access_count[i];
+	}
+	args->access_total = total;
+	memset(args->resident, 0, sizeof(args->resident));
+	mutex_lock(&bo->lock);
+	args->resident[MVGAL_LOC_HOST] = (u64)bo->nr_pages << PAGE_SHIFT;
+	if (bo->home)
+		args->resident[1 + bo->home->index] = bo->alloc.node.size;
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (bo->place[i])
+			args->resident[1 + i] = bo->place[i]->alloc.node.size;
+	/* GPU copies the CPU has written since are not current. */
+	mvgal_watch_fold(bo);
+	mvgal_bo_residency(bo, args->valid, args->owned);
+	args->sessions = bo->sessions;
+	args->cpu_written = bo->nwritten;
+	args->handoffs = bo->handoffs;
+	args->refused = bo->nrefused;
+	args->id = bo->id;
+	args->workload = bo->workload;
+	args->preferred = bo->preferred;
+	args->accessed_by = bo->accessed_by;
+	args->mirrored = bo->mirror_set;
+	args->pinned = READ_ONCE(bo->pinned);
+	args->mirror_changes = bo->mirror.starts + bo->mirror.stops;
+	args->read_mostly =
+		min_t(u64, (u64)mvgal_cbit_weight(bo, MVGAL_CB_READ_MOSTLY) <<
+		      bo->chunk_shift, bo->base.size);
+	args->touched =
+		min_t(u64, (u64)mvgal_cbit_weight(bo, MVGAL_CB_TOUCHED) <<
+		      bo->chunk_shift, bo->base.size);
+	mutex_unlock(&bo->lock);
+	args->chunk_size = 1ULL << bo->chunk_shift;
+	args->pad = 0;
+	return 0;
+}
+
+int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_mvgal_bo_info *args = data, info;
+	struct mvgal_bo *bo;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = mvgal_bo_fill_info(bo, &info);
+	if (!ret && info.mmap_offset) {
+		/* A read-only handle maps as itself, never as the buffer. */
+		s64 ro = mvgal_ro_mmap_offset(file, args->handle);
+
+		if (ro < 0)
+			ret = ro;
+		else if (ro)
+			info.mmap_offset = ro;
+	}
+	if (!ret) {
+		info.handle = args->handle;
+		*args = info;
+	}
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_bo_list *args = data;
+	struct drm_mvgal_bo_entry *e = NULL;
+	bool all = capable(CAP_SYS_ADMIN);
+	kuid_t uid = current_uid();
+	u32 n = 0, cap = args->count;
+	struct mvgal_bo *bo;
+	size_t len;
+	int ret = 0;
+
+	if (args->flags)
+		return -EINVAL;
+	mutex_lock(&mdev->bos_lock);
+	/* Room for what exists, not for what was asked: @count is the
+	 * caller's to choose.
+	 */
+	list_for_each_entry(bo, &mdev->bos, link)
+		if (all || uid_eq(bo->uid, uid))
+			n++;
+	cap = min(cap, n);
+	n = 0;
+	if (cap) {
+		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!e) {
+			mutex_unlock(&mdev->bos_lock);
+			return -ENOMEM;
+		}
+	}
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (!all && !uid_eq(bo->uid, uid))
+			continue;
+		if (n < cap) {
+			e[n].id = bo->id;
+			e[n].uid = from_kuid_munged(current_user_ns(), bo->uid);
+			e[n].pid = bo->pid;
+			ret = mvgal_bo_fill_info(bo, &e[n].info);
+			if (ret)
+				break;
+		}
+		n++;
+	}
+	mutex_unlock(&mdev->bos_lock);
+	len = (size_t)min(n, cap) * sizeof(*e);
+	/* Faulted in first, without writing, so a bad pointer fails the
+	 * call before any entry is written.
+	 */
+	if (!ret && len &&
+	    (fault_in_safe_writeable(u64_to_user_ptr(args->entries), len) ||
+	     copy_to_user(u64_to_user_ptr(args->entries), e, len)))
+		ret = -EFAULT;
+	if (!ret)
+		args->count = n;
+	kvfree(e);
+	return ret;
+}

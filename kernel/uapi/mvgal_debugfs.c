@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: <debugfs>/mvgal/pool_alloc drives the pool allocator directly,
+ * so tests can watch pool figures and GPU states move before anything
+ * else allocates from pools. Root only (0600).
+ *
+ *   echo "alloc GPU SIZE" > pool_alloc   allocate SIZE bytes from GPU's pool
+ *   echo "free GPU" > pool_alloc         free the newest allocation on GPU
+ *   cat pool_alloc                       one "GPU OFFSET SIZE" line each
+ *
+ * <debugfs>/mvgal/bo_memtype (x86) reads, from the kernel's own page
+ * tables, the memory type of every host page of every buffer:
+ *   cat bo_memtype                       one "ID wb=N wc=N other=N" line each
+ * so tests can see that CPU_UNCACHED pages really are write-combined.
+ *
+ * <debugfs>/mvgal/bo_meta: what each buffer's chunk records take now,
+ *   cat bo_meta                          one "ID LEAVES BYTES" line each
+ * so tests can see that they grow with what is touched.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/list.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#ifdef CONFIG_X86
+#include <asm/pgtable_types.h>
+#endif
+
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_pool.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "uapi/mvgal_debugfs.h"
+
+struct mvgal_debug_alloc {
+	struct list_head link;
+	struct mvgal_gpu *gpu;
+	struct mvgal_pool_alloc alloc;
+};
+
+static int mvgal_debug_alloc_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	struct mvgal_debug_alloc *d;
+
+	mutex_lock(&mdev->gpu_lock);
+	list_for_each_entry(d, &mdev->debug_allocs, link)
+		seq_printf(m, "%u %llu %llu\n", d->gpu->index,
+			   d->alloc.node.start, d->alloc.node.size);
+	mutex_unlock(&mdev->gpu_lock);
+	return 0;
+}
+
+static int mvgal_debug_alloc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mvgal_debug_alloc_show, inode->i_private);
+}
+
+static int mvgal_debug_do_alloc(struct mvgal_device *mdev, u32 index, u64 size)
+{
+	struct mvgal_debug_alloc *d;
+	struct mvgal_gpu *gpu;
+	int ret;
+
+	gpu = mvgal_gpu_lookup(mdev, index, &ret);
+	if (!gpu)
+		return ret;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	ret = mvgal_pool_alloc(gpu, &d->alloc, size);
+	if (ret) {
+		kfree(d);
+		return ret;
+	}
+	d->gpu = gpu;
+	list_add(&d->link, &mdev->debug_allocs);
+	return 0;
+}
+
+static int mvgal_debug_do_free(struct mvgal_device *mdev, u32 index)
+{
+	struct mvgal_debug_alloc *d;
+	struct mvgal_gpu *gpu;
+	int ret;
+
+	gpu = mvgal_gpu_lookup(mdev, index, &ret);
+	if (!gpu)
+		return ret;
+	list_for_each_entry(d, &mdev->debug_allocs, link) {
+		if (d->gpu == gpu) {
+			list_del(&d->link);
+			mvgal_pool_free(gpu, &d->alloc);
+			kfree(d);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static ssize_t mvgal_debug_alloc_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *pos)
+{
+	struct mvgal_device *mdev = file_inode(file)->i_private;
+	char buf[64];
+	u32 index;
+	u64 size;
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	mutex_lock(&mdev->gpu_lock);
+	if (sscanf(buf, "alloc %u %llu", &index, &size) == 2)
+		ret = mvgal_debug_do_alloc(mdev, index, size);
+	else if (sscanf(buf, "free %u", &index) == 1)
+		ret = mvgal_debug_do_free(mdev, index);
+	else
+		ret = -EINVAL;
+	mutex_unlock(&mdev->gpu_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations mvgal_debug_alloc_fops = {
+	.owner = THIS_MODULE,
+	.open = mvgal_debug_alloc_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = mvgal_debug_alloc_write,
+};
+
+static int mvgal_debug_meta_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	struct mvgal_bo *bo;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		u64 bytes;
+		unsigned long n = mvgal_chunks_leaves(bo, &bytes);
+
+		seq_printf(m, "%llu %lu %llu\n", bo->id, n, bytes);
+	}
+	mutex_unlock(&mdev->bos_lock);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_meta);
+
+#ifdef CONFIG_X86
+
+/* The cache mode bits of the direct-map entry of @page, 4K encoding. */
+static unsigned long mvgal_page_cache_bits(struct page *page)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address((unsigned long)page_address(page), &level);
+	pgprot_t prot;
+
+	if (!pte)
+		return ~0UL;
+	prot = pte_pgprot(*pte);
+	if (level != PG_LEVEL_4K)
+		prot = pgprot_large_2_4k(prot);
+	return pgprot_val(prot) & _PAGE_CACHE_MASK;
+}
+
+static int mvgal_debug_memtype_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	unsigned long wc = cachemode2protval(_PAGE_CACHE_MODE_WC);
+	unsigned long wb = cachemode2protval(_PAGE_CACHE_MODE_WB);
+	struct mvgal_bo *bo;
+
+	mutex_lock(&mdev->bos_lock);
+	list_for_each_entry(bo, &mdev->bos, link) {
+		unsigned long i, n_wb = 0, n_wc = 0, n_other = 0;
+		struct page *page;
+
+		mutex_lock(&bo->lock);
+		xa_for_each(&bo->pages, i, page) {
+			unsigned long bits = mvgal_page_cache_bits(page);
+
+			if (bits == wb)
+				n_wb++;
+			else if (bits == wc)
+				n_wc++;
+			else
+				n_other++;
+		}
+		mutex_unlock(&bo->lock);
+		seq_printf(m, "%llu wb=%lu wc=%lu other=%lu\n", bo->id, n_wb,
+			   n_wc, n_other);
+	}
+	mutex_unlock(&mdev->bos_lock);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_memtype);
+
+#endif
+
+void mvgal_debugfs_init(struct mvgal_device *mdev)
+{
+	INIT_LIST_HEAD(&mdev->debug_allocs);
+	/* debugfs failures are not errors: the driver works without it. */
+	mdev->debugfs = debugfs_create_dir("mvgal", NULL);
+	debugfs_create_file("pool_alloc", 0600, mdev->debugfs, mdev,
+			    &mvgal_debug_alloc_fops);
+	debugfs_create_file("bo_meta", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_meta_fops);
+#ifdef CONFIG_X86
+	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_memtype_fops);
+#endif
+}
+
+/* Removes the files and frees what tests left allocated. */
+void mvgal_debugfs_fini(struct mvgal_device *mdev)
+{
+	struct mvgal_debug_alloc *d, *tmp;
+
+	debugfs_remove_recursive(mdev->debugfs);
+	mutex_lock(&mdev->gpu_lock);
+	list_for_each_entry_safe(d, tmp, &mdev->debug_allocs, link) {
+		list_del(&d->link);
+		mvgal_pool_free(d->gpu, &d->alloc);
+		kfree(d);
+	}
+	mutex_unlock(&mdev->gpu_lock);
+}

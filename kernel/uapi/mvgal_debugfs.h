@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * debugfs files for tests: direct pool allocations, host page memory
+ * types, and the size of each buffer's chunk records.
+ */
+#ifndef MVGAL_UAPI_DEBUGFS_H
+#define MVGAL_UAPI_DEBUGFS_H
+
+#include <linux/types.h>
+
+struct mvgal_device;
+
+void mvgal_debugfs_init(struct mvgal_device *mdev);
+void mvgal_debugfs_fini(struct mvgal_device *mdev);
+
+#endif /* MVGAL_UAPI_DEBUGFS_H */

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mvgal: a virtual DRM render driver that owns buffers shared by several
+ * GPUs and the CPU. Like vgem, it sits on a platform device of its own:
+ * there is no hardware behind it, the GPUs it serves are attached later.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_compat.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "bo/mvgal_chunks.h"
+#include "move/mvgal_job.h"
+#include "move/mvgal_prime.h"
+#include "policy/mvgal_prefetch.h"
+#include "uapi/mvgal_bo_ioctl.h"
+#include "uapi/mvgal_debugfs.h"
+#include "uapi/mvgal_gpu_ioctl.h"
+#include "uapi/mvgal_harvest_ioctl.h"
+#include "uapi/mvgal_heap_ioctl.h"
+#include "uapi/mvgal_info_ioctl.h"
+#include "uapi/mvgal_job_ioctl.h"
+#include "uapi/mvgal_path_ioctl.h"
+#include "uapi/mvgal_place_ioctl.h"
+#include "uapi/mvgal_policy_ioctl.h"
+#include "uapi/mvgal_pool_ioctl.h"
+#include "uapi/mvgal_rw_ioctl.h"
+#include "uapi/mvgal_session_ioctl.h"
+
+static struct mvgal_device *mvgal_dev;
+
+static const struct drm_ioctl_desc mvgal_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_INFO, mvgal_ioctl_get_info,
+			  DRM_RENDER_ALLOW),
+	/* Attach and detach check CAP_SYS_ADMIN themselves: DRM_ROOT_ONLY
+	 * would answer -EACCES, and the ABI promises -EPERM.
+	 */
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_ATTACH, mvgal_ioctl_gpu_attach,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_DETACH, mvgal_ioctl_gpu_detach,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_INFO, mvgal_ioctl_gpu_info,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_LINK, mvgal_ioctl_gpu_link,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_HEAP, mvgal_ioctl_get_heap,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_CREATE, mvgal_ioctl_bo_create,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_INFO, mvgal_ioctl_bo_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_PWRITE, mvgal_ioctl_bo_pwrite,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_PREAD, mvgal_ioctl_bo_pread,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_COPY, mvgal_ioctl_bo_copy, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BO_LIST, mvgal_ioctl_bo_list, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_BEGIN, mvgal_ioctl_begin, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_END, mvgal_ioctl_end, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_MIGRATE, mvgal_ioctl_migrate, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_CANCEL, mvgal_ioctl_cancel, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_PLACE_FREE, mvgal_ioctl_place_free,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_STATS, mvgal_ioctl_get_stats,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_GET_PATH, mvgal_ioctl_get_path,
+			  DRM_RENDER_ALLOW),
+	/* CAP_SYS_ADMIN, checked inside: it takes pool space for a while. */
+	DRM_IOCTL_DEF_DRV(MVGAL_CALIBRATE, mvgal_ioctl_calibrate,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_POOL_FD, mvgal_ioctl_pool_fd, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_PLACE_FD, mvgal_ioctl_place_fd, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_HARVEST, mvgal_ioctl_harvest, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_FILE_FLAGS, mvgal_ioctl_file_flags,
+			  DRM_RENDER_ALLOW),
+	/* Setting needs CAP_SYS_ADMIN, checked inside; reading does not. */
+	DRM_IOCTL_DEF_DRV(MVGAL_GPU_BUDGET, mvgal_ioctl_gpu_budget,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_POOL_LRU, mvgal_ioctl_pool_lru,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_REPLICATE, mvgal_ioctl_replicate,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_ADVISE, mvgal_ioctl_advise, DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(mvgal_fops);
+
+static const struct drm_driver mvgal_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,
+	.ioctls = mvgal_ioctls,
+	.num_ioctls = ARRAY_SIZE(mvgal_ioctls),
+	.fops = &mvgal_fops,
+	.open = mvgal_file_open,
+	.postclose = mvgal_file_close,
+	.gem_prime_import = mvgal_gem_prime_import,
+	MVGAL_DRM_PRIME_FD_OPS
+	.name = MVGAL_DRIVER_NAME,
+	.desc = MVGAL_DRIVER_DESC,
+	.date = MVGAL_DRIVER_DATE,
+	.major = MVGAL_DRIVER_MAJOR,
+	.minor = MVGAL_DRIVER_MINOR,
+};
+
+static int __init mvgal_init(void)
+{
+	struct platform_device *pdev;
+	int ret;
+
+	ret = mvgal_params_check();
+	if (ret)
+		return ret;
+	ret = mvgal_chunks_cache_init();
+	if (ret)
+		return ret;
+
+	pdev = platform_device_register_simple(MVGAL_DRIVER_NAME, -1, NULL, 0);
+	if (IS_ERR(pdev)) {
+		ret = PTR_ERR(pdev);
+		goto out_cache;
+	}
+
+	/* Everything devm_ below is released with this group at exit. */
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out_unregister;
+	}
+
+	/* Buffers are CPU pages that any GPU may DMA from: no mask limit. */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto out_devres;
+
+	mvgal_dev = devm_drm_dev_alloc(&pdev->dev, &mvgal_driver,
+				       struct mvgal_device, drm);
+	if (IS_ERR(mvgal_dev)) {
+		ret = PTR_ERR(mvgal_dev);
+		goto out_devres;
+	}
+	mvgal_dev->pdev = pdev;
+	mutex_init(&mvgal_dev->gpu_lock);
+	mutex_init(&mvgal_dev->bos_lock);
+	mutex_init(&mvgal_dev->advise_lock);
+	INIT_LIST_HEAD(&mvgal_dev->bos);
+	spin_lock_init(&mvgal_dev->cal_lock);
+	ret = mvgal_engine_init(mvgal_dev);
+	if (ret)
+		goto out_devres;
+	mvgal_dev->free_wq = alloc_workqueue("mvgal-free", WQ_UNBOUND, 0);
+	if (!mvgal_dev->free_wq) {
+		ret = -ENOMEM;
+		goto out_engine;
+	}
+	mvgal_prefetch_init(mvgal_dev);
+	mvgal_debugfs_init(mvgal_dev);
+
+	ret = drm_dev_register(&mvgal_dev->drm, 0);
+	if (ret)
+		goto out_debugfs;
+
+	return 0;
+
+out_debugfs:
+	mvgal_debugfs_fini(mvgal_dev);
+	destroy_workqueue(mvgal_dev->free_wq);
+out_engine:
+	mvgal_engine_fini(mvgal_dev);
+
+out_devres:
+	devres_release_group(&pdev->dev, NULL);
+out_unregister:
+	platform_device_unregister(pdev);
+out_cache:
+	mvgal_chunks_cache_fini();
+	return ret;
+}
+
+static void __exit mvgal_exit(void)
+{
+	struct platform_device *pdev = mvgal_dev->pdev;
+
+	/* No ioctl runs after unregister; then the GPUs and the references
+	 * they hold on other drivers go.
+	 */
+	drm_dev_unregister(&mvgal_dev->drm);
+	mvgal_debugfs_fini(mvgal_dev);
+	/* Buffers still ending give their placements back first. */
+	destroy_workqueue(mvgal_dev->free_wq);
+	mvgal_engine_fini(mvgal_dev);
+	mvgal_gpu_detach_all(mvgal_dev);
+	mutex_destroy(&mvgal_dev->advise_lock);
+	mutex_destroy(&mvgal_dev->bos_lock);
+	mutex_destroy(&mvgal_dev->gpu_lock);
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+	mvgal_chunks_cache_fini();
+}
+
+module_init(mvgal_init);
+
+module_exit(mvgal_exit);
+
+MODULE_AUTHOR("The mvgal developers");
+
+MODULE_DESCRIPTION("mvgal: multi-GPU unified memory (virtual DRM render driver)");
+
+MODULE_LICENSE("GPL");
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+MODULE_VERSION("0.1.0");

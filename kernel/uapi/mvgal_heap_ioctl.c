@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unified heap: system RAM, as the page allocator counts it, and each
+ * GPU pool, as its range allocator counts it.
+ */
+
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/nodemask.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_pool.h"
+#include "uapi/mvgal_heap_ioctl.h"
+
+static void mvgal_heap_node(struct drm_mvgal_heap_region *r, int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long total = 0, free = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!populated_zone(zone))
+			continue;
+		total += zone_managed_pages(zone);
+		free += zone_page_state(zone, NR_FREE_PAGES);
+	}
+	r->kind = MVGAL_REGION_NODE;
+	r->gpu = MVGAL_GPU_ANY;
+	r->numa_node = nid;
+	r->total = (u64)total << PAGE_SHIFT;
+	r->free = (u64)free << PAGE_SHIFT;
+	r->used = r->total - r->free;
+}
+
+static void mvgal_heap_system(struct drm_mvgal_heap_region *r,
+			      struct mvgal_device *mdev)
+{
+	struct sysinfo si;
+
+	si_meminfo(&si);
+	r->kind = MVGAL_REGION_SYSTEM;
+	r->gpu = MVGAL_GPU_ANY;
+	r->numa_node = MVGAL_NUMA_NONE;
+	r->total = (u64)si.totalram * si.mem_unit;
+	r->free = (u64)si.freeram * si.mem_unit;
+	r->used = r->total - r->free;
+	r->held = (u64)atomic64_read(&mdev->host_pages) << PAGE_SHIFT;
+}
+
+static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
+			    struct mvgal_gpu *gpu)
+{
+	u64 nr;
+
+	r->kind = MVGAL_REGION_POOL;
+	r->gpu = gpu->index;
+	r->numa_node = gpu->numa_node < 0 ? MVGAL_NUMA_NONE : gpu->numa_node;
+	r->total = gpu->pool.size;
+	mvgal_pool_usage(&gpu->pool, &r->used, &r->largest_free, &nr);
+	r->free = r->total - r->used;
+	r->held = r->used;
+}
+
+/* Can @n regions be written at user address @uptr? Faults the range in
+ * without writing to it.
+ */
+static bool mvgal_heap_user_ok(u64 uptr, u32 n)
+{
+	size_t len = (size_t)n * sizeof(struct drm_mvgal_heap_region);
+
+	return !n || !fault_in_safe_writeable(u64_to_user_ptr(uptr), len);
+}
+
+int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_get_heap *args = data;
+	struct drm_mvgal_heap_region *regions = NULL, *nodes = NULL;
+	u32 nr_regions, nr_nodes, nr, nn, i;
+	int nid, ret = 0;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+
+	/* Output is built in kernel memory first: no user access happens
+	 * under gpu_lock, and nothing is written unless all of it can be.
+	 */
+	nn = num_online_nodes();
+	nr_nodes = min(args->num_nodes, nn);
+	if (nr_nodes) {
+		nodes = kcalloc(nr_nodes, sizeof(*nodes), GFP_KERNEL);
+		if (!nodes)
+			return -ENOMEM;
+		i = 0;
+		for_each_online_node(nid) {
+			if (i == nr_nodes)
+				break;
+			mvgal_heap_node(&nodes[i++], nid);
+		}
+		/* A node that went offline meanwhile leaves no blank entry. */
+		nr_nodes = i;
+	}
+
+	mutex_lock(&mdev->gpu_lock);
+	nr = 1 + mdev->gpu_count;
+	nr_regions = min(args->num_regions, nr);
+	if (nr_regions) {
+		regions = kcalloc(nr_regions, sizeof(*regions), GFP_KERNEL);
+		if (!regions) {
+			mutex_unlock(&mdev->gpu_lock);
+			ret = -ENOMEM;
+			goto out;
+		}
+		mvgal_heap_system(&regions[0], mdev);
+		for (i = 0, nid = 1; i < MVGAL_MAX_GPUS && nid < nr_regions; i++)
+			if (mdev->gpus[i])
+				mvgal_heap_pool(&regions[nid++], mdev->gpus[i]);
+	}
+	mutex_unlock(&mdev->gpu_lock);
+
+	/* Both destinations are faulted in first (without writing to
+	 * them), so a bad second pointer cannot fail the call after the
+	 * first array was written.
+	 */
+	if (!mvgal_heap_user_ok(args->regions, nr_regions) ||
+	    !mvgal_heap_user_ok(args->nodes, nr_nodes)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (nr_regions &&
+	    copy_to_user(u64_to_user_ptr(args->regions), regions,
+			 nr_regions * sizeof(*regions))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (nr_nodes &&
+	    copy_to_user(u64_to_user_ptr(args->nodes), nodes,
+			 nr_nodes * sizeof(*nodes))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	args->num_regions = nr;
+	args->num_nodes = nn;
+out:
+	kfree(regions);
+	kfree(nodes);
+	return ret;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MIGRATE, CANCEL and GET_STATS: jobs of the migration engine as user
+ * space queues, cancels and counts them.
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+
+#include <drm/drm_file.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "core/mvgal_range.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_coherence.h"
+#include "bo/mvgal_cpumap.h"
+#include "bo/mvgal_live.h"
+#include "move/mvgal_fetch.h"
+#include "move/mvgal_job.h"
+#include "move/mvgal_place.h"
+#include "move/mvgal_xact.h"
+#include "uapi/mvgal_job_ioctl.h"
+
+int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_engine *e = &mdev->engine;
+	struct drm_mvgal_cancel *args = data;
+	struct mvgal_job *job = NULL, *j;
+	bool finish = false;
+	int ret = 0;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	spin_lock(&e->lock);
+	list_for_each_entry(j, &e->pending, plink) {
+		/* Only the file that queued it (whose allowance it holds). */
+		if (j->id == args->job && j->quota == file->driver_priv) {
+			job = j;
+			break;
+		}
+	}
+	if (!job) {
+		/* A job of this file that already started, or none at all. */
+		ret = args->job && args->job <= e->next_id ? -EBUSY : -ENOENT;
+		spin_unlock(&e->lock);
+		return ret;
+	}
+	list_del_init(&job->plink);
+	job->cancelled = true;
+	if (job->state == MVGAL_JOB_READY) {
+		list_del_init(&job->link);
+		/* Off every list for good: a boost must not put it back. */
+		job->state = MVGAL_JOB_DONE;
+		finish = true;
+	} else if (job->next_dep < job->ndeps) {
+		/* Still waiting: if the callback has not fired, nothing
+		 * else will touch the job; if it has, the dependency work
+		 * sees the flag and finishes it.
+		 */
+		finish = dma_fence_remove_callback(job->deps[job->next_dep],
+						   &job->cb);
+	}
+	spin_unlock(&e->lock);
+	if (finish)
+		mvgal_job_finish(job, -ECANCELED);
+	return 0;
+}
+
+int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_counters *c = &to_mvgal(dev)->ctr;
+	struct drm_mvgal_stats *args = data;
+	unsigned int i;
+
+	if (args->flags || args->pad)
+		return -EINVAL;
+	args->scheduled = atomic64_read(&c->scheduled);
+	args->completed = atomic64_read(&c->completed);
+	args->failed = atomic64_read(&c->failed);
+	args->cancelled = atomic64_read(&c->cancelled);
+	args->queue_depth = atomic64_read(&c->depth);
+	for (i = 0; i < MVGAL_PRIO_COUNT; i++)
+		args->jobs[i] = atomic64_read(&c->jobs[i]);
+	args->pad2 = 0;
+	for (i = 0; i < MVGAL_METHOD_COUNT; i++) {
+		args->bytes[i] = atomic64_read(&c->bytes[i]);
+		args->copies[i] = atomic64_read(&c->copies[i]);
+	}
+	args->sessions = atomic64_read(&c->sessions);
+	args->busy = atomic64_read(&c->busy);
+	args->cpu_faults = atomic64_read(&c->cpu_faults);
+	args->drained = atomic64_read(&c->drained);
+	args->prefetch_issued = atomic64_read(&c->prefetch_issued);
+	args->prefetch_hits = atomic64_read(&c->prefetch_hits);
+	args->prefetch_misses = atomic64_read(&c->prefetch_misses);
+	args->prefetch_cancelled = atomic64_read(&c->prefetch_cancelled);
+	args->numa_moved = atomic64_read(&c->numa_moved);
+	return 0;
+}
+
+static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
+{
+	if (args->flags & ~MVGAL_MIGRATE_FLAGS || !args->size ||
+	    args->location >= 1 + mvgal_max_gpus ||
+	    args->priority >= MVGAL_PRIO_COUNT)
+		return -EINVAL;
+	return 0;
+}
+
+int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_migrate *args = data;
+	bool move = args->flags & MVGAL_MIGRATE_MOVE;
+	struct dma_fence *in_fence = NULL;
+	struct sync_file *sf = NULL;
+	struct mvgal_gpu *gpu = NULL;
+	unsigned long first, last;
+	struct mvgal_job *job;
+	struct mvgal_bo *bo;
+	bool new_place = false;
+	int ret, fd = -1;
+
+	ret = mvgal_migrate_check(args);
+	if (ret)
+		return ret;
+	if (!READ_ONCE(mvgal_enable_memory_migration))
+		return -EPERM;
+	/* A MOVE writes the chunks back to the home copy one day. */
+	bo = mvgal_bo_lookup_access(file, args->handle, move, &ret);
+	if (!bo)
+		return ret;
+	if (!mvgal_range_ok(args->offset, args->size, bo->size) ||
+	    (args->location == MVGAL_LOC_HOST && mvgal_bo_device_only(bo))) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (args->location != MVGAL_LOC_HOST) {
+		ret = mvgal_bo_gpu_may_use(bo, args->location - 1);
+		if (ret)
+			goto out_put;
+	}
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence) {
+			ret = -EINVAL;
+			goto out_put;
+		}
+	}
+	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
+			 &last);
+	job = mvgal_job_alloc(mdev, args->priority, file);
+	if (IS_ERR(job)) {
+		ret = PTR_ERR(job);
+		goto out_fence;
+	}
+
+	mutex_lock(&mdev->gpu_lock);
+	if (args->location != MVGAL_LOC_HOST) {
+		gpu = mvgal_gpu_use(mdev, args->location - 1, &ret);
+		if (!gpu)
+			goto out_gpu;
+	}
+	ret = mvgal_bo_lock_copies(bo);
+	if (ret)
+		goto out_gpu;
+	if (mvgal_live_conflict(bo, first, last, move)) {
+		atomic64_inc(&mdev->ctr.busy);
+		ret = -EBUSY;
+		goto out_bo;
+	}
+	if (gpu) {
+		new_place = gpu != bo->home && !bo->place[gpu->index];
+		ret = mvgal_place_get(bo, gpu);
+		if (ret)
+			goto out_bo;
+	}
+	ret = mvgal_job_add_dep(job, in_fence);
+	if (!ret)
+		ret = mvgal_job_add_resv_deps(job, bo, move);
+	if (!ret)
+		ret = mvgal_migrate_plan(job, bo, first, last, args->location);
+	if (ret)
+		goto out_place;
+	if (move && !mvgal_job_empty(job))
+		ret = mvgal_job_set_move(job, bo, first, last, args->location);
+	if (ret)
+		goto out_place;
+	if (!mvgal_job_empty(job)) {
+		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (fd < 0) {
+			ret = fd;
+			goto out_place;
+		}
+	}
+
+	/* Nothing can fail from here on. */
+	if (gpu)
+		mvgal_place_touch(bo, gpu, args->location);
+	args->bytes = mvgal_job_bytes(job);
+	args->out_fence_fd = fd;
+	if (move && args->location != bo->home_loc)
+		mvgal_bo_zap(bo, first, last);
+	if (mvgal_job_empty(job)) {
+		if (move)
+			mvgal_chunks_written(bo, first, last, args->location);
+		args->job = 0;
+		mvgal_job_abort(job);
+	} else {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		/* The sync_file's reference keeps the job readable. */
+		mvgal_job_push(job);
+		args->job = mvgal_job_id(job);
+		fd_install(fd, sf->file);
+	}
+	mvgal_bo_unlock_copies(bo);
+	mutex_unlock(&mdev->gpu_lock);
+	dma_fence_put(in_fence);
+	drm_gem_object_put(&bo->base);
+	return 0;
+
+out_place:
+	if (new_place)
+		mvgal_place_drain(bo, gpu->index, true);
+out_bo:
+	mvgal_bo_unlock_copies(bo);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	mvgal_job_abort(job);
+out_fence:
+	dma_fence_put(in_fence);
+out_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

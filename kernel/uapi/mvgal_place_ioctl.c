@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PLACE_FD and PLACE_FREE: exporting and freeing one GPU's placement of
+ * a buffer.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "bo/mvgal_bo.h"
+#include "move/mvgal_export.h"
+#include "move/mvgal_place.h"
+#include "uapi/mvgal_place_ioctl.h"
+
+int mvgal_ioctl_place_fd(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_place_fd *args = data;
+	struct mvgal_export *e;
+	struct dma_buf *dmabuf;
+	struct mvgal_gpu *gpu;
+	int ret, fd;
+
+	if (args->flags & ~MVGAL_PLACE_FD_FLAGS || args->pad || args->pad2 ||
+	    args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	e->bo = mvgal_bo_lookup_access(file, args->handle,
+				       args->flags & MVGAL_PLACE_FD_RDWR, &ret);
+	if (!e->bo)
+		goto err_free;
+	ret = mvgal_export_check(e->bo, args->gpu);
+	if (ret)
+		goto err_put;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
+	if (gpu) {
+		mutex_lock(&e->bo->lock);
+		ret = mvgal_export_pin(e, gpu);
+		mutex_unlock(&e->bo->lock);
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	if (ret)
+		goto err_put;
+	dmabuf = mvgal_export_dmabuf(e, args->flags);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto err_put;
+	}
+	/* From here on the dma-buf owns @e: its release undoes all. */
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	args->fd = fd;
+	args->size = dmabuf->size;
+	return 0;
+
+err_put:
+	kvfree(e->pages);
+	if (e->bo)
+		drm_gem_object_put(&e->bo->base);
+err_free:
+	kfree(e);
+	return ret;
+}
+
+int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_place_free *args = data;
+	struct mvgal_gpu *gpu;
+	struct mvgal_bo *bo;
+	int ret = 0;
+
+	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_unlock;
+	if (bo->home == gpu) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	/* Pending work may still touch the placement: refuse, not wait. */
+	ret = mvgal_bo_lock_idle(bo, true);
+	if (ret)
+		goto out_unlock;
+	/* An exported placement stays while the export lives. */
+	if (bo->sessions_at[gpu->index] || bo->exported[gpu->index])
+		ret = -EBUSY;
+	else
+		ret = mvgal_place_drain(bo, gpu->index, false);
+	mutex_unlock(&bo->lock);
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * REPLICATE and ADVISE.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "core/mvgal_range.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_params.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "policy/mvgal_advice.h"
+#include "policy/mvgal_replicate.h"
+#include "uapi/mvgal_policy_ioctl.h"
+
+int mvgal_ioctl_replicate(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_replicate *args = data;
+	u32 list[MVGAL_MAX_GPUS], gpus = 0, i;
+	struct dma_fence *in_fence = NULL;
+	unsigned long first, last;
+	struct mvgal_bo *bo;
+	int ret, fd;
+
+	if (args->flags || !args->size || !args->nr_gpus ||
+	    args->nr_gpus > MVGAL_MAX_GPUS || args->priority >= MVGAL_PRIO_COUNT)
+		return -EINVAL;
+	if (copy_from_user(list, u64_to_user_ptr(args->gpus),
+			   args->nr_gpus * sizeof(list[0])))
+		return -EFAULT;
+	for (i = 0; i < args->nr_gpus; i++) {
+		if (list[i] >= mvgal_max_gpus || gpus & BIT(list[i]))
+			return -EINVAL;
+		gpus |= BIT(list[i]);
+	}
+	if (!READ_ONCE(mvgal_enable_memory_migration))
+		return -EPERM;
+	bo = mvgal_bo_lookup(file, args->handle);
+	if (!bo)
+		return -ENOENT;
+	ret = -EINVAL;
+	if (!mvgal_range_ok(args->offset, args->size, bo->size))
+		goto out_put;
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence)
+			goto out_put;
+	}
+	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
+			 &last);
+	ret = mvgal_place_copies(mdev, file, bo, first, last, gpus, false, 0,
+				 args->priority, in_fence, &fd, &args->bytes);
+	if (!ret)
+		args->out_fence_fd = fd;
+	dma_fence_put(in_fence);
+out_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+int mvgal_ioctl_advise(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_advise *args = data;
+	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
+				MVGAL_ADVISE_NOT_READ_MOSTLY);
+	unsigned long first = 0, last = 0;
+	u32 placement, target, gpus;
+	struct mvgal_bo *bo;
+	int ret, fd = -1;
+	u64 bytes;
+
+	if (args->flags & ~MVGAL_ADVISE_FLAGS ||
+	    rm == (MVGAL_ADVISE_READ_MOSTLY | MVGAL_ADVISE_NOT_READ_MOSTLY) ||
+	    (!rm && (args->offset || args->size)) ||
+	    (!(args->flags & MVGAL_ADVISE_SET) &&
+	     (args->workload || args->preferred || args->accessed_by)))
+		return -EINVAL;
+	if (args->flags & MVGAL_ADVISE_SET) {
+		ret = mvgal_advice_check(mdev, args);
+		if (ret)
+			return ret;
+	}
+	/* Advice changes how the buffer is kept for every user of it. */
+	bo = mvgal_bo_lookup_access(file, args->handle,
+				    (args->flags & MVGAL_ADVISE_SET) || rm, &ret);
+	if (!bo)
+		return ret;
+	/* One ADVISE at a time: advice and pins change together. */
+	mutex_lock(&mdev->advise_lock);
+	ret = -EPERM;
+	if (args->flags & MVGAL_ADVISE_SET &&
+	    mvgal_advice_gpus(args) & ~mvgal_bo_gpus_allowed(bo))
+		goto out_put;
+	ret = -EINVAL;
+	if (rm && (!args->size ||
+		   !mvgal_range_ok(args->offset, args->size, bo->size)))
+		goto out_put;
+	if (rm) {
+		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
+				 &first, &last);
+		/* Room for the chunks' bits before anything changes (none
+		 * to clear bits: a chunk without a record has none).
+		 */
+		ret = 0;
+		if (rm == MVGAL_ADVISE_READ_MOSTLY) {
+			mutex_lock(&bo->lock);
+			ret = mvgal_chunks_ensure(bo, first, last);
+			mutex_unlock(&bo->lock);
+		}
+		if (ret)
+			goto out_put;
+	}
+
+	/* The advice in effect once this call is done. */
+	if (!(args->flags & MVGAL_ADVISE_SET)) {
+		mutex_lock(&bo->lock);
+		args->workload = bo->workload;
+		args->preferred = bo->preferred;
+		args->accessed_by = bo->accessed_by;
+		mutex_unlock(&bo->lock);
+	}
+	placement = mvgal_advice_rule(mdev, args, bo, &target, &gpus);
+	/*
+	 * Placed first: should that fail, the advice stays as it was. The
+	 * pins are what this advice applied pins: none once the advice
+	 * changes without being applied.
+	 */
+	if (args->flags & MVGAL_ADVISE_APPLY && gpus) {
+		ret = -EPERM;
+		if (!READ_ONCE(mvgal_enable_memory_migration))
+			goto out_put;
+		ret = mvgal_place_copies(mdev, file, bo, 0, bo->nchunks - 1, gpus,
+					 true, placement == MVGAL_PLACEMENT_PIN ?
+					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
+					 &fd, &bytes);
+		if (ret)
+			goto out_put;
+	} else if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
+		mutex_lock(&mdev->gpu_lock);
+		bo->pinned = 0;
+		mutex_unlock(&mdev->gpu_lock);
+	}
+	mutex_lock(&bo->lock);
+	if (args->flags & MVGAL_ADVISE_SET) {
+		bo->workload = args->workload;
+		bo->preferred = args->preferred;
+		bo->accessed_by = args->accessed_by;
+	}
+	if (rm)
+		mvgal_cbit_assign(bo, MVGAL_CB_READ_MOSTLY, first, last,
+				  rm == MVGAL_ADVISE_READ_MOSTLY);
+	args->read_mostly =
+		(u64)mvgal_cbit_weight(bo, MVGAL_CB_READ_MOSTLY) <<
+		bo->chunk_shift;
+	args->read_mostly = min_t(u64, args->read_mostly, bo->base.size);
+	mutex_unlock(&bo->lock);
+	args->placement = placement;
+	args->target = target;
+	args->out_fence_fd = fd;
+	ret = 0;
+out_put:
+	mutex_unlock(&mdev->advise_lock);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU_BUDGET and POOL_LRU: a pool's budget and its eviction order.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_mm.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_evict.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_pool.h"
+#include "bo/mvgal_bo.h"
+#include "uapi/mvgal_pool_ioctl.h"
+
+int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_gpu_budget *args = data;
+	struct mvgal_gpu *gpu;
+	u64 budget = args->budget;
+	int ret = 0;
+
+	if (args->flags & ~MVGAL_BUDGET_FLAGS ||
+	    (!(args->flags & MVGAL_BUDGET_SET) && budget) ||
+	    !PAGE_ALIGNED(budget) || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	if (args->flags & MVGAL_BUDGET_SET && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_unlock;
+	if (budget > gpu->pool.size) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	mutex_lock(&gpu->pool.lock);
+	args->budget = gpu->pool.budget;
+	args->size = gpu->pool.size;
+	if (args->flags & MVGAL_BUDGET_SET)
+		gpu->pool.budget = budget ?: gpu->pool.size;
+	mutex_unlock(&gpu->pool.lock);
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}
+
+/*
+ * One placement as POOL_LRU reports it; a buffer of another user is
+ * anonymous unless @all. Caller holds gpu_lock.
+ */
+static void mvgal_lru_entry(struct mvgal_place *p,
+			    const struct mvgal_evict_cand *c,
+			    struct drm_mvgal_lru_entry *e, bool all)
+{
+	struct mvgal_bo *bo = p->bo;
+
+	memset(e, 0, sizeof(*e));
+	if (all || uid_eq(bo->uid, current_uid()))
+		e->bo_id = bo->id;
+	e->bytes = p->alloc.node.size;
+	e->last_use = c->last;
+	e->ahead = c->ahead;
+	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(p->gpu->index) ||
+	    bo->exported[p->gpu->index])
+		e->flags |= MVGAL_LRU_PERSISTENT;
+	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
+		e->flags |= MVGAL_LRU_LIVE;
+	if (!dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
+		e->flags |= MVGAL_LRU_BUSY;
+}
+
+int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
+			 struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_pool_lru *args = data;
+	struct drm_mvgal_lru_entry *out = NULL;
+	enum mvgal_evict_policy policy;
+	struct mvgal_evict_cand *cand = NULL;
+	struct mvgal_place *p, **places = NULL;
+	unsigned int n = 0, i, room = args->count;
+	bool all = capable(CAP_SYS_ADMIN);
+	u64 largest, allocs;
+	struct mvgal_gpu *gpu;
+	int ret = 0;
+
+	if (args->flags || (room && !args->entries))
+		return -EINVAL;
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_unlock;
+	args->policy = READ_ONCE(mvgal_evict_policy);
+	policy = args->policy == MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU :
+		 MVGAL_EVICT_PREDICT;
+	list_for_each_entry(p, &gpu->lru, lru)
+		n++;
+	cand = kvcalloc(n ?: 1, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	places = kvcalloc(n ?: 1, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!cand || !places || !out) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	i = 0;
+	list_for_each_entry(p, &gpu->lru, lru) {
+		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+
+		places[i] = p;
+		cand[i] = (struct mvgal_evict_cand){
+			.last = r->last,
+			.ahead = mvgal_reuse_ahead(r, mdev->clock),
+			.index = i,
+		};
+		i++;
+	}
+	mvgal_evict_order(cand, n, policy);
+	for (i = 0; i < min(n, room); i++)
+		mvgal_lru_entry(places[cand[i].index], &cand[i], &out[i], all);
+	args->count = n;
+	args->clock = mdev->clock;
+	args->evictions = gpu->evictions;
+	args->evicted_bytes = gpu->evicted_bytes;
+	args->written_back = gpu->written_back;
+	args->refusals = gpu->refusals;
+	mvgal_pool_usage(&gpu->pool, &args->used, &largest, &allocs);
+	args->budget = READ_ONCE(gpu->pool.budget);
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	/* Copied out with no lock held: the array may fault. */
+	if (!ret && min(n, room) &&
+	    copy_to_user(u64_to_user_ptr(args->entries), out,
+			 array_size(min(n, room), sizeof(*out))))
+		ret = -EFAULT;
+	kvfree(out);
+	kvfree(places);
+	kvfree(cand);
+	return ret;
+}

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BEGIN, END and FILE_FLAGS, and the open and close of a file: the
+ * ioctls of access sessions.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "core/mvgal_range.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
+#include "dev/mvgal_quota.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_commit.h"
+#include "bo/mvgal_mirror.h"
+#include "move/mvgal_job.h"
+#include "move/mvgal_place.h"
+#include "policy/mvgal_numa.h"
+#include "policy/mvgal_prefetch.h"
+#include "policy/mvgal_replicate.h"
+#include "policy/mvgal_session.h"
+#include "uapi/mvgal_session_ioctl.h"
+
+/*
+ * Reads @nr ranges from user memory (every one non-empty and inside the
+ * buffer; @nr 0: the whole buffer) into a bitmap of the chunks they
+ * touch, over a span of chunks: with *@n 0, the span from the first to
+ * the last of them becomes *@base, *@n; else they must lie in the span
+ * given. The bitmap is @small itself when the span fits a word (and
+ * @small is given). Return: the bitmap or ERR_PTR(-EINVAL, -EFAULT,
+ * -ENOMEM).
+ */
+static unsigned long *mvgal_ranges_to_chunks(struct mvgal_bo *bo, u64 uptr,
+					     u32 nr, unsigned long *base,
+					     unsigned long *n,
+					     unsigned long *small)
+{
+	unsigned long *map = ERR_PTR(-EINVAL), lo = 0, hi = bo->nchunks - 1;
+	struct drm_mvgal_range one, *r = &one;
+	unsigned long first, last;
+	u32 i;
+
+	if (nr > MVGAL_SESSION_MAX_RANGES)
+		return ERR_PTR(-EINVAL);
+	/* Most accesses name one range: no allocation for it. */
+	if (nr == 1 && copy_from_user(r, u64_to_user_ptr(uptr), sizeof(*r)))
+		return ERR_PTR(-EFAULT);
+	if (nr > 1) {
+		r = memdup_array_user(u64_to_user_ptr(uptr), nr, sizeof(*r));
+		if (IS_ERR(r))
+			return ERR_CAST(r);
+	}
+	if (nr) {
+		lo = ULONG_MAX;
+		hi = 0;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!r[i].size || !mvgal_range_ok(r[i].offset, r[i].size, bo->size))
+			goto out;
+		mvgal_chunk_span(r[i].offset, r[i].size, bo->chunk_shift,
+				 &first, &last);
+		lo = min(lo, first);
+		hi = max(hi, last);
+	}
+	if (!*n) {
+		*base = lo;
+		*n = hi - lo + 1;
+	} else if (lo < *base || hi - *base >= *n) {
+		goto out;
+	}
+	if (small && *n <= BITS_PER_LONG) {
+		*small = 0;
+		map = small;
+	} else {
+		map = bitmap_zalloc(*n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!map) {
+			map = ERR_PTR(-ENOMEM);
+			goto out;
+		}
+	}
+	if (!nr)
+		bitmap_set(map, lo - *base, hi - lo + 1);
+	for (i = 0; i < nr; i++) {
+		mvgal_chunk_span(r[i].offset, r[i].size, bo->chunk_shift,
+				 &first, &last);
+		bitmap_set(map, first - *base, last - first + 1);
+	}
+out:
+	if (r != &one)
+		kfree(r);
+	return map;
+}
+
+/* Reads and checks the buffers of a BEGIN into @s. */
+static int mvgal_begin_read(struct drm_file *file, struct mvgal_session *s,
+			    struct drm_mvgal_access *acc)
+{
+	unsigned int i, j;
+	int ret;
+
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+
+		if (acc[i].pad)
+			return -EINVAL;
+		b->bo = mvgal_bo_lookup_access(file, acc[i].handle, s->write,
+					       &ret);
+		if (!b->bo)
+			return ret;
+		s->objs[i] = &b->bo->base;
+		ret = mvgal_bo_gpu_may_use(b->bo, s->gpu);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++)
+			if (s->b[j].bo == b->bo)
+				return -EINVAL;
+		b->live.chunks = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
+							acc[i].nr_ranges,
+							&b->live.base,
+							&b->live.n, &b->small);
+		if (IS_ERR(b->live.chunks)) {
+			ret = PTR_ERR(b->live.chunks);
+			b->live.chunks = NULL;
+			return ret;
+		}
+		/* The chunks a session names change state: room for that
+		 * now, while BEGIN can still fail with nothing changed.
+		 */
+		ret = mvgal_chunks_ensure_map(b->bo, b->live.base,
+					      b->live.chunks, b->live.n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int mvgal_begin_check(const struct drm_mvgal_begin *args)
+{
+	u32 mode = args->flags & (MVGAL_ACCESS_READ | MVGAL_ACCESS_WRITE);
+
+	if (args->flags & ~MVGAL_ACCESS_FLAGS || args->pad ||
+	    (mode != MVGAL_ACCESS_READ && mode != MVGAL_ACCESS_WRITE) ||
+	    !args->count || args->count > MVGAL_SESSION_MAX_BUFFERS ||
+	    args->priority >= MVGAL_PRIO_COUNT || args->gpu >= mvgal_max_gpus)
+		return -EINVAL;
+	return 0;
+}
+
+/* Every buffer of a WRITE session that wrote nothing, for an undo. */
+static unsigned long *mvgal_nothing_written[MVGAL_SESSION_MAX_BUFFERS];
+
+/* Writes BEGIN's (out) fields of each access: a few stores, not the array. */
+static int mvgal_begin_results(const struct drm_mvgal_begin *args,
+			       const struct drm_mvgal_access *acc)
+{
+	struct drm_mvgal_access __user *u = u64_to_user_ptr(args->accesses);
+	unsigned int i;
+
+	for (i = 0; i < args->count; i++)
+		if (put_user(acc[i].pool_offset, &u[i].pool_offset) ||
+		    put_user(acc[i].pool_gpu, &u[i].pool_gpu))
+			return -EFAULT;
+	return 0;
+}
+
+int mvgal_ioctl_begin(struct drm_device *dev, void *data,
+		      struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_access acc_small[4];
+	struct drm_mvgal_begin *args = data, in = *args;
+	struct drm_gem_object **objs = NULL;
+	struct drm_mvgal_access *acc;
+	struct dma_fence *in_fence = NULL;
+	struct sync_file *sf = NULL;
+	struct ww_acquire_ctx ctx;
+	struct mvgal_session *s;
+	struct mvgal_session *begun = NULL;
+	struct mvgal_job *job = NULL;
+	struct mvgal_gpu *gpu;
+	unsigned int i, locked = 0;
+	bool lean = false;
+	int ret, fd = -1;
+	u32 id;
+
+	ret = mvgal_begin_check(args);
+	if (ret)
+		return ret;
+	/* Most sessions name a few buffers: no allocation for those. */
+	if (args->count <= ARRAY_SIZE(acc_small)) {
+		acc = acc_small;
+		if (copy_from_user(acc, u64_to_user_ptr(args->accesses),
+				   args->count * sizeof(*acc)))
+			return -EFAULT;
+	} else {
+		acc = memdup_array_user(u64_to_user_ptr(args->accesses),
+					args->count, sizeof(*acc));
+		if (IS_ERR(acc))
+			return PTR_ERR(acc);
+	}
+	/* One allocation: the session, its buffers, their objects. */
+	s = kzalloc(struct_size(s, b, args->count) +
+		    array_size(args->count, sizeof(*s->objs)), GFP_KERNEL_ACCOUNT);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out_acc;
+	}
+	s->objs = (struct drm_gem_object **)&s->b[args->count];
+	s->count = args->count;
+	s->gpu = args->gpu;
+	s->write = args->flags & MVGAL_ACCESS_WRITE;
+	s->no_copies = READ_ONCE(mf->flags) & MVGAL_FILE_NO_COPIES;
+	ret = mvgal_begin_read(file, s, acc);
+	if (ret)
+		goto out_session;
+	if (args->in_fence_fd != -1) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence) {
+			ret = -EINVAL;
+			goto out_session;
+		}
+	}
+	if (in_fence && !dma_fence_is_signaled(in_fence)) {
+		ret = mvgal_begin_job(mdev, &job, args, file);
+		if (!ret)
+			ret = mvgal_job_add_dep(job, in_fence);
+		if (ret)
+			goto out_session;
+	}
+
+	mutex_lock(&mf->lock);
+	if (mf->count >= MVGAL_SESSIONS_PER_FILE) {
+		mutex_unlock(&mf->lock);
+		ret = -EBUSY;
+		goto out_session;
+	}
+	/* The slot is taken now; END finds the session once begun. */
+	mf->count++;
+	id = ++mf->next_id ?: ++mf->next_id;
+	s->id = id;
+	list_add_tail(&s->link, &mf->sessions);
+	mutex_unlock(&mf->lock);
+
+	mvgal_begin_probe(mdev, s);
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_gpu;
+	objs = s->objs;
+	lean = mvgal_begin_lean(s, gpu);
+	if (lean) {
+		locked = s->count;
+	} else {
+		ret = mvgal_session_lock(s, &ctx);
+		if (ret)
+			goto out_gpu;
+		/*
+		 * The reservations, taken in ww order, serialize everybody
+		 * who takes more than one buffer's lock and waits for it:
+		 * tell lockdep.
+		 */
+		for (locked = 0; locked < s->count; locked++)
+			mutex_lock_nest_lock(&s->b[locked].bo->lock, &ctx);
+	}
+	ret = mvgal_begin_plan(mdev, gpu, s, &job, acc, args, file);
+	if (ret)
+		goto out_unlock;
+	if (job && mvgal_job_empty(job)) {
+		mvgal_job_abort(job);
+		job = NULL;
+	}
+	if (job) {
+		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (fd < 0) {
+			ret = fd;
+			goto out_unlock;
+		}
+	}
+	/* Nothing can fail from here on, but handing out the results. */
+	begun = s;
+	atomic64_inc(&mdev->ctr.sessions);
+	/*
+	 * CPU mappings stay: a page is writable only while its chunk is
+	 * marked written (bo/mvgal_cpuwrite.c), and the fold above took every
+	 * mark in and write-protected the pages again, so the next CPU
+	 * write is seen.
+	 */
+	for (i = 0; i < s->count; i++) {
+		mvgal_sbo_live(s, &s->b[i], 1);
+		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
+		mvgal_prefetch_access(gpu, s->b[i].bo, s->b[i].loc,
+				      i == s->count - 1);
+		mvgal_policy_begun(s->b[i].bo, &s->b[i].live);
+		mvgal_numa_use(s->b[i].bo, gpu);
+		if (!s->write)
+			mvgal_mirror_note_read(s->b[i].bo, gpu->index,
+					       s->b[i].remote);
+	}
+	args->bytes_copied = job ? mvgal_job_bytes(job) : 0;
+	args->session = id;
+	args->out_fence_fd = fd;
+	if (job) {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		mvgal_job_push(job);
+	}
+	job = NULL;
+	s = NULL;
+	ret = 0;
+	goto out_locked;
+
+out_unlock:
+	if (sf) {
+		fput(sf->file);
+		put_unused_fd(fd);
+	}
+	for (i = 0; i < s->count; i++)
+		if (s->b[i].new_place)
+			mvgal_place_drain(s->b[i].bo, gpu->index, true);
+out_locked:
+	while (locked--)
+		mutex_unlock(&to_mvgal_bo(objs[locked])->lock);
+	if (!lean)
+		drm_gem_unlock_reservations(objs, args->count, &ctx);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	/*
+	 * The results go out with no lock held: a fault on the array may
+	 * need a buffer's lock (it may lie in a mapping of one of the
+	 * session's own buffers) or mmap_lock, which faults take first.
+	 */
+	if (begun && mvgal_begin_results(args, acc)) {
+		/* Undone as an END of work that wrote nothing. */
+		if (sf) {
+			fput(sf->file);
+			put_unused_fd(fd);
+		}
+		mutex_lock(&mf->lock);
+		list_del(&begun->link);
+		mf->count--;
+		mutex_unlock(&mf->lock);
+		mvgal_session_finish(begun, mvgal_nothing_written, NULL, NULL);
+		mvgal_session_free(begun);
+		begun = NULL;
+		*args = in;
+		ret = -EFAULT;
+	} else if (begun) {
+		if (sf)
+			fd_install(fd, sf->file);
+		/* Only now, when BEGIN no longer touches it, may END find
+		 * (and free) it; pairs with mvgal_session_find().
+		 */
+		smp_store_release(&begun->begun, true);
+	} else {
+		mutex_lock(&mf->lock);
+		list_del(&s->link);
+		mf->count--;
+		mutex_unlock(&mf->lock);
+	}
+out_session:
+	if (job)
+		mvgal_job_abort(job);
+	dma_fence_put(in_fence);
+	if (s)
+		mvgal_session_free(s);
+out_acc:
+	if (acc != acc_small)
+		kfree(acc);
+	return ret;
+}
+
+/* Reads END's written ranges into per-buffer bitmaps; NULL entries for
+ * buffers with none. Every chunk must be one the session named.
+ */
+static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
+			  const struct drm_mvgal_end *args,
+			  unsigned long **written)
+{
+	struct drm_mvgal_access *acc;
+	unsigned int i, j;
+	int ret = 0;
+
+	acc = memdup_array_user(u64_to_user_ptr(args->written), args->count,
+				sizeof(*acc));
+	if (IS_ERR(acc))
+		return PTR_ERR(acc);
+	for (i = 0; i < args->count && !ret; i++) {
+		struct mvgal_sbo *b = NULL;
+		struct mvgal_bo *bo;
+		unsigned long *map;
+
+		if (acc[i].pad || acc[i].pool_offset || acc[i].pool_gpu) {
+			ret = -EINVAL;
+			break;
+		}
+		/* Only compared, never used: the session holds references. */
+		bo = mvgal_bo_lookup(file, acc[i].handle);
+		if (bo)
+			drm_gem_object_put(&bo->base);
+		for (j = 0; bo && j < s->count; j++) {
+			if (bo == s->b[j].bo) {
+				b = &s->b[j];
+				break;
+			}
+		}
+		if (!b || written[j]) {
+			ret = -EINVAL;	/* not in the session, or twice */
+			break;
+		}
+		/* Over the session's span: chunks outside it are refused. */
+		map = mvgal_ranges_to_chunks(b->bo, acc[i].ranges,
+					     acc[i].nr_ranges, &b->live.base,
+					     &b->live.n, NULL);
+		if (IS_ERR(map)) {
+			ret = PTR_ERR(map);
+			break;
+		}
+		written[j] = map;
+		if (!bitmap_subset(map, b->live.chunks, b->live.n))
+			ret = -EINVAL;
+	}
+	kfree(acc);
+	return ret;
+}
+
+/* The file's live session @id, or NULL. Caller holds mf->lock. */
+static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
+{
+	struct mvgal_session *s;
+
+	list_for_each_entry(s, &mf->sessions, link)
+		/* Pairs with BEGIN's release: all it wrote is seen. */
+		if (s->id == id && smp_load_acquire(&s->begun))
+			return s;
+	return NULL;
+}
+
+int mvgal_ioctl_end(struct drm_device *dev, void *data,
+		    struct drm_file *file)
+{
+	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_end *args = data;
+	struct mvgal_commit **commits = NULL;
+	unsigned long **written = NULL;
+	struct dma_fence *fence = NULL;
+	struct ww_acquire_ctx ctx;
+	struct mvgal_session *s;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	mutex_lock(&mf->lock);
+	s = mvgal_session_find(mf, args->session);
+	if (!s) {
+		mutex_unlock(&mf->lock);
+		return -ENOENT;
+	}
+	/* Held across the ioctl: a second END of the same session waits,
+	 * then finds nothing.
+	 */
+	if ((!s->write && args->count) || args->count > s->count) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (args->fence_fd != -1) {
+		fence = sync_file_get_fence(args->fence_fd);
+		if (!fence) {
+			ret = -EINVAL;
+			goto out_unlock;
+		}
+	}
+	n = s->count;
+	if (args->count) {
+		written = kcalloc(n, sizeof(*written), GFP_KERNEL_ACCOUNT);
+		if (!written) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		ret = mvgal_end_read(file, s, args, written);
+		if (ret)
+			goto out_unlock;
+	}
+	if (fence && s->write) {
+		commits = mvgal_commits_alloc(s, written);
+		if (!commits) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+	/* Only a fence to publish needs the reservations. */
+	if (fence) {
+		ret = mvgal_session_lock(s, &ctx);
+		if (ret)
+			goto out_unlock;
+	}
+	list_del(&s->link);
+	mf->count--;
+	mvgal_session_finish(s, written, fence, commits);
+	if (fence)
+		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
+	mvgal_session_free(s);
+	s = NULL;
+out_unlock:
+	mutex_unlock(&mf->lock);
+	mvgal_commits_free(commits, n);
+	if (written) {
+		for (i = 0; i < n; i++)
+			bitmap_free(written[i]);
+		kfree(written);
+	}
+	dma_fence_put(fence);
+	return ret;
+}
+
+int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct mvgal_file *mf = kzalloc(sizeof(*mf), GFP_KERNEL_ACCOUNT);
+
+	if (!mf)
+		return -ENOMEM;
+	kref_init(&mf->ref);
+	mutex_init(&mf->lock);
+	INIT_LIST_HEAD(&mf->sessions);
+	file->driver_priv = mf;
+	return 0;
+}
+
+/*
+ * A file closed with sessions open: each ends as if its work wrote all
+ * it named and is done. The GPU driver owns the work; the chunks it may
+ * have written stay owned by the GPU, so nothing written is lost.
+ */
+void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
+{
+	struct mvgal_file *mf = file->driver_priv;
+	struct mvgal_session *s, *tmp;
+
+	/* No fence is added, so no reservation needs to be held. */
+	list_for_each_entry_safe(s, tmp, &mf->sessions, link) {
+		list_del(&s->link);
+		mvgal_session_finish(s, NULL, NULL, NULL);
+		mvgal_session_free(s);
+	}
+	kref_put(&mf->ref, mvgal_file_release);
+}
+
+/**
+ * mvgal_ioctl_file_flags() - DRM_IOCTL_MVGAL_FILE_FLAGS
+ * @dev: the mvgal DRM device
+ * @data: &struct drm_mvgal_file_flags
+ * @file: the file whose settings change
+ *
+ * Sessions begun from now on follow the new settings.
+ *
+ * Return: 0, or -EINVAL for unknown flags.
+ */
+int mvgal_ioctl_file_flags(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct drm_mvgal_file_flags *args = data;
+	struct mvgal_file *mf = file->driver_priv;
+
+	if (args->flags & ~MVGAL_FILE_FLAGS)
+		return -EINVAL;
+	args->old = xchg(&mf->flags, args->flags);
+	return 0;
+}
