@@ -3,7 +3,8 @@
 # --strict over kernel/ and include/, and the layering rule over the
 # module's sources and objects (tools/layers.py). Prints one TAP line per
 # tool and fails on any sparse or checkpatch finding that lint/allowlist
-# does not list with a reason, and on any layering violation.
+# does not list with a reason, on any layering violation and on any
+# function over 80 lines (tools/funclen.py).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=$top/build/cache
@@ -72,6 +73,14 @@ else
 		else
 			echo "not ok - lint: layers (tools/layers.py)"
 			sed 's/^/#   /' "$out/layers.findings" "$out/layers.log"
+			rc=1
+		fi
+		if python3 "$top/tools/funclen.py" "$top/kernel" 80 \
+			>"$out/funclen.findings" 2>"$out/funclen.log"; then
+			echo "ok - lint: no function over 80 lines ($(sed 's/^# funclen: //' "$out/funclen.log"))"
+		else
+			echo "not ok - lint: functions over 80 lines (tools/funclen.py)"
+			sed 's/^/#   /' "$out/funclen.findings" "$out/funclen.log"
 			rc=1
 		fi
 	fi

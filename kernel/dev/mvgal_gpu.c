@@ -20,6 +20,7 @@
 #include <drm/mvgal_drm.h>
 
 #include "core/mvgal_path.h"
+#include "core/mvgal_predict.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
@@ -110,8 +111,8 @@ struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 }
 
 /* Is @dmabuf memory that @ddev's driver allocated for @ddev itself? */
-bool mvgal_pool_is_native(struct drm_device *ddev,
-			  struct dma_buf *dmabuf)
+static bool mvgal_pool_is_native(struct drm_device *ddev,
+				 struct dma_buf *dmabuf)
 {
 	struct drm_gem_object *obj = mvgal_driver_import(ddev, dmabuf);
 	bool native;
@@ -176,7 +177,7 @@ static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
 }
 
 /* Reads identity and topology of @gpu->dev from the kernel. */
-void mvgal_gpu_identify(struct mvgal_gpu *gpu)
+static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 {
 	struct device *d;
 
@@ -207,7 +208,7 @@ void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 		gpu->numa_node = NUMA_NO_NODE;
 }
 
-void mvgal_gpu_put_refs(struct mvgal_gpu *gpu)
+static void mvgal_gpu_put_refs(struct mvgal_gpu *gpu)
 {
 	pci_dev_put(gpu->pdev);
 	put_device(gpu->dev);
@@ -226,7 +227,8 @@ static void mvgal_gpu_free(struct mvgal_gpu *gpu)
 }
 
 /* Links of the newly attached @gpu with every other GPU, both ways. */
-void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+static void mvgal_gpu_link_all(struct mvgal_device *mdev,
+			       struct mvgal_gpu *gpu)
 {
 	bool dma_engine = mvgal_memcpy_dma_engine_present();
 	unsigned int i;
@@ -247,6 +249,127 @@ void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 				 gpu->index, gpu->slot, i, other->slot,
 				 gpu->numa_node, other->numa_node);
 	}
+}
+
+/*
+ * The slot a new GPU goes in: @want, or the first free one for
+ * MVGAL_GPU_ANY. Caller holds gpu_lock.
+ *
+ * Return: the slot, or -EEXIST (@ddev is attached already), -EBUSY (@want
+ * is taken), -ENOSPC (none free).
+ */
+static int mvgal_gpu_pick_slot(struct mvgal_device *mdev,
+			       struct drm_device *ddev, u32 want)
+{
+	unsigned int i;
+
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (mdev->gpus[i] && mdev->gpus[i]->ddev == ddev)
+			return -EEXIST;
+	if (want != MVGAL_GPU_ANY)
+		return mdev->gpus[want] ? -EBUSY : want;
+	for (i = 0; i < mvgal_max_gpus; i++)
+		if (!mdev->gpus[i])
+			return i;
+	return -ENOSPC;
+}
+
+/* A GPU for @ddev in @slot, holding its references, its identity read. */
+static struct mvgal_gpu *mvgal_gpu_new(struct mvgal_device *mdev,
+				       unsigned int slot,
+				       struct drm_device *ddev)
+{
+	struct mvgal_gpu *gpu;
+
+	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
+	if (!gpu)
+		return NULL;
+	gpu->mdev = mdev;
+	gpu->index = slot;
+	INIT_LIST_HEAD(&gpu->lru);
+	/* Without it the GPU works, only nothing is prefetched for it. */
+	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);
+	if (gpu->pred)
+		mvgal_predict_init(gpu->pred);
+	gpu->ddev = ddev;
+	drm_dev_get(ddev);
+	gpu->dev = get_device(ddev->dev);
+	mvgal_gpu_identify(gpu);
+	return gpu;
+}
+
+/* @gpu's pool, carved from @dmabuf unless its device is gone already. */
+static int mvgal_gpu_pool_init(struct mvgal_gpu *gpu, struct dma_buf *dmabuf)
+{
+	int ret, idx;
+
+	if (!drm_dev_enter(gpu->ddev, &idx))
+		return -ENODEV;
+	ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/* @gpu takes its slot; its links with every other GPU are probed. */
+static void mvgal_gpu_publish(struct mvgal_device *mdev,
+			      struct mvgal_gpu *gpu)
+{
+	mdev->gpus[gpu->index] = gpu;
+	mdev->gpu_count++;
+	mvgal_gpu_link_all(mdev, gpu);
+	drm_info(&mdev->drm, "GPU %u attached: %s %s, NUMA node %d, pool %llu MiB\n",
+		 gpu->index, gpu->driver, gpu->slot, gpu->numa_node,
+		 gpu->pool.size >> 20);
+}
+
+/**
+ * mvgal_gpu_attach() - attach a DRM device and the pool it lends
+ * @mdev: the device
+ * @ddev: the GPU's DRM device (another driver's)
+ * @dmabuf: the pool, exported by @ddev's driver; the reference is taken
+ *	    over (by the pool, or dropped on failure)
+ * @want: the slot (below mvgal_max_gpus), or MVGAL_GPU_ANY
+ *
+ * Return: the slot, or -errno (-EEXIST, -EBUSY, -ENOSPC, -EINVAL for a
+ * pool @ddev did not export, -ENOMEM, -ENODEV, or the pool's set-up).
+ */
+int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
+		     struct dma_buf *dmabuf, u32 want)
+{
+	struct mvgal_gpu *gpu;
+	int slot, ret;
+
+	mutex_lock(&mdev->gpu_lock);
+	slot = mvgal_gpu_pick_slot(mdev, ddev, want);
+	if (slot < 0) {
+		ret = slot;
+		goto out_unlock;
+	}
+	if (!mvgal_pool_is_native(ddev, dmabuf)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	gpu = mvgal_gpu_new(mdev, slot, ddev);
+	if (!gpu) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = mvgal_gpu_pool_init(gpu, dmabuf);
+	if (ret)
+		goto out_free;
+	/* The pool owns the reference to @dmabuf now. */
+	mvgal_gpu_publish(mdev, gpu);
+	mutex_unlock(&mdev->gpu_lock);
+	return slot;
+
+out_free:
+	mvgal_gpu_put_refs(gpu);
+	kvfree(gpu->pred);
+	kfree(gpu);
+out_unlock:
+	mutex_unlock(&mdev->gpu_lock);
+	dma_buf_put(dmabuf);
+	return ret;
 }
 
 /* Removes @gpu from @mdev; caller holds gpu_lock, the pool is empty. */

@@ -71,11 +71,8 @@ bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu);
 struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
 struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);
-bool mvgal_pool_is_native(struct drm_device *ddev,
-			  struct dma_buf *dmabuf);
-void mvgal_gpu_identify(struct mvgal_gpu *gpu);
-void mvgal_gpu_put_refs(struct mvgal_gpu *gpu);
-void mvgal_gpu_link_all(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
+		     struct dma_buf *dmabuf, u32 want);
 void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);
 

@@ -171,6 +171,143 @@ static bool mvgal_evict_scan(struct mvgal_gpu *gpu, u64 size,
 	return found;
 }
 
+/* One eviction's candidates, ranked, and the state of its scans. */
+struct mvgal_evict_set {
+	struct mvgal_evict_cand *cand;
+	struct mvgal_place **places;
+	bool *ref;		/* per candidate: its reservation was taken */
+	unsigned long *skip;	/* candidates that could not be locked */
+	unsigned long *victim;	/* the scan's pick */
+	unsigned int k;		/* candidates */
+};
+
+static void mvgal_evict_set_free(struct mvgal_evict_set *e)
+{
+	bitmap_free(e->victim);
+	bitmap_free(e->skip);
+	kvfree(e->ref);
+	kvfree(e->places);
+	kvfree(e->cand);
+}
+
+/* Room for @n candidates. Return: 0 or -ENOMEM (nothing held). */
+static int mvgal_evict_set_alloc(struct mvgal_evict_set *e, unsigned int n)
+{
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+
+	e->cand = kvcalloc(n, sizeof(*e->cand), gfp);
+	e->places = kvcalloc(n, sizeof(*e->places), gfp);
+	e->ref = kvcalloc(n, sizeof(*e->ref), gfp);
+	e->skip = bitmap_zalloc(n, gfp);
+	e->victim = bitmap_zalloc(n, gfp);
+	if (!e->cand || !e->places || !e->ref || !e->skip || !e->victim) {
+		mvgal_evict_set_free(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Ranks the placements of @gpu that may go: not predicted to be used
+ * within @keep_ahead ticks, and evictable. No buffer lock is taken:
+ * gpu_lock keeps them and their records still.
+ */
+static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
+			     struct mvgal_evict_set *e)
+{
+	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
+		MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT;
+	struct mvgal_place *p;
+
+	list_for_each_entry(p, &gpu->lru, lru) {
+		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+		u64 ahead = mvgal_reuse_ahead(r, gpu->mdev->clock);
+
+		if (ahead <= keep_ahead || !mvgal_victim_may(p))
+			continue;
+		e->places[e->k] = p;
+		e->cand[e->k] = (struct mvgal_evict_cand){
+			.last = r->last, .ahead = ahead, .index = e->k,
+		};
+		e->k++;
+	}
+	mvgal_evict_order(e->cand, e->k, policy);
+}
+
+/*
+ * Scans for the fewest candidates that make room for @size and locks
+ * them; one that cannot be taken is left out and the scan runs again.
+ * Return: true with every victim locked, false if no room can be made.
+ */
+static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
+				     struct mvgal_evict_set *e)
+{
+	struct mvgal_place **places = e->places;
+	struct mvgal_evict_cand *cand = e->cand;
+	unsigned int j;
+
+	while (mvgal_evict_scan(gpu, size, cand, places, e->k, e->skip,
+				e->victim)) {
+		bool all = true;
+
+		for_each_set_bit(j, e->victim, e->k) {
+			if (!mvgal_victim_lock(places[cand[j].index],
+					       &e->ref[j])) {
+				__set_bit(j, e->skip);
+				__clear_bit(j, e->victim);
+				all = false;
+			}
+		}
+		if (all)
+			return true;
+		/* One could not be taken: let go and scan without it. */
+		for_each_set_bit(j, e->victim, e->k)
+			mvgal_victim_unlock(places[cand[j].index]->bo,
+					    e->ref[j]);
+	}
+	return false;
+}
+
+/* Drains one victim home and counts what went. */
+static int mvgal_evict_drain_one(struct mvgal_gpu *gpu,
+				 struct mvgal_place *x, bool ref)
+{
+	struct mvgal_device *mdev = gpu->mdev;
+	u64 bytes = x->alloc.node.size, before;
+	int ret;
+
+	before = atomic64_read(&mdev->ctr.drained);
+	ret = mvgal_place_drain(x->bo, gpu->index, !ref);
+	if (ret)
+		return ret;
+	/* Drains run under gpu_lock: the difference is this one's. */
+	gpu->written_back += atomic64_read(&mdev->ctr.drained) - before;
+	gpu->evictions++;
+	gpu->evicted_bytes += bytes;
+	return 0;
+}
+
+/*
+ * Drains the locked victims home until one fails; unlocks every one.
+ * Return: 0 or the first failure.
+ */
+static int mvgal_evict_drain_victims(struct mvgal_gpu *gpu,
+				     struct mvgal_evict_set *e)
+{
+	unsigned int j;
+	int ret = 0;
+
+	for_each_set_bit(j, e->victim, e->k) {
+		struct mvgal_place *x = e->places[e->cand[j].index];
+		struct mvgal_bo *bo = x->bo;
+
+		if (!ret)
+			ret = mvgal_evict_drain_one(gpu, x, e->ref[j]);
+		mvgal_victim_unlock(bo, e->ref[j]);
+	}
+	return ret;
+}
+
 /*
  * Evicts placements from @gpu's pool until a range of @size fits below
  * its budget. The evictable placements are ranked without any buffer
@@ -183,94 +320,27 @@ static bool mvgal_evict_scan(struct mvgal_gpu *gpu, u64 size,
  */
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
-	struct mvgal_device *mdev = gpu->mdev;
-	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
-		MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT;
-	unsigned long *skip = NULL, *victim = NULL;
-	struct mvgal_evict_cand *cand = NULL;
-	struct mvgal_place *p, **places = NULL;
-	unsigned int n = 0, k = 0, j;
-	bool *ref = NULL;
-	int ret = -ENOSPC;
+	struct mvgal_evict_set e = {};
+	struct mvgal_place *p;
+	unsigned int n = 0;
+	int ret;
 
-	lockdep_assert_held(&mdev->gpu_lock);
+	lockdep_assert_held(&gpu->mdev->gpu_lock);
 	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
 		return -ENOSPC;
 	list_for_each_entry(p, &gpu->lru, lru)
 		n++;
 	if (!n)
 		return -ENOSPC;
-	cand = kvcalloc(n, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	places = kvcalloc(n, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	ref = kvcalloc(n, sizeof(*ref), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	skip = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	victim = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!cand || !places || !ref || !skip || !victim) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	list_for_each_entry(p, &gpu->lru, lru) {
-		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
-		u64 ahead = mvgal_reuse_ahead(r, mdev->clock);
-
-		if (ahead <= keep_ahead || !mvgal_victim_may(p))
-			continue;
-		places[k] = p;
-		cand[k] = (struct mvgal_evict_cand){
-			.last = r->last, .ahead = ahead, .index = k,
-		};
-		k++;
-	}
-	mvgal_evict_order(cand, k, policy);
-
-	while (mvgal_evict_scan(gpu, size, cand, places, k, skip, victim)) {
-		bool all = true;
-
-		for_each_set_bit(j, victim, k) {
-			if (!mvgal_victim_lock(places[cand[j].index], &ref[j])) {
-				__set_bit(j, skip);
-				__clear_bit(j, victim);
-				all = false;
-			}
-		}
-		if (all) {
-			ret = 0;
-			break;
-		}
-		/* One could not be taken: let go and scan without it. */
-		for_each_set_bit(j, victim, k)
-			mvgal_victim_unlock(places[cand[j].index]->bo, ref[j]);
-	}
+	ret = mvgal_evict_set_alloc(&e, n);
 	if (ret)
-		goto out_free;
-
-	for_each_set_bit(j, victim, k) {
-		struct mvgal_place *x = places[cand[j].index];
-		struct mvgal_bo *bo = x->bo;
-		u64 bytes = x->alloc.node.size, before;
-
-		if (!ret) {
-			before = atomic64_read(&mdev->ctr.drained);
-			ret = mvgal_place_drain(bo, gpu->index, !ref[j]);
-			if (!ret) {
-				/* Drains run under gpu_lock: the difference is
-				 * this one's.
-				 */
-				gpu->written_back +=
-					atomic64_read(&mdev->ctr.drained) - before;
-				gpu->evictions++;
-				gpu->evicted_bytes += bytes;
-			}
-		}
-		mvgal_victim_unlock(bo, ref[j]);
-	}
-
-out_free:
-	bitmap_free(victim);
-	bitmap_free(skip);
-	kvfree(ref);
-	kvfree(places);
-	kvfree(cand);
+		return ret;
+	mvgal_evict_rank(gpu, keep_ahead, &e);
+	if (mvgal_evict_take_victims(gpu, size, &e))
+		ret = mvgal_evict_drain_victims(gpu, &e);
+	else
+		ret = -ENOSPC;
+	mvgal_evict_set_free(&e);
 	return ret;
 }
 

@@ -122,6 +122,58 @@ static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 }
 
 /*
+ * Plans and starts the prefetch of @bo into @gpu's pool; caller holds
+ * gpu_lock and the buffer's locks (mvgal_bo_lock_copies()). A placement
+ * made for a job that then copies nothing goes again.
+ *
+ * Return: 1 with @job queued, 0 with nothing to do (resident already),
+ * or -errno: the prefetch is cancelled.
+ */
+static int mvgal_prefetch_locked(struct mvgal_device *mdev,
+				 struct mvgal_gpu *gpu, struct mvgal_bo *bo,
+				 struct mvgal_job *job, u64 ahead)
+{
+	unsigned int g = gpu->index;
+	bool new_place, held;
+	u64 soon;
+	int ret;
+
+	/* Resident already: nothing to do, nothing to count. */
+	mvgal_prefetch_plan(NULL, bo, 1 + g, &held);
+	if (held)
+		return 0;
+	/* A writer is live: what would be copied is about to change. */
+	if (mvgal_live_conflict(bo, 0, bo->nchunks - 1, false))
+		return -EBUSY;
+	new_place = !bo->place[g];
+	/* Keep what is needed before this buffer: its own predicted next
+	 * use when it has a period, else its place in the predicted order.
+	 */
+	soon = mvgal_reuse_ahead(&bo->reuse[g], mdev->clock);
+	if (soon != MVGAL_REUSE_NEVER)
+		ahead = soon;
+	ret = mvgal_place_get_for(bo, gpu, ahead);
+	if (ret)
+		return ret;
+	ret = mvgal_job_add_resv_deps(job, bo, false);
+	if (!ret)
+		ret = mvgal_prefetch_plan(job, bo, 1 + g, &held);
+	if (ret || mvgal_job_empty(job)) {
+		if (new_place)
+			mvgal_place_drain(bo, g, true);
+		return ret;
+	}
+	mvgal_job_fence(job);
+	mvgal_job_mark(job);
+	mvgal_job_publish(job);
+	mvgal_job_push(job);
+	if (!(bo->prefetched & BIT(g)))
+		atomic64_inc(&mdev->ctr.prefetch_issued);
+	bo->prefetched |= BIT(g);
+	return 1;
+}
+
+/*
  * Brings @bo into GPU @g's pool at the lowest priority: the chunks its
  * sampled sessions touched, or all of it without a sample (never refused
  * chunks). @ahead: in how many uses it is needed.
@@ -129,12 +181,8 @@ static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 			       struct mvgal_bo *bo, u64 ahead)
 {
-	struct mvgal_counters *ctr = &mdev->ctr;
-	unsigned long last = bo->nchunks - 1;
 	struct mvgal_job *job;
 	struct mvgal_gpu *gpu;
-	bool new_place, held;
-	u64 soon;
 	int ret;
 
 	/* Only where its sessions could have gone (advice names any GPU). */
@@ -150,45 +198,11 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 	ret = mvgal_bo_lock_copies(bo);
 	if (ret)
 		goto out_gpu;
-	/* Resident already: nothing to do, nothing to count. */
-	mvgal_prefetch_plan(NULL, bo, 1 + g, &held);
-	if (held)
-		goto out_bo;
-	/* A writer is live: what would be copied is about to change. */
-	if (mvgal_live_conflict(bo, 0, last, false))
-		goto out_cancel;
-	new_place = !bo->place[g];
-	/* Keep what is needed before this buffer: its own predicted next
-	 * use when it has a period, else its place in the predicted order.
-	 */
-	soon = mvgal_reuse_ahead(&bo->reuse[g], mdev->clock);
-	if (soon != MVGAL_REUSE_NEVER)
-		ahead = soon;
-	if (mvgal_place_get_for(bo, gpu, ahead))
-		goto out_cancel;
-	ret = mvgal_job_add_resv_deps(job, bo, false);
-	if (!ret)
-		ret = mvgal_prefetch_plan(job, bo, 1 + g, &held);
-	if (ret || mvgal_job_empty(job)) {
-		if (new_place)
-			mvgal_place_drain(bo, g, true);
-		if (ret)
-			goto out_cancel;
-		goto out_bo;
-	}
-	mvgal_job_fence(job);
-	mvgal_job_mark(job);
-	mvgal_job_publish(job);
-	mvgal_job_push(job);
-	job = NULL;
-	if (!(bo->prefetched & BIT(g)))
-		atomic64_inc(&ctr->prefetch_issued);
-	bo->prefetched |= BIT(g);
-	goto out_bo;
-
-out_cancel:
-	atomic64_inc(&ctr->prefetch_cancelled);
-out_bo:
+	ret = mvgal_prefetch_locked(mdev, gpu, bo, job, ahead);
+	if (ret > 0)
+		job = NULL;
+	else if (ret < 0)
+		atomic64_inc(&mdev->ctr.prefetch_cancelled);
 	mvgal_bo_unlock_copies(bo);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);

@@ -80,6 +80,88 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const struct mvgal_live *l)
 				  l->base + e - 1, true);
 }
 
+/* The GPUs of @gpus, each one @bo may use and still there, into @gpu. */
+static int mvgal_copies_gpus(struct mvgal_device *mdev, struct mvgal_bo *bo,
+			     u32 gpus, struct mvgal_gpu **gpu)
+{
+	unsigned int g;
+	int ret = 0;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (!(gpus & BIT(g)))
+			continue;
+		ret = mvgal_bo_gpu_may_use(bo, g);
+		if (ret)
+			return ret;
+		gpu[g] = mvgal_gpu_use(mdev, g, &ret);
+		if (!gpu[g])
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Plans the copies under the buffer's locks: a live session on the
+ * chunks is -EBUSY; a placement is made on each GPU but the buffer's
+ * home (*@made: those made now, for the undo); the job waits for
+ * @in_fence and the reservation and copies what each GPU lacks.
+ */
+static int mvgal_copies_plan(struct mvgal_device *mdev, struct mvgal_job *job,
+			     struct mvgal_bo *bo, unsigned long first,
+			     unsigned long last, struct mvgal_gpu **gpu,
+			     struct dma_fence *in_fence, u32 *made)
+{
+	unsigned int g;
+	int ret = 0;
+
+	if (mvgal_live_conflict(bo, first, last, false)) {
+		atomic64_inc(&mdev->ctr.busy);
+		return -EBUSY;
+	}
+	/* A device-only buffer's own GPU holds it already. */
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++) {
+		if (!gpu[g] || bo->home == gpu[g])
+			continue;
+		if (!bo->place[g])
+			*made |= BIT(g);
+		ret = mvgal_place_get(bo, gpu[g]);
+	}
+	if (!ret)
+		ret = mvgal_job_add_dep(job, in_fence);
+	if (!ret)
+		ret = mvgal_job_add_resv_deps(job, bo, false);
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
+		if (gpu[g] && bo->home != gpu[g])
+			ret = mvgal_migrate_plan(job, bo, first, last, 1 + g);
+	return ret;
+}
+
+/*
+ * Starts planned copies; cannot fail. A job with nothing to copy goes;
+ * else it is published, queued and its fence's fd (@fd, @sf) installed.
+ */
+static void mvgal_copies_commit(struct mvgal_bo *bo, struct mvgal_gpu **gpu,
+				struct mvgal_job *job, bool set_pins, u32 pin,
+				int fd, struct sync_file *sf, u64 *bytes)
+{
+	unsigned int g;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (gpu[g])
+			mvgal_place_touch(bo, gpu[g], 1 + g);
+	if (set_pins)
+		bo->pinned = pin;
+	*bytes = mvgal_job_bytes(job);
+	if (mvgal_job_empty(job)) {
+		mvgal_job_abort(job);
+	} else {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+		mvgal_job_push(job);
+		fd_install(fd, sf->file);
+	}
+}
+
 /*
  * Copies of chunks [first, last] into the pools of the GPUs in @gpus, as
  * one job of priority @prio after @in_fence; with @set_pins, the buffer's
@@ -97,7 +179,7 @@ int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 	struct mvgal_job *job;
 	u32 made = 0;
 	unsigned int g;
-	int ret = 0;
+	int ret;
 
 	*fd = -1;
 	*bytes = 0;
@@ -105,73 +187,36 @@ int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 	if (IS_ERR(job))
 		return PTR_ERR(job);
 	mutex_lock(&mdev->gpu_lock);
-	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
-		if (!(gpus & BIT(g)))
-			continue;
-		ret = mvgal_bo_gpu_may_use(bo, g);
-		if (ret)
-			goto out_gpu;
-		gpu[g] = mvgal_gpu_use(mdev, g, &ret);
-		if (!gpu[g])
-			goto out_gpu;
-	}
+	ret = mvgal_copies_gpus(mdev, bo, gpus, gpu);
+	if (ret)
+		goto out_gpu;
 	ret = mvgal_bo_lock_copies(bo);
 	if (ret)
 		goto out_gpu;
-	if (mvgal_live_conflict(bo, first, last, false)) {
-		atomic64_inc(&mdev->ctr.busy);
-		ret = -EBUSY;
-		goto out_bo;
-	}
-	/* A device-only buffer's own GPU holds it already. */
-	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++) {
-		if (!gpu[g] || bo->home == gpu[g])
-			continue;
-		if (!bo->place[g])
-			made |= BIT(g);
-		ret = mvgal_place_get(bo, gpu[g]);
-	}
-	if (!ret)
-		ret = mvgal_job_add_dep(job, in_fence);
-	if (!ret)
-		ret = mvgal_job_add_resv_deps(job, bo, false);
-	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
-		if (gpu[g] && bo->home != gpu[g])
-			ret = mvgal_migrate_plan(job, bo, first, last, 1 + g);
+	ret = mvgal_copies_plan(mdev, job, bo, first, last, gpu, in_fence,
+				&made);
 	if (!ret && !mvgal_job_empty(job)) {
-		*fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
-		if (*fd < 0)
-			ret = *fd;
+		ret = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (ret >= 0) {
+			*fd = ret;
+			ret = 0;
+		}
 	}
-	if (ret) {
-		*fd = -1;
-		for (g = 0; g < MVGAL_MAX_GPUS; g++)
-			if (made & BIT(g) && bo->place[g])
-				mvgal_place_drain(bo, g, true);
-		goto out_bo;
-	}
-
+	if (ret)
+		goto out_places;
 	/* Nothing can fail from here on. */
+	mvgal_copies_commit(bo, gpu, job, set_pins, pin, *fd, sf, bytes);
+	mvgal_bo_unlock_copies(bo);
+	mutex_unlock(&mdev->gpu_lock);
+	return 0;
+
+out_places:
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (gpu[g])
-			mvgal_place_touch(bo, gpu[g], 1 + g);
-	if (set_pins)
-		bo->pinned = pin;
-	*bytes = mvgal_job_bytes(job);
-	if (mvgal_job_empty(job)) {
-		mvgal_job_abort(job);
-	} else {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-		mvgal_job_push(job);
-		fd_install(*fd, sf->file);
-	}
-	job = NULL;
-out_bo:
+		if (made & BIT(g) && bo->place[g])
+			mvgal_place_drain(bo, g, true);
 	mvgal_bo_unlock_copies(bo);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
-	if (job)
-		mvgal_job_abort(job);
+	mvgal_job_abort(job);
 	return ret;
 }

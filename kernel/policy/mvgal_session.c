@@ -43,6 +43,7 @@
 #include "move/mvgal_prime.h"
 #include "policy/mvgal_handoff.h"
 #include "policy/mvgal_numa.h"
+#include "policy/mvgal_prefetch.h"
 #include "policy/mvgal_replicate.h"
 #include "policy/mvgal_session.h"
 
@@ -331,6 +332,88 @@ fail:
 	return false;
 }
 
+/*
+ * The CPU's mapped writes make GPU copies stale now: folded in first.
+ * A live session in conflict on a named chunk is -EBUSY.
+ */
+static int mvgal_begin_conflicts(struct mvgal_device *mdev,
+				 struct mvgal_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		mvgal_watch_fold(s->b[i].bo);
+		if (mvgal_sbo_conflict(&s->b[i], s->write)) {
+			atomic64_inc(&mdev->ctr.busy);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Chooses where a buffer whose named chunks are not all current at @gpu
+ * is used, and plans what that location lacks: a peer's pool in place,
+ * the buffer's own pages for refused chunks, or @gpu's pool (a placement
+ * made on first need).
+ */
+static int mvgal_sbo_stage(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+			   struct mvgal_session *s, struct mvgal_sbo *b,
+			   struct mvgal_job **job,
+			   const struct drm_mvgal_begin *args,
+			   struct drm_file *file)
+{
+	bool in_place = !(args->flags & MVGAL_ACCESS_NO_IN_PLACE);
+	int ret;
+
+	b->remote = true;
+	/* Replicated data is read from a copy of the GPU's own. */
+	if (in_place && b->bo->home != gpu &&
+	    (s->write || !mvgal_policy_replicas(b->bo, gpu->index, &b->live)))
+		b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?: b->loc;
+	/* Refused chunks: the buffer's own pages where the GPU can use
+	 * them, rather than a copy per access (unless the caller needs the
+	 * bytes in the pool, for a placement export).
+	 */
+	if (b->loc == 1 + gpu->index && in_place &&
+	    (b->bo->host_ok & BIT(gpu->index)) &&
+	    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
+			      b->live.chunks, b->live.n)) {
+		b->loc = b->bo->home_loc;
+		ret = mvgal_begin_job(mdev, job, args, file);
+		if (!ret)
+			ret = mvgal_sbo_plan(s, *job, b);
+		if (ret)
+			return ret;
+	}
+	if (b->loc != 1 + gpu->index)
+		return 0;
+	b->new_place = gpu != b->bo->home && !b->bo->place[gpu->index];
+	ret = mvgal_place_get(b->bo, gpu);
+	if (!ret)
+		ret = mvgal_begin_job(mdev, job, args, file);
+	if (!ret)
+		ret = mvgal_sbo_plan(s, *job, b);
+	return ret;
+}
+
+/* The session's work waits for the fences its access must wait for. */
+static int mvgal_sbo_wait(struct mvgal_device *mdev, struct mvgal_session *s,
+			  struct mvgal_sbo *b, struct mvgal_job **job,
+			  const struct drm_mvgal_begin *args,
+			  struct drm_file *file)
+{
+	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
+	int ret;
+
+	if (dma_resv_test_signaled(b->bo->base.resv, usage))
+		return 0;
+	ret = mvgal_begin_job(mdev, job, args, file);
+	if (!ret)
+		ret = mvgal_job_add_resv_deps(*job, b->bo, s->write);
+	return ret;
+}
+
 /* Everything BEGIN plans while holding the locks; see the ioctl. */
 int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		     struct mvgal_session *s, struct mvgal_job **job,
@@ -338,78 +421,290 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		     const struct drm_mvgal_begin *args,
 		     struct drm_file *file)
 {
-	enum dma_resv_usage usage = dma_resv_usage_rw(s->write);
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < s->count; i++) {
-		/* The CPU's mapped writes make GPU copies stale now. */
-		mvgal_watch_fold(s->b[i].bo);
-		if (mvgal_sbo_conflict(&s->b[i], s->write)) {
-			atomic64_inc(&mdev->ctr.busy);
-			return -EBUSY;
-		}
-	}
+	ret = mvgal_begin_conflicts(mdev, s);
+	if (ret)
+		return ret;
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_sbo *b = &s->b[i];
 		struct mvgal_view v;
 
 		/* Current in its own pool already: nothing to plan. */
 		b->loc = 1 + gpu->index;
-		if (b->ready)
-			goto view;
-		if (mvgal_sbo_all_at(b, b->loc))
-			goto planned;
-		b->remote = true;
-		/* Replicated data is read from a copy of the GPU's own. */
-		if (!(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
-		    b->bo->home != gpu &&
-		    (s->write ||
-		     !mvgal_policy_replicas(b->bo, gpu->index, &b->live)))
-			b->loc = mvgal_sbo_in_place(mdev, b, gpu->index) ?:
-				 b->loc;
-		/* Refused chunks: the buffer's own pages where the GPU can
-		 * use them, rather than a copy per access (unless the caller
-		 * needs the bytes in the pool, for a placement export).
-		 */
-		if (b->loc == 1 + gpu->index &&
-		    !(args->flags & MVGAL_ACCESS_NO_IN_PLACE) &&
-		    (b->bo->host_ok & BIT(gpu->index)) &&
-		    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
-				      b->live.chunks, b->live.n)) {
-			b->loc = b->bo->home_loc;
-			ret = mvgal_begin_job(mdev, job, args, file);
+		if (!b->ready) {
+			if (!mvgal_sbo_all_at(b, b->loc))
+				ret = mvgal_sbo_stage(mdev, gpu, s, b, job,
+						      args, file);
 			if (!ret)
-				ret = mvgal_sbo_plan(s, *job, b);
+				ret = mvgal_sbo_wait(mdev, s, b, job, args,
+						     file);
 			if (ret)
 				return ret;
 		}
-		if (b->loc == 1 + gpu->index) {
-			b->new_place = gpu != b->bo->home &&
-				       !b->bo->place[gpu->index];
-			ret = mvgal_place_get(b->bo, gpu);
-			if (!ret)
-				ret = mvgal_begin_job(mdev, job, args, file);
-			if (!ret)
-				ret = mvgal_sbo_plan(s, *job, b);
-			if (ret)
-				return ret;
-		}
-planned:
-		if (!dma_resv_test_signaled(b->bo->base.resv, usage)) {
-			ret = mvgal_begin_job(mdev, job, args, file);
-			if (!ret)
-				ret = mvgal_job_add_resv_deps(*job, b->bo,
-							      s->write);
-			if (ret)
-				return ret;
-		}
-view:
 		mvgal_bo_view(b->bo, b->loc, &v);
 		acc[i].pool_gpu = b->loc - 1;
 		acc[i].pool_offset = v.base;
 	}
 	return 0;
+}
+
+/*
+ * Locks the session's buffers for planning: the lean path when every
+ * named chunk is current at @gpu and nothing waits (the buffers' own
+ * locks only), else every reservation in ww order and then each buffer's
+ * lock. *@lean says which, for mvgal_session_unlock_bos(). Caller holds
+ * gpu_lock.
+ */
+static int mvgal_session_lock_bos(struct mvgal_session *s,
+				  struct mvgal_gpu *gpu,
+				  struct ww_acquire_ctx *ctx, bool *lean)
+{
+	unsigned int i;
+	int ret;
+
+	*lean = mvgal_begin_lean(s, gpu);
+	if (*lean)
+		return 0;
+	ret = mvgal_session_lock(s, ctx);
+	if (ret)
+		return ret;
+	/*
+	 * The reservations, taken in ww order, serialize everybody who
+	 * takes more than one buffer's lock and waits for it: tell lockdep.
+	 */
+	for (i = 0; i < s->count; i++)
+		mutex_lock_nest_lock(&s->b[i].bo->lock, ctx);
+	return 0;
+}
+
+/* Drops what mvgal_session_lock_bos() took, in the reverse order. */
+static void mvgal_session_unlock_bos(struct mvgal_session *s,
+				     struct ww_acquire_ctx *ctx, bool lean)
+{
+	unsigned int i = s->count;
+
+	while (i--)
+		mutex_unlock(&s->b[i].bo->lock);
+	if (!lean)
+		drm_gem_unlock_reservations(s->objs, s->count, ctx);
+}
+
+/*
+ * The out-fence of a BEGIN that copies or waits: a sync_file fd, not yet
+ * installed. A job that ended up with nothing to do goes: the GPU need
+ * not wait for it.
+ */
+static int mvgal_begin_fence(struct mvgal_job **job,
+			     struct mvgal_begin_out *out)
+{
+	int fd;
+
+	if (*job && mvgal_job_empty(*job)) {
+		mvgal_job_abort(*job);
+		*job = NULL;
+	}
+	if (!*job)
+		return 0;
+	fd = mvgal_fence_fd(mvgal_job_fence(*job), &out->sf);
+	if (fd < 0)
+		return fd;
+	out->fd = fd;
+	return 0;
+}
+
+/*
+ * The session goes live on each buffer's chunks, and eviction, prefetch,
+ * the mirror controller and NUMA placement are told. Cannot fail.
+ */
+static void mvgal_session_go_live(struct mvgal_device *mdev,
+				  struct mvgal_session *s,
+				  struct mvgal_gpu *gpu)
+{
+	unsigned int i;
+
+	atomic64_inc(&mdev->ctr.sessions);
+	/*
+	 * CPU mappings stay: a page is writable only while its chunk is
+	 * marked written (bo/mvgal_cpuwrite.c), and the fold in planning
+	 * took every mark in and write-protected the pages again, so the
+	 * next CPU write is seen.
+	 */
+	for (i = 0; i < s->count; i++) {
+		struct mvgal_sbo *b = &s->b[i];
+
+		mvgal_sbo_live(s, b, 1);
+		mvgal_place_touch(b->bo, gpu, b->loc);
+		mvgal_prefetch_access(gpu, b->bo, b->loc, i == s->count - 1);
+		mvgal_policy_begun(b->bo, &b->live);
+		mvgal_numa_use(b->bo, gpu);
+		if (!s->write)
+			mvgal_mirror_note_read(b->bo, gpu->index, b->remote);
+	}
+}
+
+/* The job's fence goes into the reservations and the job is queued. */
+static void mvgal_begin_start_job(struct mvgal_job **job,
+				  struct mvgal_begin_out *out)
+{
+	if (!*job)
+		return;
+	out->bytes = mvgal_job_bytes(*job);
+	mvgal_job_mark(*job);
+	mvgal_job_publish(*job);
+	mvgal_job_push(*job);
+	*job = NULL;
+}
+
+/* Undoes the placements a failed BEGIN made. Caller holds the locks. */
+static void mvgal_begin_undo_places(struct mvgal_session *s,
+				    struct mvgal_gpu *gpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		if (s->b[i].new_place)
+			mvgal_place_drain(s->b[i].bo, gpu->index, true);
+}
+
+/**
+ * mvgal_session_begin() - lock, plan and start a session BEGIN has read
+ * @mdev: the device
+ * @s: the session: its buffers looked up, their chunks read, its slot in
+ *     the file taken (END does not find it until it is marked begun)
+ * @job: the job waiting for BEGIN's in-fence, or NULL; made on first
+ *       need. On success it is queued and *@job is NULL; on failure the
+ *       caller aborts what is left in it.
+ * @acc: the accesses; their (out) fields are filled in
+ * @args: BEGIN's arguments
+ * @file: the caller, charged for the job
+ * @out: (out) the out-fence (a sync_file and an fd not yet installed, or
+ *       NULL and -1) and the bytes the job copies
+ *
+ * Under gpu_lock: the buffers' locks (lean or full), the plan, the
+ * out-fence; from there nothing fails: the session goes live on its
+ * chunks and the job is published and queued. Every lock is dropped
+ * before it returns, so the caller may copy the results to user space.
+ *
+ * Return: 0, or -errno with nothing changed but *@job.
+ */
+int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
+			struct mvgal_job **job, struct drm_mvgal_access *acc,
+			const struct drm_mvgal_begin *args,
+			struct drm_file *file, struct mvgal_begin_out *out)
+{
+	struct ww_acquire_ctx ctx;
+	struct mvgal_gpu *gpu;
+	bool lean;
+	int ret;
+
+	*out = (struct mvgal_begin_out){ .fd = -1 };
+	mvgal_begin_probe(mdev, s);
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
+	if (!gpu)
+		goto out_gpu;
+	ret = mvgal_session_lock_bos(s, gpu, &ctx, &lean);
+	if (ret)
+		goto out_gpu;
+	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args, file);
+	if (ret)
+		goto out_places;
+	ret = mvgal_begin_fence(job, out);
+	if (ret)
+		goto out_places;
+	/* Nothing can fail from here on. */
+	mvgal_session_go_live(mdev, s, gpu);
+	mvgal_begin_start_job(job, out);
+	mvgal_session_unlock_bos(s, &ctx, lean);
+	mutex_unlock(&mdev->gpu_lock);
+	return 0;
+
+out_places:
+	mvgal_begin_undo_places(s, gpu);
+	mvgal_session_unlock_bos(s, &ctx, lean);
+out_gpu:
+	mutex_unlock(&mdev->gpu_lock);
+	return ret;
+}
+
+/*
+ * The chunks of @w a WRITE session wrote become its location's only
+ * copy, each noted in @cm (if any) with who held it before, and CPU
+ * mappings of them are zapped. Caller holds bo->lock.
+ */
+static void mvgal_sbo_commit_writes(struct mvgal_sbo *b, unsigned long *w,
+				    struct mvgal_commit *cm)
+{
+	struct mvgal_bo *bo = b->bo;
+	unsigned long j, c;
+
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(j, w, b->live.n) {
+		struct mvgal_chunk *ch;
+
+		c = b->live.base + j;
+		ch = mvgal_chunk_at(bo, c);
+
+		/* Not held there any more only if the CPU wrote the chunk
+		 * meanwhile: it keeps it.
+		 */
+		if (cm && mvgal_chunk_valid_at(ch, b->loc))
+			cm->e[cm->n++] = (struct mvgal_commit_chunk) {
+				.chunk = c, .prev = ch->valid,
+			};
+		mvgal_chunk_written(ch, b->loc);
+	}
+	spin_unlock(&bo->state_lock);
+	if (b->loc != bo->home_loc)
+		mvgal_sbo_zap(b, w);
+}
+
+/*
+ * Ends the session's use of one buffer (see mvgal_session_finish()); *@cmp,
+ * the buffer's commit record or NULL, is taken (and cleared) when it
+ * notes any chunk.
+ */
+static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
+			     unsigned long *w, struct dma_fence *fence,
+			     struct mvgal_commit **cmp)
+{
+	struct mvgal_commit *cm = cmp ? *cmp : NULL;
+	struct mvgal_bo *bo = b->bo;
+
+	mutex_lock(&bo->lock);
+	/* Before the GPU's writes: a chunk the CPU wrote meanwhile is then
+	 * no longer held at the GPU, and stays the CPU's.
+	 */
+	mvgal_watch_fold(bo);
+	if (b->live.gpu_copy)
+		mvgal_watch_end(bo, &b->live, b->loc, s->write ? w : NULL);
+	/* A file that keeps no copies: what was staged for it goes, but
+	 * what it wrote.
+	 */
+	if (b->staged)
+		mvgal_watch_drop(bo, &b->live, b->staged, s->write ? w : NULL);
+	mvgal_sbo_live(s, b, -1);
+	if (s->write)
+		mvgal_mirror_note_write(bo);
+	if (s->write && w)
+		mvgal_sbo_commit_writes(b, w, cm);
+	if (fence)
+		dma_resv_add_fence(bo->base.resv, fence,
+				   s->write ? DMA_RESV_USAGE_WRITE :
+				   DMA_RESV_USAGE_READ);
+	if (cm && cm->n) {
+		cm->fence = dma_fence_get(fence);
+		cm->loc = b->loc;
+		list_add_tail(&cm->link, &bo->commits);
+		*cmp = NULL;
+		/* Failed already: drop its writes now. */
+		if (dma_fence_is_signaled(fence))
+			mvgal_session_settle(bo);
+	}
+	mvgal_numa_kick(bo);
+	mutex_unlock(&bo->lock);
 }
 
 /*
@@ -430,67 +725,10 @@ void mvgal_session_finish(struct mvgal_session *s,
 {
 	unsigned int i;
 
-	for (i = 0; i < s->count; i++) {
-		struct mvgal_sbo *b = &s->b[i];
-		struct mvgal_bo *bo = b->bo;
-		unsigned long *w = written ? written[i] : b->live.chunks;
-		struct mvgal_commit *cm = commits ? commits[i] : NULL;
-		unsigned long j, c;
-
-		mutex_lock(&bo->lock);
-		/* Before the GPU's writes: a chunk the CPU wrote meanwhile is
-		 * then no longer held at the GPU, and stays the CPU's.
-		 */
-		mvgal_watch_fold(bo);
-		if (b->live.gpu_copy)
-			mvgal_watch_end(bo, &b->live, b->loc,
-					s->write ? w : NULL);
-		/* A file that keeps no copies: what was staged for it
-		 * goes, but what it wrote.
-		 */
-		if (b->staged)
-			mvgal_watch_drop(bo, &b->live, b->staged,
-					 s->write ? w : NULL);
-		mvgal_sbo_live(s, b, -1);
-		if (s->write)
-			mvgal_mirror_note_write(bo);
-		if (s->write && w) {
-			spin_lock(&bo->state_lock);
-			for_each_set_bit(j, w, b->live.n) {
-				struct mvgal_chunk *ch;
-
-				c = b->live.base + j;
-				ch = mvgal_chunk_at(bo, c);
-
-				/* Not held there any more only if the CPU
-				 * wrote the chunk meanwhile: it keeps it.
-				 */
-				if (cm && mvgal_chunk_valid_at(ch, b->loc))
-					cm->e[cm->n++] = (struct mvgal_commit_chunk) {
-						.chunk = c, .prev = ch->valid,
-					};
-				mvgal_chunk_written(ch, b->loc);
-			}
-			spin_unlock(&bo->state_lock);
-			if (b->loc != bo->home_loc)
-				mvgal_sbo_zap(b, w);
-		}
-		if (fence)
-			dma_resv_add_fence(bo->base.resv, fence,
-					   s->write ? DMA_RESV_USAGE_WRITE :
-					   DMA_RESV_USAGE_READ);
-		if (cm && cm->n) {
-			cm->fence = dma_fence_get(fence);
-			cm->loc = b->loc;
-			list_add_tail(&cm->link, &bo->commits);
-			commits[i] = NULL;
-			/* Failed already: drop its writes now. */
-			if (dma_fence_is_signaled(fence))
-				mvgal_session_settle(bo);
-		}
-		mvgal_numa_kick(bo);
-		mutex_unlock(&bo->lock);
-	}
+	for (i = 0; i < s->count; i++)
+		mvgal_sbo_finish(s, &s->b[i],
+				 written ? written[i] : s->b[i].live.chunks,
+				 fence, commits ? &commits[i] : NULL);
 }
 
 /*

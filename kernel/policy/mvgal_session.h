@@ -22,6 +22,7 @@ struct mvgal_commit;
 struct mvgal_device;
 struct mvgal_gpu;
 struct mvgal_job;
+struct sync_file;
 struct ww_acquire_ctx;
 
 /*
@@ -55,6 +56,13 @@ struct mvgal_session {
 	struct mvgal_sbo b[];
 };
 
+/* What BEGIN hands back once the session is live. */
+struct mvgal_begin_out {
+	struct sync_file *sf;	/* the out-fence, or NULL */
+	int fd;			/* its fd, not yet installed, or -1 */
+	u64 bytes;		/* what the job copies */
+};
+
 void mvgal_session_free(struct mvgal_session *s);
 void mvgal_begin_probe(struct mvgal_device *mdev,
 		       struct mvgal_session *s);
@@ -71,6 +79,10 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 		     struct drm_mvgal_access *acc,
 		     const struct drm_mvgal_begin *args,
 		     struct drm_file *file);
+int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
+			struct mvgal_job **job, struct drm_mvgal_access *acc,
+			const struct drm_mvgal_begin *args,
+			struct drm_file *file, struct mvgal_begin_out *out);
 void mvgal_session_finish(struct mvgal_session *s,
 			  unsigned long **written,
 			  struct dma_fence *fence,

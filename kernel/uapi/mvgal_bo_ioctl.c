@@ -72,27 +72,16 @@ static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
 	return 0;
 }
 
-int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
-			  struct drm_file *file)
+/* A new buffer, as @args describe it, with no storage yet. */
+static struct mvgal_bo *
+mvgal_bo_create_new(struct drm_device *dev,
+		    const struct drm_mvgal_bo_create *args)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
-	struct drm_mvgal_bo_create *args = data;
-	struct mvgal_gpu *gpu = NULL;
 	struct mvgal_bo *bo;
-	u32 handle;
-	int ret;
-
-	ret = mvgal_bo_create_check(args);
-	if (ret)
-		return ret;
-#ifndef CONFIG_X86
-	if (args->flags & MVGAL_BO_CPU_UNCACHED)
-		return -EOPNOTSUPP;
-#endif
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
-		return -ENOMEM;
+		return NULL;
 	xa_init(&bo->pages);
 	xa_init(&bo->leaves);
 	bo->size = args->size;
@@ -105,6 +94,80 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	drm_gem_private_object_init(dev, &bo->base, PAGE_ALIGN(args->size));
 	bo->base.funcs = &mvgal_bo_funcs;
 	bo->npages = bo->base.size >> PAGE_SHIFT;
+	return bo;
+}
+
+/*
+ * A buffer made for one GPU: its pages follow the GPU's NUMA node, and a
+ * device-only one lives in a range of the GPU's pool.
+ */
+static int mvgal_bo_create_bind(struct mvgal_device *mdev,
+				struct mvgal_bo *bo, u32 index)
+{
+	struct mvgal_gpu *gpu;
+	int ret = 0;
+
+	/* Held until the pool range is taken: the GPU cannot be detached
+	 * in between.
+	 */
+	mutex_lock(&mdev->gpu_lock);
+	gpu = mvgal_gpu_use(mdev, index, &ret);
+	if (gpu && gpu->numa_node >= 0)
+		bo->nid = gpu->numa_node;
+	if (gpu && mvgal_bo_device_only(bo)) {
+		ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, bo->size, 0);
+		if (!ret) {
+			bo->home = gpu;
+			bo->map = gpu->pool.map;
+			bo->map_offset = bo->alloc.node.start;
+		}
+	}
+	mutex_unlock(&mdev->gpu_lock);
+	/* Without the GPU, mvgal_gpu_use() said why. */
+	return ret;
+}
+
+/* The buffer's chunk records, and its home's bytes made safe to show. */
+static int mvgal_bo_create_storage(struct mvgal_bo *bo)
+{
+	struct iosys_map map;
+
+	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
+	mvgal_bo_coherence_init(bo);
+	if (bo->home) {
+		/* The range may hold a freed buffer's bytes: never show
+		 * them.
+		 */
+		map = bo->home->pool.map;
+		iosys_map_memset(&map, bo->alloc.node.start,
+				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
+				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
+		return 0;
+	}
+	bo->host = true;
+	if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE))
+		return mvgal_bo_populate(bo);
+	return 0;
+}
+
+int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_mvgal_bo_create *args = data;
+	struct mvgal_bo *bo;
+	u32 handle;
+	int ret;
+
+	ret = mvgal_bo_create_check(args);
+	if (ret)
+		return ret;
+#ifndef CONFIG_X86
+	if (args->flags & MVGAL_BO_CPU_UNCACHED)
+		return -EOPNOTSUPP;
+#endif
+	bo = mvgal_bo_create_new(dev, args);
+	if (!bo)
+		return -ENOMEM;
 	/* It counts against the file's allowance, and so will its chunk
 	 * records as they come (bo/mvgal_chunks.c).
 	 */
@@ -112,46 +175,14 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	bo->quota = mvgal_file_charge(file, false, bo->meta, &ret);
 	if (!bo->quota)
 		goto err_put;
-
 	if (args->gpu != MVGAL_GPU_ANY) {
-		/* Held until the pool range is taken: the GPU cannot be
-		 * detached in between.
-		 */
-		mutex_lock(&mdev->gpu_lock);
-		gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
-		if (gpu && gpu->numa_node >= 0)
-			bo->nid = gpu->numa_node;
-		if (gpu && mvgal_bo_device_only(bo)) {
-			ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, args->size, 0);
-			if (!ret) {
-				bo->home = gpu;
-				bo->map = gpu->pool.map;
-				bo->map_offset = bo->alloc.node.start;
-			}
-		}
-		mutex_unlock(&mdev->gpu_lock);
-		if (!gpu || ret)
+		ret = mvgal_bo_create_bind(to_mvgal(dev), bo, args->gpu);
+		if (ret)
 			goto err_put;
 	}
-
-	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
-	mvgal_bo_coherence_init(bo);
-	if (bo->home) {
-		struct iosys_map map = bo->home->pool.map;
-
-		/* The range may hold a freed buffer's bytes: never show them. */
-		iosys_map_memset(&map, bo->alloc.node.start,
-				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
-				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
-	} else {
-		bo->host = true;
-		if (!(bo->flags & MVGAL_BO_LAZY_ALLOCATE)) {
-			ret = mvgal_bo_populate(bo);
-			if (ret)
-				goto err_put;
-		}
-	}
-
+	ret = mvgal_bo_create_storage(bo);
+	if (ret)
+		goto err_put;
 	ret = drm_gem_handle_create(file, &bo->base, &handle);
 	if (ret)
 		goto err_put;

@@ -19,7 +19,6 @@
 
 #include <drm/mvgal_drm.h>
 
-#include "core/mvgal_predict.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
@@ -27,124 +26,85 @@
 #include "move/mvgal_place.h"
 #include "uapi/mvgal_gpu_ioctl.h"
 
-int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
-			   struct drm_file *file)
+static int mvgal_attach_check(const struct drm_mvgal_gpu_attach *args)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
-	struct drm_mvgal_gpu_attach *args = data;
-	struct drm_device *ddev;
-	struct drm_file *dfile;
-	struct mvgal_gpu *gpu;
-	struct dma_buf *dmabuf;
-	struct file *f;
-	unsigned int i, slot, max_pool;
-	int ret, idx;
-
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	if (args->flags)
 		return -EINVAL;
 	if (args->gpu != MVGAL_GPU_ANY && args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
+	return 0;
+}
 
+/*
+ * The DRM device an open file @f is a node of, if it is one and not of
+ * @dev itself. Return: the device (as long as @f is held) or NULL.
+ */
+static struct drm_device *mvgal_attach_ddev(struct drm_device *dev,
+					    struct file *f)
+{
+	struct drm_file *dfile;
+	struct drm_device *ddev;
+
+	if (!S_ISCHR(file_inode(f)->i_mode) ||
+	    imajor(file_inode(f)) != DRM_MAJOR || !f->private_data)
+		return NULL;
+	dfile = f->private_data;
+	ddev = dfile->minor->dev;
+	if (ddev == dev || !ddev->dev)
+		return NULL;
+	return ddev;
+}
+
+/* The pool's dma-buf, within max_pool_mb. Return: it or ERR_PTR. */
+static struct dma_buf *mvgal_attach_pool_dmabuf(int fd)
+{
+	struct dma_buf *dmabuf;
+	unsigned int max_pool;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+	max_pool = READ_ONCE(mvgal_max_pool_mb);
+	if (max_pool && dmabuf->size > (u64)max_pool << 20) {
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-E2BIG);
+	}
+	return dmabuf;
+}
+
+int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct drm_mvgal_gpu_attach *args = data;
+	struct drm_device *ddev;
+	struct dma_buf *dmabuf;
+	struct file *f;
+	int ret;
+
+	ret = mvgal_attach_check(args);
+	if (ret)
+		return ret;
 	f = fget(args->drm_fd);
 	if (!f)
 		return -EBADF;
-	if (!S_ISCHR(file_inode(f)->i_mode) ||
-	    imajor(file_inode(f)) != DRM_MAJOR || !f->private_data) {
+	ddev = mvgal_attach_ddev(dev, f);
+	if (!ddev) {
 		ret = -EINVAL;
 		goto out_fput;
 	}
-	dfile = f->private_data;
-	ddev = dfile->minor->dev;
-	if (ddev == dev || !ddev->dev) {
-		ret = -EINVAL;
-		goto out_fput;
-	}
-
-	dmabuf = dma_buf_get(args->pool_fd);
+	dmabuf = mvgal_attach_pool_dmabuf(args->pool_fd);
 	if (IS_ERR(dmabuf)) {
 		ret = PTR_ERR(dmabuf);
 		goto out_fput;
 	}
-	max_pool = READ_ONCE(mvgal_max_pool_mb);
-	if (max_pool && dmabuf->size > (u64)max_pool << 20) {
-		dma_buf_put(dmabuf);
-		ret = -E2BIG;
-		goto out_fput;
+	/* The attach takes the dma-buf's reference over. */
+	ret = mvgal_gpu_attach(to_mvgal(dev), ddev, dmabuf, args->gpu);
+	if (ret >= 0) {
+		args->gpu = ret;
+		ret = 0;
 	}
-
-	mutex_lock(&mdev->gpu_lock);
-	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
-		if (mdev->gpus[i] && mdev->gpus[i]->ddev == ddev) {
-			ret = -EEXIST;
-			goto out_unlock;
-		}
-	}
-	if (args->gpu != MVGAL_GPU_ANY) {
-		slot = args->gpu;
-		if (mdev->gpus[slot]) {
-			ret = -EBUSY;
-			goto out_unlock;
-		}
-	} else {
-		for (slot = 0; slot < mvgal_max_gpus; slot++)
-			if (!mdev->gpus[slot])
-				break;
-		if (slot == mvgal_max_gpus) {
-			ret = -ENOSPC;
-			goto out_unlock;
-		}
-	}
-	if (!mvgal_pool_is_native(ddev, dmabuf)) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-
-	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
-	if (!gpu) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
-	gpu->mdev = mdev;
-	gpu->index = slot;
-	INIT_LIST_HEAD(&gpu->lru);
-	/* Without it the GPU works, only nothing is prefetched for it. */
-	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);
-	if (gpu->pred)
-		mvgal_predict_init(gpu->pred);
-	gpu->ddev = ddev;
-	drm_dev_get(ddev);
-	gpu->dev = get_device(ddev->dev);
-	mvgal_gpu_identify(gpu);
-
-	if (drm_dev_enter(ddev, &idx)) {
-		ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
-		drm_dev_exit(idx);
-	} else {
-		ret = -ENODEV;
-	}
-	if (ret) {
-		mvgal_gpu_put_refs(gpu);
-		kvfree(gpu->pred);
-		kfree(gpu);
-		goto out_unlock;
-	}
-	dmabuf = NULL; /* the pool owns the reference now */
-
-	mdev->gpus[slot] = gpu;
-	mdev->gpu_count++;
-	mvgal_gpu_link_all(mdev, gpu);
-	drm_info(&mdev->drm, "GPU %u attached: %s %s, NUMA node %d, pool %llu MiB\n",
-		 slot, gpu->driver, gpu->slot, gpu->numa_node,
-		 gpu->pool.size >> 20);
-	args->gpu = slot;
-	ret = 0;
-
-out_unlock:
-	mutex_unlock(&mdev->gpu_lock);
-	if (dmabuf)
-		dma_buf_put(dmabuf);
 out_fput:
 	fput(f);
 	return ret;

@@ -15,6 +15,131 @@
 #include "bo/mvgal_cpuwrite.h"
 #include "uapi/mvgal_harvest_ioctl.h"
 
+/*
+ * Checks each entry's flags and looks its buffer up into @bos (a reset
+ * takes the records from the buffer's writers); a buffer named twice is
+ * -EINVAL. Zeroes each entry's outputs.
+ */
+static int mvgal_harvest_lookup(struct drm_file *file,
+				const struct drm_mvgal_harvest *args,
+				struct drm_mvgal_harvest_entry *ents,
+				struct mvgal_bo **bos)
+{
+	bool reset = args->flags & MVGAL_HARVEST_RESET;
+	int ret = 0;
+	u32 i, j;
+
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_harvest_entry *e = &ents[i];
+
+		if (e->flags & ~MVGAL_HARVEST_ENTRY_FLAGS)
+			return -EINVAL;
+		e->count = 0;
+		e->chunks = 0;
+		bos[i] = mvgal_bo_lookup_access(file, e->handle, reset, &ret);
+		if (!bos[i])
+			return ret;
+		for (j = 0; j < i; j++)
+			if (bos[j] == bos[i])
+				return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Checks that each entry has room for what it is to get, and that its
+ * output is writable (cleared). Without room for all, the counts needed
+ * go to the caller's entries: -ENOSPC.
+ */
+static int mvgal_harvest_check_room(const struct drm_mvgal_harvest *args,
+				    struct drm_mvgal_harvest_entry *ents,
+				    struct mvgal_bo **bos)
+{
+	struct drm_mvgal_harvest_entry __user *u =
+		u64_to_user_ptr(args->entries);
+	bool short_room = false;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_harvest_entry *e = &ents[i];
+		size_t elem = e->flags & MVGAL_HARVEST_RUNS ?
+			      sizeof(struct drm_mvgal_range) : sizeof(u64);
+		u32 need;
+
+		mutex_lock(&bos[i]->lock);
+		need = mvgal_harvest_need(bos[i], e);
+		mutex_unlock(&bos[i]->lock);
+		if (need > e->capacity) {
+			e->count = need;
+			short_room = true;
+		} else if (need && clear_user(u64_to_user_ptr(e->data),
+					      (size_t)need * elem)) {
+			return -EFAULT;
+		}
+	}
+	if (!short_room)
+		return 0;
+	for (i = 0; i < args->count; i++)
+		if (ents[i].count && put_user(ents[i].count, &u[i].count))
+			ret = -EFAULT;
+	return ret ?: -ENOSPC;
+}
+
+/* Takes each buffer's report (and with @reset its records) into @outs. */
+static int mvgal_harvest_snap_all(const struct drm_mvgal_harvest *args,
+				  struct drm_mvgal_harvest_entry *ents,
+				  struct mvgal_bo **bos, bool reset,
+				  void **outs, size_t *sizes)
+{
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < args->count && !ret; i++) {
+		mutex_lock(&bos[i]->lock);
+		ret = mvgal_harvest_snap(bos[i], &ents[i], reset, &outs[i],
+					 &sizes[i]);
+		mutex_unlock(&bos[i]->lock);
+	}
+	return ret;
+}
+
+/* Out to the caller with no lock held; all or nothing. */
+static int mvgal_harvest_copy_out(const struct drm_mvgal_harvest *args,
+				  const struct drm_mvgal_harvest_entry *ents,
+				  void **outs, const size_t *sizes)
+{
+	u32 i;
+
+	for (i = 0; i < args->count; i++)
+		if (sizes[i] && copy_to_user(u64_to_user_ptr(ents[i].data),
+					     outs[i], sizes[i]))
+			return -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(args->entries), ents,
+			 array_size(args->count, sizeof(*ents))))
+		return -EFAULT;
+	return 0;
+}
+
+static void mvgal_harvest_free(u32 count, struct mvgal_bo **bos,
+			       void **outs, size_t *sizes)
+{
+	u32 i;
+
+	if (outs) {
+		for (i = 0; i < count; i++)
+			kvfree(outs[i]);
+	}
+	kfree(outs);
+	kfree(sizes);
+	if (bos) {
+		for (i = 0; i < count; i++)
+			if (bos[i])
+				drm_gem_object_put(&bos[i]->base);
+		kfree(bos);
+	}
+}
+
 /**
  * mvgal_ioctl_harvest() - DRM_IOCTL_MVGAL_HARVEST
  * @dev: the mvgal DRM device
@@ -34,9 +159,8 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 	struct mvgal_bo **bos = NULL;
 	size_t *sizes = NULL;
 	void **outs = NULL;
-	bool short_room = false;
-	u32 i, j;
-	int ret = 0;
+	int ret;
+	u32 i;
 
 	if (args->flags & ~MVGAL_HARVEST_FLAGS || !args->count ||
 	    args->count > MVGAL_HARVEST_MAX_BUFFERS)
@@ -50,92 +174,25 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < args->count; i++) {
-		struct drm_mvgal_harvest_entry *e = &ents[i];
-
-		if (e->flags & ~MVGAL_HARVEST_ENTRY_FLAGS) {
-			ret = -EINVAL;
-			goto out;
-		}
-		e->count = 0;
-		e->chunks = 0;
-		/* A reset takes the records from the buffer's writers. */
-		bos[i] = mvgal_bo_lookup_access(file, e->handle,
-						args->flags & MVGAL_HARVEST_RESET,
-						&ret);
-		if (!bos[i])
-			goto out;
-		for (j = 0; j < i; j++) {
-			if (bos[j] == bos[i]) {
-				ret = -EINVAL;
-				goto out;
-			}
-		}
-	}
-	for (i = 0; i < args->count; i++) {
-		struct drm_mvgal_harvest_entry *e = &ents[i];
-		size_t elem = e->flags & MVGAL_HARVEST_RUNS ?
-			      sizeof(struct drm_mvgal_range) : sizeof(u64);
-		u32 need;
-
-		mutex_lock(&bos[i]->lock);
-		need = mvgal_harvest_need(bos[i], e);
-		mutex_unlock(&bos[i]->lock);
-		if (need > e->capacity) {
-			e->count = need;
-			short_room = true;
-		} else if (need && clear_user(u64_to_user_ptr(e->data),
-					      (size_t)need * elem)) {
-			ret = -EFAULT;
-			goto out;
-		}
-	}
-	if (short_room) {
-		for (i = 0; i < args->count; i++)
-			if (ents[i].count &&
-			    put_user(ents[i].count,
-				     &((struct drm_mvgal_harvest_entry __user *)
-				       u64_to_user_ptr(args->entries))[i].count))
-				ret = -EFAULT;
-		ret = ret ?: -ENOSPC;
+	ret = mvgal_harvest_lookup(file, args, ents, bos);
+	if (!ret)
+		ret = mvgal_harvest_check_room(args, ents, bos);
+	if (ret)
 		goto out;
-	}
 	outs = kcalloc(args->count, sizeof(*outs), GFP_KERNEL_ACCOUNT);
 	sizes = kcalloc(args->count, sizeof(*sizes), GFP_KERNEL_ACCOUNT);
 	if (!outs || !sizes) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < args->count && !ret; i++) {
-		mutex_lock(&bos[i]->lock);
-		ret = mvgal_harvest_snap(bos[i], &ents[i], reset, &outs[i],
-					 &sizes[i]);
-		mutex_unlock(&bos[i]->lock);
-	}
-	/* Out to the caller with no lock held; all or nothing. */
-	for (i = 0; i < args->count && !ret; i++)
-		if (sizes[i] && copy_to_user(u64_to_user_ptr(ents[i].data),
-					     outs[i], sizes[i]))
-			ret = -EFAULT;
-	if (!ret && copy_to_user(u64_to_user_ptr(args->entries), ents,
-				 array_size(args->count, sizeof(*ents))))
-		ret = -EFAULT;
+	ret = mvgal_harvest_snap_all(args, ents, bos, reset, outs, sizes);
+	if (!ret)
+		ret = mvgal_harvest_copy_out(args, ents, outs, sizes);
 	if (ret && reset)
 		for (i = 0; i < args->count && outs[i]; i++)
 			mvgal_harvest_restore(bos[i], &ents[i], outs[i]);
 out:
-	if (outs) {
-		for (i = 0; i < args->count; i++)
-			kvfree(outs[i]);
-	}
-	kfree(outs);
-	kfree(sizes);
-	if (bos) {
-		for (i = 0; i < args->count; i++)
-			if (bos[i])
-				drm_gem_object_put(&bos[i]->base);
-		kfree(bos);
-	}
+	mvgal_harvest_free(args->count, bos, outs, sizes);
 	kfree(ents);
 	return ret;
 }

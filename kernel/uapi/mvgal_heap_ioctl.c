@@ -80,78 +80,119 @@ static bool mvgal_heap_user_ok(u64 uptr, u32 n)
 	return !n || !fault_in_safe_writeable(u64_to_user_ptr(uptr), len);
 }
 
+/*
+ * Up to *@n online nodes into a new array (NULL for none); *@n becomes
+ * how many were written: a node that went offline meanwhile leaves no
+ * blank entry. Return: 0 or -ENOMEM.
+ */
+static int mvgal_heap_nodes_snapshot(struct drm_mvgal_heap_region **out,
+				     u32 *n)
+{
+	struct drm_mvgal_heap_region *nodes;
+	u32 i = 0;
+	int nid;
+
+	*out = NULL;
+	if (!*n)
+		return 0;
+	nodes = kcalloc(*n, sizeof(*nodes), GFP_KERNEL);
+	if (!nodes)
+		return -ENOMEM;
+	for_each_online_node(nid) {
+		if (i == *n)
+			break;
+		mvgal_heap_node(&nodes[i++], nid);
+	}
+	*n = i;
+	*out = nodes;
+	return 0;
+}
+
+/*
+ * The system region and each pool's, at most @want, into a new array
+ * (NULL for none) under gpu_lock; *@n is how many were asked for
+ * (capped at @want), *@nr how many there are. Return: 0 or -ENOMEM.
+ */
+static int mvgal_heap_regions_snapshot(struct mvgal_device *mdev, u32 want,
+				       struct drm_mvgal_heap_region **out,
+				       u32 *n, u32 *nr)
+{
+	struct drm_mvgal_heap_region *regions;
+	u32 i, j;
+
+	*out = NULL;
+	mutex_lock(&mdev->gpu_lock);
+	*nr = 1 + mdev->gpu_count;
+	*n = min(want, *nr);
+	if (!*n)
+		goto out;
+	regions = kcalloc(*n, sizeof(*regions), GFP_KERNEL);
+	if (!regions) {
+		mutex_unlock(&mdev->gpu_lock);
+		return -ENOMEM;
+	}
+	mvgal_heap_system(&regions[0], mdev);
+	for (i = 0, j = 1; i < MVGAL_MAX_GPUS && j < *n; i++)
+		if (mdev->gpus[i])
+			mvgal_heap_pool(&regions[j++], mdev->gpus[i]);
+	*out = regions;
+out:
+	mutex_unlock(&mdev->gpu_lock);
+	return 0;
+}
+
+/*
+ * Both arrays out, or neither: both destinations are faulted in first
+ * (without writing to them), so a bad second pointer cannot fail the
+ * call after the first array was written.
+ */
+static int mvgal_heap_copy_out(const struct drm_mvgal_get_heap *args,
+			       const struct drm_mvgal_heap_region *regions,
+			       u32 nr_regions,
+			       const struct drm_mvgal_heap_region *nodes,
+			       u32 nr_nodes)
+{
+	if (!mvgal_heap_user_ok(args->regions, nr_regions) ||
+	    !mvgal_heap_user_ok(args->nodes, nr_nodes))
+		return -EFAULT;
+	if (nr_regions &&
+	    copy_to_user(u64_to_user_ptr(args->regions), regions,
+			 nr_regions * sizeof(*regions)))
+		return -EFAULT;
+	if (nr_nodes &&
+	    copy_to_user(u64_to_user_ptr(args->nodes), nodes,
+			 nr_nodes * sizeof(*nodes)))
+		return -EFAULT;
+	return 0;
+}
+
 int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 			 struct drm_file *file)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_get_heap *args = data;
 	struct drm_mvgal_heap_region *regions = NULL, *nodes = NULL;
-	u32 nr_regions, nr_nodes, nr, nn, i;
-	int nid, ret = 0;
+	u32 nr_regions, nr_nodes, nr, nn;
+	int ret;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
-
 	/* Output is built in kernel memory first: no user access happens
 	 * under gpu_lock, and nothing is written unless all of it can be.
 	 */
 	nn = num_online_nodes();
 	nr_nodes = min(args->num_nodes, nn);
-	if (nr_nodes) {
-		nodes = kcalloc(nr_nodes, sizeof(*nodes), GFP_KERNEL);
-		if (!nodes)
-			return -ENOMEM;
-		i = 0;
-		for_each_online_node(nid) {
-			if (i == nr_nodes)
-				break;
-			mvgal_heap_node(&nodes[i++], nid);
-		}
-		/* A node that went offline meanwhile leaves no blank entry. */
-		nr_nodes = i;
+	ret = mvgal_heap_nodes_snapshot(&nodes, &nr_nodes);
+	if (ret)
+		return ret;
+	ret = mvgal_heap_regions_snapshot(to_mvgal(dev), args->num_regions,
+					  &regions, &nr_regions, &nr);
+	if (!ret)
+		ret = mvgal_heap_copy_out(args, regions, nr_regions, nodes,
+					  nr_nodes);
+	if (!ret) {
+		args->num_regions = nr;
+		args->num_nodes = nn;
 	}
-
-	mutex_lock(&mdev->gpu_lock);
-	nr = 1 + mdev->gpu_count;
-	nr_regions = min(args->num_regions, nr);
-	if (nr_regions) {
-		regions = kcalloc(nr_regions, sizeof(*regions), GFP_KERNEL);
-		if (!regions) {
-			mutex_unlock(&mdev->gpu_lock);
-			ret = -ENOMEM;
-			goto out;
-		}
-		mvgal_heap_system(&regions[0], mdev);
-		for (i = 0, nid = 1; i < MVGAL_MAX_GPUS && nid < nr_regions; i++)
-			if (mdev->gpus[i])
-				mvgal_heap_pool(&regions[nid++], mdev->gpus[i]);
-	}
-	mutex_unlock(&mdev->gpu_lock);
-
-	/* Both destinations are faulted in first (without writing to
-	 * them), so a bad second pointer cannot fail the call after the
-	 * first array was written.
-	 */
-	if (!mvgal_heap_user_ok(args->regions, nr_regions) ||
-	    !mvgal_heap_user_ok(args->nodes, nr_nodes)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	if (nr_regions &&
-	    copy_to_user(u64_to_user_ptr(args->regions), regions,
-			 nr_regions * sizeof(*regions))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	if (nr_nodes &&
-	    copy_to_user(u64_to_user_ptr(args->nodes), nodes,
-			 nr_nodes * sizeof(*nodes))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	args->num_regions = nr;
-	args->num_nodes = nn;
-out:
 	kfree(regions);
 	kfree(nodes);
 	return ret;

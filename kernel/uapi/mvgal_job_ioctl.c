@@ -5,8 +5,6 @@
  */
 
 #include <linux/dma-fence.h>
-#include <linux/dma-resv.h>
-#include <linux/file.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
 
@@ -17,15 +15,9 @@
 #include "core/mvgal_chunk.h"
 #include "core/mvgal_range.h"
 #include "dev/mvgal_device.h"
-#include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "bo/mvgal_bo.h"
-#include "bo/mvgal_coherence.h"
-#include "bo/mvgal_cpumap.h"
-#include "bo/mvgal_live.h"
-#include "move/mvgal_fetch.h"
 #include "move/mvgal_job.h"
-#include "move/mvgal_place.h"
 #include "move/mvgal_xact.h"
 #include "uapi/mvgal_job_ioctl.h"
 
@@ -118,131 +110,74 @@ static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
 	return 0;
 }
 
+/*
+ * Looks MIGRATE's buffer up and checks the range and the location for
+ * it. Return: the buffer (a reference) or NULL with *@err set.
+ */
+static struct mvgal_bo *
+mvgal_migrate_lookup(struct drm_file *file,
+		     const struct drm_mvgal_migrate *args, int *err)
+{
+	bool move = args->flags & MVGAL_MIGRATE_MOVE;
+	struct mvgal_bo *bo;
+
+	/* A MOVE writes the chunks back to the home copy one day. */
+	bo = mvgal_bo_lookup_access(file, args->handle, move, err);
+	if (!bo)
+		return NULL;
+	if (!mvgal_range_ok(args->offset, args->size, bo->size) ||
+	    (args->location == MVGAL_LOC_HOST && mvgal_bo_device_only(bo))) {
+		*err = -EINVAL;
+		goto out_put;
+	}
+	if (args->location != MVGAL_LOC_HOST) {
+		*err = mvgal_bo_gpu_may_use(bo, args->location - 1);
+		if (*err)
+			goto out_put;
+	}
+	return bo;
+
+out_put:
+	drm_gem_object_put(&bo->base);
+	return NULL;
+}
+
 int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_migrate *args = data;
-	bool move = args->flags & MVGAL_MIGRATE_MOVE;
-	struct dma_fence *in_fence = NULL;
-	struct sync_file *sf = NULL;
-	struct mvgal_gpu *gpu = NULL;
-	unsigned long first, last;
-	struct mvgal_job *job;
-	struct mvgal_bo *bo;
-	bool new_place = false;
-	int ret, fd = -1;
+	struct mvgal_migration m = {
+		.loc = args->location,
+		.move = args->flags & MVGAL_MIGRATE_MOVE,
+		.priority = args->priority,
+	};
+	int ret;
 
 	ret = mvgal_migrate_check(args);
 	if (ret)
 		return ret;
 	if (!READ_ONCE(mvgal_enable_memory_migration))
 		return -EPERM;
-	/* A MOVE writes the chunks back to the home copy one day. */
-	bo = mvgal_bo_lookup_access(file, args->handle, move, &ret);
-	if (!bo)
+	m.bo = mvgal_migrate_lookup(file, args, &ret);
+	if (!m.bo)
 		return ret;
-	if (!mvgal_range_ok(args->offset, args->size, bo->size) ||
-	    (args->location == MVGAL_LOC_HOST && mvgal_bo_device_only(bo))) {
-		ret = -EINVAL;
-		goto out_put;
-	}
-	if (args->location != MVGAL_LOC_HOST) {
-		ret = mvgal_bo_gpu_may_use(bo, args->location - 1);
-		if (ret)
-			goto out_put;
-	}
 	if (args->in_fence_fd != -1) {
-		in_fence = sync_file_get_fence(args->in_fence_fd);
-		if (!in_fence) {
+		m.in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!m.in_fence) {
 			ret = -EINVAL;
 			goto out_put;
 		}
 	}
-	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, &first,
-			 &last);
-	job = mvgal_job_alloc(mdev, args->priority, file);
-	if (IS_ERR(job)) {
-		ret = PTR_ERR(job);
-		goto out_fence;
+	mvgal_chunk_span(args->offset, args->size, m.bo->chunk_shift,
+			 &m.first, &m.last);
+	ret = mvgal_migrate(to_mvgal(dev), &m, file);
+	if (!ret) {
+		args->bytes = m.bytes;
+		args->out_fence_fd = m.fd;
+		args->job = m.job;
 	}
-
-	mutex_lock(&mdev->gpu_lock);
-	if (args->location != MVGAL_LOC_HOST) {
-		gpu = mvgal_gpu_use(mdev, args->location - 1, &ret);
-		if (!gpu)
-			goto out_gpu;
-	}
-	ret = mvgal_bo_lock_copies(bo);
-	if (ret)
-		goto out_gpu;
-	if (mvgal_live_conflict(bo, first, last, move)) {
-		atomic64_inc(&mdev->ctr.busy);
-		ret = -EBUSY;
-		goto out_bo;
-	}
-	if (gpu) {
-		new_place = gpu != bo->home && !bo->place[gpu->index];
-		ret = mvgal_place_get(bo, gpu);
-		if (ret)
-			goto out_bo;
-	}
-	ret = mvgal_job_add_dep(job, in_fence);
-	if (!ret)
-		ret = mvgal_job_add_resv_deps(job, bo, move);
-	if (!ret)
-		ret = mvgal_migrate_plan(job, bo, first, last, args->location);
-	if (ret)
-		goto out_place;
-	if (move && !mvgal_job_empty(job))
-		ret = mvgal_job_set_move(job, bo, first, last, args->location);
-	if (ret)
-		goto out_place;
-	if (!mvgal_job_empty(job)) {
-		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
-		if (fd < 0) {
-			ret = fd;
-			goto out_place;
-		}
-	}
-
-	/* Nothing can fail from here on. */
-	if (gpu)
-		mvgal_place_touch(bo, gpu, args->location);
-	args->bytes = mvgal_job_bytes(job);
-	args->out_fence_fd = fd;
-	if (move && args->location != bo->home_loc)
-		mvgal_bo_zap(bo, first, last);
-	if (mvgal_job_empty(job)) {
-		if (move)
-			mvgal_chunks_written(bo, first, last, args->location);
-		args->job = 0;
-		mvgal_job_abort(job);
-	} else {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-		/* The sync_file's reference keeps the job readable. */
-		mvgal_job_push(job);
-		args->job = mvgal_job_id(job);
-		fd_install(fd, sf->file);
-	}
-	mvgal_bo_unlock_copies(bo);
-	mutex_unlock(&mdev->gpu_lock);
-	dma_fence_put(in_fence);
-	drm_gem_object_put(&bo->base);
-	return 0;
-
-out_place:
-	if (new_place)
-		mvgal_place_drain(bo, gpu->index, true);
-out_bo:
-	mvgal_bo_unlock_copies(bo);
-out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
-	mvgal_job_abort(job);
-out_fence:
-	dma_fence_put(in_fence);
+	dma_fence_put(m.in_fence);
 out_put:
-	drm_gem_object_put(&bo->base);
+	drm_gem_object_put(&m.bo->base);
 	return ret;
 }

@@ -68,90 +68,98 @@ out_put:
 	return ret;
 }
 
-int mvgal_ioctl_advise(struct drm_device *dev, void *data,
-		       struct drm_file *file)
+static int mvgal_advise_check(struct mvgal_device *mdev,
+			      const struct drm_mvgal_advise *args, u32 rm)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
-	struct drm_mvgal_advise *args = data;
-	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
-				MVGAL_ADVISE_NOT_READ_MOSTLY);
-	unsigned long first = 0, last = 0;
-	u32 placement, target, gpus;
-	struct mvgal_bo *bo;
-	int ret, fd = -1;
-	u64 bytes;
-
 	if (args->flags & ~MVGAL_ADVISE_FLAGS ||
 	    rm == (MVGAL_ADVISE_READ_MOSTLY | MVGAL_ADVISE_NOT_READ_MOSTLY) ||
 	    (!rm && (args->offset || args->size)) ||
 	    (!(args->flags & MVGAL_ADVISE_SET) &&
 	     (args->workload || args->preferred || args->accessed_by)))
 		return -EINVAL;
-	if (args->flags & MVGAL_ADVISE_SET) {
-		ret = mvgal_advice_check(mdev, args);
-		if (ret)
-			return ret;
-	}
-	/* Advice changes how the buffer is kept for every user of it. */
-	bo = mvgal_bo_lookup_access(file, args->handle,
-				    (args->flags & MVGAL_ADVISE_SET) || rm, &ret);
-	if (!bo)
-		return ret;
-	/* One ADVISE at a time: advice and pins change together. */
-	mutex_lock(&mdev->advise_lock);
-	ret = -EPERM;
+	if (args->flags & MVGAL_ADVISE_SET)
+		return mvgal_advice_check(mdev, args);
+	return 0;
+}
+
+/*
+ * Checks the advice against @bo: the GPUs it names may use it, the
+ * READ_MOSTLY range lies in it (its chunks into *@first, *@last). Room
+ * for the chunks' bits is made before anything changes (none to clear
+ * bits: a chunk without a record has none).
+ */
+static int mvgal_advise_validate(struct mvgal_bo *bo,
+				 const struct drm_mvgal_advise *args, u32 rm,
+				 unsigned long *first, unsigned long *last)
+{
+	int ret = 0;
+
 	if (args->flags & MVGAL_ADVISE_SET &&
 	    mvgal_advice_gpus(args) & ~mvgal_bo_gpus_allowed(bo))
-		goto out_put;
-	ret = -EINVAL;
-	if (rm && (!args->size ||
-		   !mvgal_range_ok(args->offset, args->size, bo->size)))
-		goto out_put;
-	if (rm) {
-		mvgal_chunk_span(args->offset, args->size, bo->chunk_shift,
-				 &first, &last);
-		/* Room for the chunks' bits before anything changes (none
-		 * to clear bits: a chunk without a record has none).
-		 */
-		ret = 0;
-		if (rm == MVGAL_ADVISE_READ_MOSTLY) {
-			mutex_lock(&bo->lock);
-			ret = mvgal_chunks_ensure(bo, first, last);
-			mutex_unlock(&bo->lock);
-		}
-		if (ret)
-			goto out_put;
-	}
-
-	/* The advice in effect once this call is done. */
-	if (!(args->flags & MVGAL_ADVISE_SET)) {
+		return -EPERM;
+	if (!rm)
+		return 0;
+	if (!args->size || !mvgal_range_ok(args->offset, args->size, bo->size))
+		return -EINVAL;
+	mvgal_chunk_span(args->offset, args->size, bo->chunk_shift, first,
+			 last);
+	if (rm == MVGAL_ADVISE_READ_MOSTLY) {
 		mutex_lock(&bo->lock);
-		args->workload = bo->workload;
-		args->preferred = bo->preferred;
-		args->accessed_by = bo->accessed_by;
+		ret = mvgal_chunks_ensure(bo, *first, *last);
 		mutex_unlock(&bo->lock);
 	}
-	placement = mvgal_advice_rule(mdev, args, bo, &target, &gpus);
-	/*
-	 * Placed first: should that fail, the advice stays as it was. The
-	 * pins are what this advice applied pins: none once the advice
-	 * changes without being applied.
-	 */
+	return ret;
+}
+
+/* Without SET, the advice in effect is what the call reads and keeps. */
+static void mvgal_advise_current(struct mvgal_bo *bo,
+				 struct drm_mvgal_advise *args)
+{
+	if (args->flags & MVGAL_ADVISE_SET)
+		return;
+	mutex_lock(&bo->lock);
+	args->workload = bo->workload;
+	args->preferred = bo->preferred;
+	args->accessed_by = bo->accessed_by;
+	mutex_unlock(&bo->lock);
+}
+
+/*
+ * Applies the placement the rule chose on @gpus, pinning them for a PIN
+ * placement; advice set or applied without placing drops the pins.
+ * Placed first: should that fail, the advice stays as it was. The pins
+ * are what this advice applied pins: none once the advice changes
+ * without being applied.
+ */
+static int mvgal_advise_apply(struct mvgal_device *mdev,
+			      struct drm_file *file, struct mvgal_bo *bo,
+			      const struct drm_mvgal_advise *args,
+			      u32 placement, u32 gpus, int *fd)
+{
+	u64 bytes;
+
 	if (args->flags & MVGAL_ADVISE_APPLY && gpus) {
-		ret = -EPERM;
 		if (!READ_ONCE(mvgal_enable_memory_migration))
-			goto out_put;
-		ret = mvgal_place_copies(mdev, file, bo, 0, bo->nchunks - 1, gpus,
-					 true, placement == MVGAL_PLACEMENT_PIN ?
-					 gpus : 0, MVGAL_PRIO_NORMAL, NULL,
-					 &fd, &bytes);
-		if (ret)
-			goto out_put;
-	} else if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
+			return -EPERM;
+		return mvgal_place_copies(mdev, file, bo, 0, bo->nchunks - 1,
+					  gpus, true,
+					  placement == MVGAL_PLACEMENT_PIN ?
+					  gpus : 0, MVGAL_PRIO_NORMAL, NULL,
+					  fd, &bytes);
+	}
+	if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
 		mutex_lock(&mdev->gpu_lock);
 		bo->pinned = 0;
 		mutex_unlock(&mdev->gpu_lock);
 	}
+	return 0;
+}
+
+/* Stores the advice and the READ_MOSTLY bits; reports the bytes marked. */
+static void mvgal_advise_store(struct mvgal_bo *bo,
+			       struct drm_mvgal_advise *args, u32 rm,
+			       unsigned long first, unsigned long last)
+{
 	mutex_lock(&bo->lock);
 	if (args->flags & MVGAL_ADVISE_SET) {
 		bo->workload = args->workload;
@@ -166,10 +174,42 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 		bo->chunk_shift;
 	args->read_mostly = min_t(u64, args->read_mostly, bo->base.size);
 	mutex_unlock(&bo->lock);
+}
+
+int mvgal_ioctl_advise(struct drm_device *dev, void *data,
+		       struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct drm_mvgal_advise *args = data;
+	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
+				MVGAL_ADVISE_NOT_READ_MOSTLY);
+	unsigned long first = 0, last = 0;
+	u32 placement, target, gpus;
+	struct mvgal_bo *bo;
+	int ret, fd = -1;
+
+	ret = mvgal_advise_check(mdev, args, rm);
+	if (ret)
+		return ret;
+	/* Advice changes how the buffer is kept for every user of it. */
+	bo = mvgal_bo_lookup_access(file, args->handle,
+				    (args->flags & MVGAL_ADVISE_SET) || rm, &ret);
+	if (!bo)
+		return ret;
+	/* One ADVISE at a time: advice and pins change together. */
+	mutex_lock(&mdev->advise_lock);
+	ret = mvgal_advise_validate(bo, args, rm, &first, &last);
+	if (ret)
+		goto out_put;
+	mvgal_advise_current(bo, args);
+	placement = mvgal_advice_rule(mdev, args, bo, &target, &gpus);
+	ret = mvgal_advise_apply(mdev, file, bo, args, placement, gpus, &fd);
+	if (ret)
+		goto out_put;
+	mvgal_advise_store(bo, args, rm, first, last);
 	args->placement = placement;
 	args->target = target;
 	args->out_fence_fd = fd;
-	ret = 0;
 out_put:
 	mutex_unlock(&mdev->advise_lock);
 	drm_gem_object_put(&bo->base);

@@ -81,18 +81,59 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 		e->flags |= MVGAL_LRU_BUSY;
 }
 
+/*
+ * Every placement in @gpu's pool into @places, in the order eviction
+ * under @policy (MVGAL_EVICT_POLICY_*) would take them, as @cand says.
+ * Caller holds gpu_lock.
+ */
+static void mvgal_lru_rank(struct mvgal_gpu *gpu, u32 policy,
+			   struct mvgal_evict_cand *cand,
+			   struct mvgal_place **places)
+{
+	struct mvgal_place *p;
+	unsigned int i = 0;
+
+	list_for_each_entry(p, &gpu->lru, lru) {
+		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+
+		places[i] = p;
+		cand[i] = (struct mvgal_evict_cand){
+			.last = r->last,
+			.ahead = mvgal_reuse_ahead(r, gpu->mdev->clock),
+			.index = i,
+		};
+		i++;
+	}
+	mvgal_evict_order(cand, i, policy == MVGAL_EVICT_POLICY_LRU ?
+			  MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT);
+}
+
+/* The pool's eviction figures and use. Caller holds gpu_lock. */
+static void mvgal_lru_stats(struct mvgal_gpu *gpu,
+			    struct drm_mvgal_pool_lru *args)
+{
+	u64 largest, allocs;
+
+	args->clock = gpu->mdev->clock;
+	args->evictions = gpu->evictions;
+	args->evicted_bytes = gpu->evicted_bytes;
+	args->written_back = gpu->written_back;
+	args->refusals = gpu->refusals;
+	mvgal_pool_usage(&gpu->pool, &args->used, &largest, &allocs);
+	args->budget = READ_ONCE(gpu->pool.budget);
+}
+
 int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 			 struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_pool_lru *args = data;
 	struct drm_mvgal_lru_entry *out = NULL;
-	enum mvgal_evict_policy policy;
 	struct mvgal_evict_cand *cand = NULL;
 	struct mvgal_place *p, **places = NULL;
 	unsigned int n = 0, i, room = args->count;
 	bool all = capable(CAP_SYS_ADMIN);
-	u64 largest, allocs;
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	struct mvgal_gpu *gpu;
 	int ret = 0;
 
@@ -103,40 +144,20 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	if (!gpu)
 		goto out_unlock;
 	args->policy = READ_ONCE(mvgal_evict_policy);
-	policy = args->policy == MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU :
-		 MVGAL_EVICT_PREDICT;
 	list_for_each_entry(p, &gpu->lru, lru)
 		n++;
-	cand = kvcalloc(n ?: 1, sizeof(*cand), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	places = kvcalloc(n ?: 1, sizeof(*places), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	cand = kvcalloc(n ?: 1, sizeof(*cand), gfp);
+	places = kvcalloc(n ?: 1, sizeof(*places), gfp);
+	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), gfp);
 	if (!cand || !places || !out) {
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	i = 0;
-	list_for_each_entry(p, &gpu->lru, lru) {
-		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
-
-		places[i] = p;
-		cand[i] = (struct mvgal_evict_cand){
-			.last = r->last,
-			.ahead = mvgal_reuse_ahead(r, mdev->clock),
-			.index = i,
-		};
-		i++;
-	}
-	mvgal_evict_order(cand, n, policy);
+	mvgal_lru_rank(gpu, args->policy, cand, places);
 	for (i = 0; i < min(n, room); i++)
 		mvgal_lru_entry(places[cand[i].index], &cand[i], &out[i], all);
 	args->count = n;
-	args->clock = mdev->clock;
-	args->evictions = gpu->evictions;
-	args->evicted_bytes = gpu->evicted_bytes;
-	args->written_back = gpu->written_back;
-	args->refusals = gpu->refusals;
-	mvgal_pool_usage(&gpu->pool, &args->used, &largest, &allocs);
-	args->budget = READ_ONCE(gpu->pool.budget);
+	mvgal_lru_stats(gpu, args);
 out_unlock:
 	mutex_unlock(&mdev->gpu_lock);
 	/* Copied out with no lock held: the array may fault. */

@@ -177,207 +177,191 @@ static int mvgal_begin_results(const struct drm_mvgal_begin *args,
 	return 0;
 }
 
-int mvgal_ioctl_begin(struct drm_device *dev, void *data,
-		      struct drm_file *file)
+/*
+ * Copies BEGIN's accesses in. Most sessions name a few buffers: those
+ * go into @small, with no allocation. Return: the array or ERR_PTR.
+ */
+static struct drm_mvgal_access *
+mvgal_begin_copy_in(const struct drm_mvgal_begin *args,
+		    struct drm_mvgal_access *small, unsigned int nsmall)
 {
-	struct mvgal_device *mdev = to_mvgal(dev);
-	struct mvgal_file *mf = file->driver_priv;
-	struct drm_mvgal_access acc_small[4];
-	struct drm_mvgal_begin *args = data, in = *args;
-	struct drm_gem_object **objs = NULL;
-	struct drm_mvgal_access *acc;
-	struct dma_fence *in_fence = NULL;
-	struct sync_file *sf = NULL;
-	struct ww_acquire_ctx ctx;
-	struct mvgal_session *s;
-	struct mvgal_session *begun = NULL;
-	struct mvgal_job *job = NULL;
-	struct mvgal_gpu *gpu;
-	unsigned int i, locked = 0;
-	bool lean = false;
-	int ret, fd = -1;
-	u32 id;
-
-	ret = mvgal_begin_check(args);
-	if (ret)
-		return ret;
-	/* Most sessions name a few buffers: no allocation for those. */
-	if (args->count <= ARRAY_SIZE(acc_small)) {
-		acc = acc_small;
-		if (copy_from_user(acc, u64_to_user_ptr(args->accesses),
-				   args->count * sizeof(*acc)))
-			return -EFAULT;
-	} else {
-		acc = memdup_array_user(u64_to_user_ptr(args->accesses),
-					args->count, sizeof(*acc));
-		if (IS_ERR(acc))
-			return PTR_ERR(acc);
+	if (args->count <= nsmall) {
+		if (copy_from_user(small, u64_to_user_ptr(args->accesses),
+				   args->count * sizeof(*small)))
+			return ERR_PTR(-EFAULT);
+		return small;
 	}
-	/* One allocation: the session, its buffers, their objects. */
+	return memdup_array_user(u64_to_user_ptr(args->accesses),
+				 args->count, sizeof(*small));
+}
+
+/* One allocation: the session, its buffers, their objects. */
+static struct mvgal_session *
+mvgal_begin_session_alloc(const struct drm_mvgal_begin *args,
+			  struct mvgal_file *mf)
+{
+	struct mvgal_session *s;
+
 	s = kzalloc(struct_size(s, b, args->count) +
 		    array_size(args->count, sizeof(*s->objs)), GFP_KERNEL_ACCOUNT);
-	if (!s) {
-		ret = -ENOMEM;
-		goto out_acc;
-	}
+	if (!s)
+		return NULL;
 	s->objs = (struct drm_gem_object **)&s->b[args->count];
 	s->count = args->count;
 	s->gpu = args->gpu;
 	s->write = args->flags & MVGAL_ACCESS_WRITE;
 	s->no_copies = READ_ONCE(mf->flags) & MVGAL_FILE_NO_COPIES;
-	ret = mvgal_begin_read(file, s, acc);
-	if (ret)
-		goto out_session;
-	if (args->in_fence_fd != -1) {
-		in_fence = sync_file_get_fence(args->in_fence_fd);
-		if (!in_fence) {
-			ret = -EINVAL;
-			goto out_session;
-		}
-	}
-	if (in_fence && !dma_fence_is_signaled(in_fence)) {
-		ret = mvgal_begin_job(mdev, &job, args, file);
-		if (!ret)
-			ret = mvgal_job_add_dep(job, in_fence);
-		if (ret)
-			goto out_session;
-	}
+	return s;
+}
 
+/*
+ * BEGIN's in-fence, if any, into *@in_fence; one not yet signaled makes
+ * the session's job now, waiting for it.
+ */
+static int mvgal_begin_in_fence(struct mvgal_device *mdev,
+				const struct drm_mvgal_begin *args,
+				struct drm_file *file,
+				struct dma_fence **in_fence,
+				struct mvgal_job **job)
+{
+	int ret;
+
+	if (args->in_fence_fd == -1)
+		return 0;
+	*in_fence = sync_file_get_fence(args->in_fence_fd);
+	if (!*in_fence)
+		return -EINVAL;
+	if (dma_fence_is_signaled(*in_fence))
+		return 0;
+	ret = mvgal_begin_job(mdev, job, args, file);
+	if (!ret)
+		ret = mvgal_job_add_dep(*job, *in_fence);
+	return ret;
+}
+
+/*
+ * Takes a session slot in the file and puts @s on its list; END finds
+ * it only once it is marked begun.
+ */
+static int mvgal_file_session_add(struct mvgal_file *mf,
+				  struct mvgal_session *s)
+{
 	mutex_lock(&mf->lock);
 	if (mf->count >= MVGAL_SESSIONS_PER_FILE) {
 		mutex_unlock(&mf->lock);
-		ret = -EBUSY;
-		goto out_session;
+		return -EBUSY;
 	}
-	/* The slot is taken now; END finds the session once begun. */
 	mf->count++;
-	id = ++mf->next_id ?: ++mf->next_id;
-	s->id = id;
+	s->id = ++mf->next_id ?: ++mf->next_id;
 	list_add_tail(&s->link, &mf->sessions);
 	mutex_unlock(&mf->lock);
+	return 0;
+}
 
-	mvgal_begin_probe(mdev, s);
-	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
-	if (!gpu)
-		goto out_gpu;
-	objs = s->objs;
-	lean = mvgal_begin_lean(s, gpu);
-	if (lean) {
-		locked = s->count;
-	} else {
-		ret = mvgal_session_lock(s, &ctx);
-		if (ret)
-			goto out_gpu;
-		/*
-		 * The reservations, taken in ww order, serialize everybody
-		 * who takes more than one buffer's lock and waits for it:
-		 * tell lockdep.
-		 */
-		for (locked = 0; locked < s->count; locked++)
-			mutex_lock_nest_lock(&s->b[locked].bo->lock, &ctx);
+/* Gives back the slot mvgal_file_session_add() took. */
+static void mvgal_file_session_del(struct mvgal_file *mf,
+				   struct mvgal_session *s)
+{
+	mutex_lock(&mf->lock);
+	list_del(&s->link);
+	mf->count--;
+	mutex_unlock(&mf->lock);
+}
+
+/*
+ * A BEGIN whose results could not be handed out: undone as an END of
+ * work that wrote nothing, and freed.
+ */
+static void mvgal_begin_undo(struct mvgal_file *mf, struct mvgal_session *s,
+			     struct mvgal_begin_out *out)
+{
+	if (out->sf) {
+		fput(out->sf->file);
+		put_unused_fd(out->fd);
 	}
-	ret = mvgal_begin_plan(mdev, gpu, s, &job, acc, args, file);
+	mvgal_file_session_del(mf, s);
+	mvgal_session_finish(s, mvgal_nothing_written, NULL, NULL);
+	mvgal_session_free(s);
+}
+
+/*
+ * Hands out the results of a live session, with no lock held: a fault
+ * on the array may need a buffer's lock (it may lie in a mapping of one
+ * of the session's own buffers) or mmap_lock, which faults take first.
+ * The out-fence's fd is installed only once they are out. On a fault the
+ * session is undone (and freed) and @args left as they came.
+ */
+static int mvgal_begin_publish(struct mvgal_file *mf, struct mvgal_session *s,
+			       struct drm_mvgal_begin *args,
+			       const struct drm_mvgal_access *acc,
+			       struct mvgal_begin_out *out)
+{
+	if (mvgal_begin_results(args, acc)) {
+		mvgal_begin_undo(mf, s, out);
+		return -EFAULT;
+	}
+	args->bytes_copied = out->bytes;
+	args->session = s->id;
+	args->out_fence_fd = out->fd;
+	if (out->sf)
+		fd_install(out->fd, out->sf->file);
+	/* Only now, when BEGIN no longer touches it, may END find (and
+	 * free) it; pairs with mvgal_session_find().
+	 */
+	smp_store_release(&s->begun, true);
+	return 0;
+}
+
+int mvgal_ioctl_begin(struct drm_device *dev, void *data,
+		      struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_file *mf = file->driver_priv;
+	struct drm_mvgal_access acc_small[4], *acc;
+	struct drm_mvgal_begin *args = data;
+	struct dma_fence *in_fence = NULL;
+	struct mvgal_job *job = NULL;
+	struct mvgal_begin_out out;
+	struct mvgal_session *s;
+	int ret;
+
+	ret = mvgal_begin_check(args);
 	if (ret)
-		goto out_unlock;
-	if (job && mvgal_job_empty(job)) {
-		mvgal_job_abort(job);
-		job = NULL;
+		return ret;
+	acc = mvgal_begin_copy_in(args, acc_small, ARRAY_SIZE(acc_small));
+	if (IS_ERR(acc))
+		return PTR_ERR(acc);
+	s = mvgal_begin_session_alloc(args, mf);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out_acc;
 	}
-	if (job) {
-		fd = mvgal_fence_fd(mvgal_job_fence(job), &sf);
-		if (fd < 0) {
-			ret = fd;
-			goto out_unlock;
-		}
-	}
-	/* Nothing can fail from here on, but handing out the results. */
-	begun = s;
-	atomic64_inc(&mdev->ctr.sessions);
-	/*
-	 * CPU mappings stay: a page is writable only while its chunk is
-	 * marked written (bo/mvgal_cpuwrite.c), and the fold above took every
-	 * mark in and write-protected the pages again, so the next CPU
-	 * write is seen.
-	 */
-	for (i = 0; i < s->count; i++) {
-		mvgal_sbo_live(s, &s->b[i], 1);
-		mvgal_place_touch(s->b[i].bo, gpu, s->b[i].loc);
-		mvgal_prefetch_access(gpu, s->b[i].bo, s->b[i].loc,
-				      i == s->count - 1);
-		mvgal_policy_begun(s->b[i].bo, &s->b[i].live);
-		mvgal_numa_use(s->b[i].bo, gpu);
-		if (!s->write)
-			mvgal_mirror_note_read(s->b[i].bo, gpu->index,
-					       s->b[i].remote);
-	}
-	args->bytes_copied = job ? mvgal_job_bytes(job) : 0;
-	args->session = id;
-	args->out_fence_fd = fd;
-	if (job) {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-		mvgal_job_push(job);
-	}
-	job = NULL;
-	s = NULL;
-	ret = 0;
-	goto out_locked;
+	ret = mvgal_begin_read(file, s, acc);
+	if (ret)
+		goto out_session;
+	ret = mvgal_begin_in_fence(mdev, args, file, &in_fence, &job);
+	if (ret)
+		goto out_session;
+	ret = mvgal_file_session_add(mf, s);
+	if (ret)
+		goto out_session;
+	ret = mvgal_session_begin(mdev, s, &job, acc, args, file, &out);
+	if (ret)
+		goto out_file;
+	/* The session is the file's now, or undone and freed. */
+	ret = mvgal_begin_publish(mf, s, args, acc, &out);
+	dma_fence_put(in_fence);
+	if (acc != acc_small)
+		kfree(acc);
+	return ret;
 
-out_unlock:
-	if (sf) {
-		fput(sf->file);
-		put_unused_fd(fd);
-	}
-	for (i = 0; i < s->count; i++)
-		if (s->b[i].new_place)
-			mvgal_place_drain(s->b[i].bo, gpu->index, true);
-out_locked:
-	while (locked--)
-		mutex_unlock(&to_mvgal_bo(objs[locked])->lock);
-	if (!lean)
-		drm_gem_unlock_reservations(objs, args->count, &ctx);
-out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
-	/*
-	 * The results go out with no lock held: a fault on the array may
-	 * need a buffer's lock (it may lie in a mapping of one of the
-	 * session's own buffers) or mmap_lock, which faults take first.
-	 */
-	if (begun && mvgal_begin_results(args, acc)) {
-		/* Undone as an END of work that wrote nothing. */
-		if (sf) {
-			fput(sf->file);
-			put_unused_fd(fd);
-		}
-		mutex_lock(&mf->lock);
-		list_del(&begun->link);
-		mf->count--;
-		mutex_unlock(&mf->lock);
-		mvgal_session_finish(begun, mvgal_nothing_written, NULL, NULL);
-		mvgal_session_free(begun);
-		begun = NULL;
-		*args = in;
-		ret = -EFAULT;
-	} else if (begun) {
-		if (sf)
-			fd_install(fd, sf->file);
-		/* Only now, when BEGIN no longer touches it, may END find
-		 * (and free) it; pairs with mvgal_session_find().
-		 */
-		smp_store_release(&begun->begun, true);
-	} else {
-		mutex_lock(&mf->lock);
-		list_del(&s->link);
-		mf->count--;
-		mutex_unlock(&mf->lock);
-	}
+out_file:
+	mvgal_file_session_del(mf, s);
 out_session:
 	if (job)
 		mvgal_job_abort(job);
 	dma_fence_put(in_fence);
-	if (s)
-		mvgal_session_free(s);
+	mvgal_session_free(s);
 out_acc:
 	if (acc != acc_small)
 		kfree(acc);
@@ -450,6 +434,71 @@ static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
 	return NULL;
 }
 
+/*
+ * END's arguments against the session: a READ session names nothing
+ * written, a WRITE one no more buffers than it has. Its fence, if any,
+ * into *@fence.
+ */
+static int mvgal_end_args(const struct drm_mvgal_end *args,
+			  const struct mvgal_session *s,
+			  struct dma_fence **fence)
+{
+	if ((!s->write && args->count) || args->count > s->count)
+		return -EINVAL;
+	if (args->fence_fd == -1)
+		return 0;
+	*fence = sync_file_get_fence(args->fence_fd);
+	return *fence ? 0 : -EINVAL;
+}
+
+/* The per-buffer bitmaps of what END says was written, into *@written. */
+static int mvgal_end_written(struct drm_file *file, struct mvgal_session *s,
+			     const struct drm_mvgal_end *args,
+			     unsigned long ***written)
+{
+	*written = kcalloc(s->count, sizeof(**written), GFP_KERNEL_ACCOUNT);
+	if (!*written)
+		return -ENOMEM;
+	return mvgal_end_read(file, s, args, *written);
+}
+
+static void mvgal_end_written_free(unsigned long **written, unsigned int n)
+{
+	unsigned int i;
+
+	if (!written)
+		return;
+	for (i = 0; i < n; i++)
+		bitmap_free(written[i]);
+	kfree(written);
+}
+
+/*
+ * Ends @s, off the file's list: only a fence to publish needs the
+ * reservations. Caller holds mf->lock. Return: 0 with @s freed, or
+ * -errno with nothing changed.
+ */
+static int mvgal_end_session(struct mvgal_file *mf, struct mvgal_session *s,
+			     unsigned long **written, struct dma_fence *fence,
+			     struct mvgal_commit **commits)
+{
+	struct ww_acquire_ctx ctx;
+	int ret;
+
+	if (fence) {
+		ret = mvgal_session_lock(s, &ctx);
+		if (ret)
+			return ret;
+	}
+	list_del(&s->link);
+	mf->count--;
+	mvgal_session_finish(s, written, fence, commits);
+	if (fence)
+		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
+	mvgal_session_free(s);
+	return 0;
+}
+
 int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		    struct drm_file *file)
 {
@@ -458,9 +507,8 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	struct mvgal_commit **commits = NULL;
 	unsigned long **written = NULL;
 	struct dma_fence *fence = NULL;
-	struct ww_acquire_ctx ctx;
 	struct mvgal_session *s;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 	int ret;
 
 	if (args->flags)
@@ -474,25 +522,12 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	/* Held across the ioctl: a second END of the same session waits,
 	 * then finds nothing.
 	 */
-	if ((!s->write && args->count) || args->count > s->count) {
-		ret = -EINVAL;
+	ret = mvgal_end_args(args, s, &fence);
+	if (ret)
 		goto out_unlock;
-	}
-	if (args->fence_fd != -1) {
-		fence = sync_file_get_fence(args->fence_fd);
-		if (!fence) {
-			ret = -EINVAL;
-			goto out_unlock;
-		}
-	}
 	n = s->count;
 	if (args->count) {
-		written = kcalloc(n, sizeof(*written), GFP_KERNEL_ACCOUNT);
-		if (!written) {
-			ret = -ENOMEM;
-			goto out_unlock;
-		}
-		ret = mvgal_end_read(file, s, args, written);
+		ret = mvgal_end_written(file, s, args, &written);
 		if (ret)
 			goto out_unlock;
 	}
@@ -503,27 +538,11 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 			goto out_unlock;
 		}
 	}
-	/* Only a fence to publish needs the reservations. */
-	if (fence) {
-		ret = mvgal_session_lock(s, &ctx);
-		if (ret)
-			goto out_unlock;
-	}
-	list_del(&s->link);
-	mf->count--;
-	mvgal_session_finish(s, written, fence, commits);
-	if (fence)
-		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
-	mvgal_session_free(s);
-	s = NULL;
+	ret = mvgal_end_session(mf, s, written, fence, commits);
 out_unlock:
 	mutex_unlock(&mf->lock);
 	mvgal_commits_free(commits, n);
-	if (written) {
-		for (i = 0; i < n; i++)
-			bitmap_free(written[i]);
-		kfree(written);
-	}
+	mvgal_end_written_free(written, n);
 	dma_fence_put(fence);
 	return ret;
 }

@@ -2,7 +2,8 @@
 # tools/layers.py finds what it exists to find: an include of a higher
 # layer's header, a call into a higher layer, files of one layer calling
 # each other in a circle, a file outside the layer folders; and passes a
-# tree that keeps the rule. TAP on stdout.
+# tree that keeps the rule. tools/funclen.py finds a function over its
+# limit. TAP on stdout.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 t=$(mktemp -d)
@@ -62,6 +63,18 @@ echo 'int mvgal_stray;' >"$t/stray/mvgal_stray.c"
 out=$(python3 "$top/tools/layers.py" "$t/stray" 2>/dev/null)
 test $? = 1 && echo "$out" | grep -q '^mvgal_stray.c: not inside a layer folder'
 ok $? "a file outside the layer folders fails"
+
+# tools/funclen.py: an 81-line function fails, an 80-line one passes.
+mkdir -p "$t/len/uapi"
+long() { # NAME BODY-LINES
+	printf 'int %s(int x)\n{\n' "$1"
+	for i in $(seq 1 "$2"); do echo "	x++;"; done
+	printf '	return x;\n}\n\n'
+}
+{ long mvgal_fits 76; long mvgal_too_long 77; } >"$t/len/uapi/mvgal_l.c"
+out=$(python3 "$top/tools/funclen.py" "$t/len" 80 2>/dev/null)
+test $? = 1 && test "$out" = "uapi/mvgal_l.c:82-162: mvgal_too_long() is 81 lines (at most 80)"
+ok $? "tools/funclen.py names the one function over 80 lines, with its lines"
 
 echo "1..$n"
 exit $rc
