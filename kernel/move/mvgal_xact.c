@@ -76,10 +76,13 @@ static int mvgal_migrate_plan_job(struct mvgal_device *mdev,
 		return -EBUSY;
 	}
 	if (gpu) {
-		*new_place = gpu != bo->home && !bo->place[gpu->index];
+		bool made = gpu != bo->home && !bo->place[gpu->index];
+
 		ret = mvgal_place_get(bo, gpu);
 		if (ret)
 			return ret;
+		/* Only a placement this call made is undone on failure. */
+		*new_place = made;
 	}
 	ret = mvgal_job_add_dep(job, m->in_fence);
 	if (!ret)
