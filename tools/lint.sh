@@ -50,6 +50,20 @@ report() { # name findings-file
 	fi
 }
 
+# rule NAME TEXT SCRIPT ARGS...: one TAP line from a structure check that
+# prints its violations on stdout and "# NAME: figures" on stderr
+rule() {
+	local name=$1 text=$2
+	shift 2
+	if python3 "$@" >"$out/$name.findings" 2>"$out/$name.log"; then
+		echo "ok - lint: $text ($(sed "s/^# $name: //" "$out/$name.log"))"
+	else
+		echo "not ok - lint: $text (tools/$name.py)"
+		sed 's/^/#   /' "$out/$name.findings" "$out/$name.log"
+		rc=1
+	fi
+}
+
 if ! command -v sparse >/dev/null; then
 	echo "not ok - lint: sparse is not installed (tools/deps.sh)"
 	rc=1
@@ -66,23 +80,11 @@ else
 		rc=1
 	else
 		report "sparse C=2 over kernel/ ($(grep -c ' CHECK ' "$out/sparse.log") files)" "$out/sparse.findings"
-		# The layering rule has no exceptions: no allowlist here.
-		if python3 "$top/tools/layers.py" "$top/kernel" "$out/src/kernel" \
-			>"$out/layers.findings" 2>"$out/layers.log"; then
-			echo "ok - lint: layers: no include or call goes up core < dev < bo < move < policy < uapi, no circle inside one ($(sed 's/^# layers: //' "$out/layers.log"))"
-		else
-			echo "not ok - lint: layers (tools/layers.py)"
-			sed 's/^/#   /' "$out/layers.findings" "$out/layers.log"
-			rc=1
-		fi
-		if python3 "$top/tools/funclen.py" "$top/kernel" 80 \
-			>"$out/funclen.findings" 2>"$out/funclen.log"; then
-			echo "ok - lint: no function over 80 lines ($(sed 's/^# funclen: //' "$out/funclen.log"))"
-		else
-			echo "not ok - lint: functions over 80 lines (tools/funclen.py)"
-			sed 's/^/#   /' "$out/funclen.findings" "$out/funclen.log"
-			rc=1
-		fi
+		# The structure rules have no exceptions: no allowlist here.
+		rule layers "layers: no include or call goes up core < dev < bo < move < policy < uapi, no circle inside one" \
+			"$top/tools/layers.py" "$top/kernel" "$out/src/kernel"
+		rule funclen "no function over 80 lines" \
+			"$top/tools/funclen.py" "$top/kernel" 80
 	fi
 fi
 
