@@ -72,6 +72,8 @@ done
 
 tests/host/test_layers.sh >"$log/test_layers.tap" 2>&1
 count "$log/test_layers.tap"
+tests/host/test_vm_reports.sh >"$log/test_vm_reports.tap" 2>&1
+count "$log/test_vm_reports.tap"
 
 echo "# lint"
 tools/lint.sh >"$log/lint.tap" 2>&1
