@@ -487,4 +487,316 @@ TEST_F(exp, an_export_pins_its_placement_against_eviction)
 	mvgal_bo_destroy(self->m, h2);
 }
 
+/* Where a buffer's bytes are, as BO_INFO reports it. */
+struct where {
+	uint64_t resident[MVGAL_LOC_COUNT];
+	uint64_t valid[MVGAL_LOC_COUNT];
+	uint64_t owned[MVGAL_LOC_COUNT];
+};
+
+static int where_is(struct mvgal *m, uint32_t h, struct where *w)
+{
+	struct drm_mvgal_bo_info info;
+	int ret = mvgal_bo_info(m, h, &info);
+
+	if (ret)
+		return ret;
+	memcpy(w->resident, info.resident, sizeof(w->resident));
+	memcpy(w->valid, info.valid, sizeof(w->valid));
+	memcpy(w->owned, info.owned, sizeof(w->owned));
+	return 0;
+}
+
+/*
+ * The export's fd is O_CLOEXEC, opened read-write only when asked: a
+ * read-write handle exported without MVGAL_PLACE_FD_RDWR gives a
+ * read-only dma-buf, whose shared writable mapping is -EACCES and whose
+ * read mapping shows the bytes a session brought and never becomes
+ * writable.
+ */
+TEST_F(exp, export_is_cloexec_and_read_only_unless_asked)
+{
+	struct drm_mvgal_access a;
+	uint32_t h, sess;
+	int rw, ro, fence;
+	uint64_t size;
+	uint8_t *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 7, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &rw, &size));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, 0, &ro, NULL));
+	EXPECT_EQ(FD_CLOEXEC, fcntl(rw, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(FD_CLOEXEC, fcntl(ro, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(O_RDWR, fcntl(rw, F_GETFL) & O_ACCMODE);
+	EXPECT_EQ(O_RDONLY, fcntl(ro, F_GETFL) & O_ACCMODE);
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, ro, 0));
+	EXPECT_EQ(EACCES, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_WRITE, MAP_SHARED, ro, CH));
+	EXPECT_EQ(EACCES, errno);
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, ro, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	EXPECT_EQ(-1, check(va, SIZE, 0, 7));
+	errno = 0;
+	EXPECT_EQ(-1, mprotect(va, size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	munmap(va, size);
+	/* The read-write one maps writable, over the same bytes. */
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	EXPECT_EQ(-1, check(va, SIZE, 0, 7));
+	munmap(va, size);
+	close(ro);
+	close(rw);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A mapping that reaches past the export's size (at offset 0, at a
+ * non-zero offset, starting at the end) and a private mapping (of a
+ * read-write and of a read-only export) are -EINVAL: the dma-buf core
+ * checks the range, the export's mmap refuses copy-on-write mappings.
+ * Mappings ending exactly at the size work.
+ */
+TEST_F(exp, mappings_past_the_end_or_private_are_einval)
+{
+	uint64_t size;
+	uint32_t h;
+	int rw, ro;
+	void *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &rw, &size));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, 0, &ro, NULL));
+	ASSERT_EQ(PAGES(SIZE), size);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size + 4096, PROT_READ, MAP_SHARED, rw, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size - 4096, PROT_READ, MAP_SHARED, rw, 8192));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, rw, size));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, ro, size));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, rw, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE, rw, 4096));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, ro, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* Up to the end exactly, from a non-zero offset: fine. */
+	va = mmap(NULL, size - 8192, PROT_READ, MAP_SHARED, rw, 8192);
+	EXPECT_NE(MAP_FAILED, va);
+	if (va != MAP_FAILED)
+		munmap(va, size - 8192);
+	close(ro);
+	close(rw);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * POOL_LRU lists an exported placement PERSISTENT (never evicted) while
+ * the export lives, with its size; once the export is closed the mark is
+ * gone (the buffer is neither PERSISTENT nor pinned).
+ */
+TEST_F(exp, pool_lru_marks_the_exported_placement_persistent)
+{
+	struct drm_mvgal_lru_entry e[64];
+	struct drm_mvgal_pool_lru lru;
+	struct drm_mvgal_bo_info info;
+	uint32_t h, i, found;
+	int fd;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, 0, &fd, NULL));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	ASSERT_NE(0, info.id);
+	memset(e, 0, sizeof(e));
+	lru = (struct drm_mvgal_pool_lru) { .gpu = self->g0, .count = 64 };
+	ASSERT_EQ(0, mvgal_pool_lru(self->m, self->g0, e, &lru));
+	ASSERT_GE(64, lru.count);
+	for (i = 0, found = 0; i < lru.count; i++) {
+		if (e[i].bo_id != info.id)
+			continue;
+		found++;
+		EXPECT_EQ(MVGAL_LRU_PERSISTENT, e[i].flags & MVGAL_LRU_PERSISTENT);
+		EXPECT_EQ(info.resident[1 + self->g0], e[i].bytes);
+		EXPECT_LE(PAGES(SIZE), e[i].bytes);
+	}
+	EXPECT_EQ(1, found);
+	close(fd);
+	memset(e, 0, sizeof(e));
+	lru = (struct drm_mvgal_pool_lru) { .gpu = self->g0, .count = 64 };
+	ASSERT_EQ(0, mvgal_pool_lru(self->m, self->g0, e, &lru));
+	for (i = 0, found = 0; i < lru.count && i < 64; i++) {
+		if (e[i].bo_id != info.id)
+			continue;
+		found++;
+		EXPECT_EQ(0, e[i].flags & MVGAL_LRU_PERSISTENT);
+	}
+	EXPECT_EQ(1, found);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Bytes outside a session: a session filled the export and ended; the
+ * CPU then writes part of one chunk through mvgal (BO_PWRITE). As the
+ * uapi says, the export's copy of that chunk is stale: it still shows
+ * the old bytes, and BO_INFO counts the chunk no longer valid at the GPU.
+ * The next BEGIN on that GPU naming the chunk copies exactly that chunk
+ * and the export shows the CPU's bytes, the rest unchanged.
+ */
+TEST_F(exp, cpu_writes_outside_a_session_reach_the_export_at_the_next_begin)
+{
+	const uint64_t off = 2 * CH + 77, len = 1000;
+	struct where before, after;
+	struct drm_mvgal_access a;
+	uint8_t buf[1000];
+	uint64_t size, copied;
+	uint32_t h, sess;
+	int fd, fence;
+	uint8_t *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &fd, &size));
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	EXPECT_EQ(-1, check(va, SIZE, 0, 1));
+	ASSERT_EQ(0, where_is(self->m, h, &before));
+	EXPECT_EQ(SIZE, before.valid[1 + self->g0]);
+
+	/* Chunk 2, written by the CPU: the export's copy of it is stale. */
+	fill(buf, len, 3);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, off, buf, len));
+	EXPECT_EQ(-1, check(va, SIZE, 0, 1));
+	ASSERT_EQ(0, where_is(self->m, h, &after));
+	EXPECT_EQ(SIZE - CH, after.valid[1 + self->g0]);
+	EXPECT_EQ(SIZE, after.valid[MVGAL_LOC_HOST]);
+
+	/* The next BEGIN there brings that chunk, and only it. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, CH, 2 * CH, &a, &sess,
+			    &fence, &copied));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(CH, copied);
+	EXPECT_EQ(-1, check(va, off, 0, 1));
+	EXPECT_EQ(0, memcmp(va + off, buf, len));
+	EXPECT_EQ(-1, check(va + off + len, SIZE - off - len, off + len, 1));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	ASSERT_EQ(0, where_is(self->m, h, &after));
+	EXPECT_EQ(SIZE, after.valid[1 + self->g0]);
+	munmap(va, size);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * GPU_DETACH of a GPU while an export of its pool lives is -EBUSY and
+ * changes nothing: the GPU stays, the buffer's bytes stay where they were
+ * (BO_INFO) and read the same through the export and through mvgal. With
+ * the export closed and the session ended, the detach drains the
+ * placement home (every byte) and works; the GPU, attached again, takes
+ * a new export that a session fills with the same bytes.
+ */
+TEST_F(exp, detach_is_busy_while_an_export_lives)
+{
+	const uint64_t off = CH + 5, len = 2 * CH;
+	struct drm_mvgal_gpu_info gb, ga;
+	struct where before, after;
+	struct drm_mvgal_access a;
+	struct mvgal_config cfg;
+	static uint8_t buf[SIZE];
+	uint64_t size;
+	uint32_t h, sess;
+	int fd, fence, g;
+	uint8_t *va;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &fd, &size));
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	fill(buf, len, 2);
+	memcpy(va + off, buf, len);
+	/* A live session and an export: busy. */
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g0));
+	EXPECT_EQ(0, end_written(self->m, sess, h, off, len, -1));
+
+	/* The export alone: busy, and nothing changed. */
+	ASSERT_EQ(0, where_is(self->m, h, &before));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gb));
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g0));
+	EXPECT_EQ(NR_GPUS, gpu_count(self->m));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &ga));
+	EXPECT_EQ(gb.pool_used, ga.pool_used);
+	EXPECT_EQ(gb.pool_allocations, ga.pool_allocations);
+	ASSERT_EQ(0, where_is(self->m, h, &after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(PAGES(SIZE), after.resident[1 + self->g0]);
+	EXPECT_EQ(0, memcmp(va + off, buf, len));
+	EXPECT_EQ(-1, check(va + off + len, SIZE - off - len, off + len, 1));
+
+	/* Closed: the detach takes the GPU's bytes home and works. */
+	munmap(va, size);
+	close(fd);
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, self->g0));
+	EXPECT_EQ(NR_GPUS - 1, gpu_count(self->m));
+	EXPECT_EQ(-ENODEV, mvgal_gpu_info(self->m, self->g0, &ga));
+	ASSERT_EQ(0, where_is(self->m, h, &after));
+	EXPECT_EQ(0, after.resident[1 + self->g0]);
+	EXPECT_EQ(SIZE, after.valid[MVGAL_LOC_HOST]);
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, buf, SIZE));
+	EXPECT_EQ(-1, check(buf, off, 0, 1));
+	EXPECT_EQ(-1, check(buf + off, len, 0, 2));
+	EXPECT_EQ(-1, check(buf + off + len, SIZE - off - len, off + len, 1));
+
+	/* Attached again, as the other tests expect it. */
+	config_64(&cfg);
+	ASSERT_LE(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
+	ASSERT_EQ(NR_GPUS, gpu_count(self->m));
+	g = find_gpu(self->m, "virtio_gpu", 0);
+	ASSERT_LE(0, g);
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, g, 0, &fd, &size));
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	ASSERT_EQ(0, begin1(self->m, g, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, memcmp(va, buf, SIZE));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	munmap(va, size);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN
