@@ -280,6 +280,123 @@ TEST_F(rel, move_queued_before_a_write_session_keeps_its_writes)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* Do two BO_INFOs say the same about where the bytes are? */
+static bool same_residency(const struct drm_mvgal_bo_info *a,
+			   const struct drm_mvgal_bo_info *b)
+{
+	return !memcmp(a->resident, b->resident, sizeof(a->resident)) &&
+	       !memcmp(a->valid, b->valid, sizeof(a->valid)) &&
+	       !memcmp(a->owned, b->owned, sizeof(a->owned));
+}
+
+/*
+ * A MIGRATE with MOVE naming chunks a live WRITE session holds (the whole
+ * buffer, a byte inside the session's range, a range sharing only a chunk
+ * with it; to another GPU and home) is -EBUSY at once and changes
+ * nothing: not the struct, not where the bytes are (BO_INFO), not the
+ * session's copy nor home's other chunks. After END the same MOVE works
+ * and the session's bytes are where it put them, with the rest.
+ */
+TEST_F(rel, move_of_chunks_a_live_write_session_holds_is_busy_until_end)
+{
+	const uint64_t size = 4 * CH + 999, off = CH + 100, len = CH + 200;
+	const struct { uint64_t offset, size; uint32_t loc; } moves[] = {
+		{ 0, size, 1 + self->g1 },
+		{ 2 * CH + 7, 1, 1 + self->g1 },
+		{ CH, 50, 1 + self->g1 },		/* chunk 1, none of its bytes */
+		{ 0, size, MVGAL_LOC_HOST },
+		{ CH + 150, 3 * CH, MVGAL_LOC_HOST },
+	};
+	struct drm_mvgal_bo_info i0, i1;
+	struct drm_mvgal_migrate mg, was;
+	struct drm_mvgal_access a;
+	uint32_t h, sess;
+	uint64_t copied;
+	uint8_t *gp, *buf;
+	int fence;
+
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &sess,
+			    &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(self->g0, a.pool_gpu);
+	gp = self->pool[self->g0] + a.pool_offset;
+	/* The "GPU" writes pattern 2 into its copy of the range. */
+	for (uint64_t i = off; i < off + len; i++)
+		gp[i] = pat(i, 2);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &i0));
+
+	for (unsigned int k = 0; k < sizeof(moves) / sizeof(moves[0]); k++) {
+		mg = (struct drm_mvgal_migrate) {
+			.handle = h, .flags = MVGAL_MIGRATE_MOVE,
+			.offset = moves[k].offset, .size = moves[k].size,
+			.location = moves[k].loc, .in_fence_fd = -1,
+			.out_fence_fd = -7, .job = 77, .bytes = 99,
+		};
+		was = mg;
+		errno = 0;
+		EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_MIGRATE, &mg))
+			TH_LOG("move %u", k);
+		EXPECT_EQ(EBUSY, errno) TH_LOG("move %u", k);
+		EXPECT_EQ(0, memcmp(&mg, &was, sizeof(mg))) TH_LOG("move %u", k);
+		ASSERT_EQ(0, mvgal_bo_info(self->m, h, &i1));
+		EXPECT_TRUE(same_residency(&i0, &i1)) TH_LOG("move %u", k);
+	}
+	EXPECT_EQ(0, i1.resident[1 + self->g1]);
+	EXPECT_EQ(1, i1.sessions);
+	/* The session's copy and home's other chunks are as they were. */
+	for (uint64_t i = off; i < off + len; i++)
+		if (gp[i] != pat(i, 2)) {
+			EXPECT_EQ(pat(i, 2), gp[i]) TH_LOG("byte %llu", (unsigned long long)i);
+			break;
+		}
+	EXPECT_EQ(-EBUSY, mvgal_bo_read(self->m, h, off, buf, len));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, buf, CH));
+	EXPECT_EQ(-1, check(buf, CH, 0, 1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 3 * CH, buf, size - 3 * CH));
+	EXPECT_EQ(-1, check(buf, size - 3 * CH, 3 * CH, 1));
+
+	/* After END the same MOVE goes through, the session's bytes with it. */
+	ASSERT_EQ(0, end_written(self->m, sess, h, off, len, -1));
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .flags = MVGAL_MIGRATE_MOVE, .size = size,
+		.location = 1 + self->g1, .in_fence_fd = -1,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_NE(0, mg.job);
+	ASSERT_LE(0, mg.out_fence_fd);
+	ASSERT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+	close(mg.out_fence_fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &i1));
+	EXPECT_EQ(size, i1.valid[1 + self->g1]);
+	EXPECT_EQ(size, i1.owned[1 + self->g1]);
+	EXPECT_EQ(0, i1.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(0, i1.valid[1 + self->g0]);
+	/* In g1's pool: a READ session there copies nothing and shows them. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &sess,
+			    &fence, &copied));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, copied);
+	ASSERT_EQ(self->g1, a.pool_gpu);
+	gp = self->pool[self->g1] + a.pool_offset;
+	EXPECT_EQ(-1, check(gp, off, 0, 1));
+	EXPECT_EQ(-1, check(gp + off, len, off, 2));
+	EXPECT_EQ(-1, check(gp + off + len, size - off - len, off + len, 1));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	/* And home again through the CPU. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, buf, size));
+	EXPECT_EQ(-1, check(buf, off, 0, 1));
+	EXPECT_EQ(-1, check(buf + off, len, off, 2));
+	EXPECT_EQ(-1, check(buf + off + len, size - off - len, off + len, 1));
+	free(buf);
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* A cancelled MOVE leaves every chunk where it was. */
 TEST_F(rel, cancelled_move_leaves_the_chunks_where_they_were)
 {
