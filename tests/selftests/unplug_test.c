@@ -160,4 +160,142 @@ TEST_F(unplug, unbound_gpu_is_refused_its_bytes_come_home_and_it_comes_back)
 	free(buf);
 }
 
+/* Detaches GPU @g, waiting (at most 20 s) for buffers destroyed just now
+ * to give its pool back: their end may run in a worker.
+ */
+static int detach_when_free(struct mvgal *m, int g)
+{
+	int ret, i;
+
+	for (i = 0; i < 200; i++) {
+		ret = mvgal_gpu_detach(m, g);
+		if (ret != -EBUSY)
+			return ret;
+		usleep(100 * 1000);
+	}
+	return ret;
+}
+
+/*
+ * On a gone GPU: PLACE_FD is -ENODEV (with or without a placement there,
+ * for a device-only buffer of it too), and so is REPLICATE to it, alone
+ * or with a live GPU, placing nothing anywhere. An export taken before
+ * the unplug keeps its placement: its mapping still shows the GPU's copy,
+ * which a CPU read through mvgal brings home; PLACE_FREE and the detach
+ * stay -EBUSY until it is closed. A device-only buffer of the gone GPU
+ * still reads its bytes (the pool is RAM) by BO_PREAD and BO_COPY.
+ */
+TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
+{
+	const uint64_t size = 3 * CH + 5, dsize = 2 * CH + 333;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	struct mvgal_config cfg;
+	uint32_t hx, hd, hh, hc, sess, gl[2];
+	uint64_t xsize;
+	uint8_t *xva, *buf;
+	int xfd, fd, fence;
+
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	/* X: exported at g1, the GPU's writes through the export its only copy. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_SHARED,
+				     MVGAL_GPU_ANY, &hx));
+	fill(buf, size, 1);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, hx, 0, buf, size));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, hx, self->g1, MVGAL_PLACE_FD_RDWR,
+				    &xfd, &xsize));
+	xva = mmap(NULL, xsize, PROT_READ | PROT_WRITE, MAP_SHARED, xfd, 0);
+	ASSERT_NE(MAP_FAILED, xva);
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, hx, 0, size, &a, &sess,
+			    &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	fill(xva, size, 4);
+	ASSERT_EQ(0, end_written(self->m, sess, hx, 0, size, -1));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
+	ASSERT_EQ(size, info.owned[1 + self->g1]);
+	/* D: device-only on g1. H: a host buffer nothing placed anywhere. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, dsize, MVGAL_BO_GPU_VALID,
+				     self->g1, &hd));
+	fill(buf, dsize, 5);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, hd, 0, buf, dsize));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID | MVGAL_BO_SHARED,
+				     MVGAL_GPU_ANY, &hh));
+	fill(buf, size, 6);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, hh, 0, buf, size));
+
+	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/unbind", self->name));
+	ASSERT_FALSE(bound(self->name));
+
+	/* PLACE_FD and REPLICATE to the gone GPU: -ENODEV, nothing placed. */
+	fd = -5;
+	EXPECT_EQ(-ENODEV, mvgal_place_fd(self->m, hh, self->g1, 0, &fd, NULL));
+	EXPECT_EQ(-ENODEV, mvgal_place_fd(self->m, hh, self->g1,
+					  MVGAL_PLACE_FD_RDWR, &fd, NULL));
+	EXPECT_EQ(-ENODEV, mvgal_place_fd(self->m, hx, self->g1, 0, &fd, NULL));
+	EXPECT_EQ(-ENODEV, mvgal_place_fd(self->m, hd, self->g1, 0, &fd, NULL));
+	EXPECT_EQ(-5, fd);
+	gl[0] = self->g1;
+	fence = -5;
+	EXPECT_EQ(-ENODEV, mvgal_replicate(self->m, hh, 0, size, gl, 1, -1, &fence));
+	EXPECT_EQ(-ENODEV, mvgal_replicate(self->m, hh, CH + 1, CH, gl, 1, -1, &fence));
+	gl[0] = self->g0;
+	gl[1] = self->g1;
+	EXPECT_EQ(-ENODEV, mvgal_replicate(self->m, hh, 0, size, gl, 2, -1, &fence));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hh, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	EXPECT_EQ(0, info.resident[1 + self->g1]);
+	EXPECT_EQ(size, info.owned[MVGAL_LOC_HOST]);
+
+	/* The export of before: its mapping shows the GPU's copy still. */
+	EXPECT_EQ(-1, check(xva, size, 0, 4));
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, hx, self->g1));
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
+	/* ... and a CPU read through mvgal brings those bytes home. */
+	memset(buf, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hx, 0, buf, size));
+	EXPECT_EQ(-1, check(buf, size, 0, 4));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(-1, check(xva, size, 0, 4));
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, hx, self->g1));
+	munmap(xva, xsize);
+	close(xfd);
+	EXPECT_EQ(0, mvgal_place_free(self->m, hx, self->g1));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g1]);
+	memset(buf, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hx, 0, buf, size));
+	EXPECT_EQ(-1, check(buf, size, 0, 4));
+
+	/* The device-only buffer's bytes read back, by BO_PREAD and BO_COPY. */
+	memset(buf, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hd, 0, buf, dsize));
+	EXPECT_EQ(-1, check(buf, dsize, 0, 5));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hd, CH + 17, buf, 1000));
+	EXPECT_EQ(-1, check(buf, 1000, CH + 17, 5));
+	ASSERT_EQ(0, host_bo(self->m, dsize, &hc));
+	ASSERT_EQ(0, mvgal_bo_copy(self->m, hc, 0, hd, 0, dsize));
+	memset(buf, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hc, 0, buf, dsize));
+	EXPECT_EQ(-1, check(buf, dsize, 0, 5));
+	/* While it lives the gone GPU stays attached. */
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
+	mvgal_bo_destroy(self->m, hd);
+	EXPECT_EQ(0, detach_when_free(self->m, self->g1));
+
+	/* Bound again and attached again, for the tests after this one. */
+	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/bind", self->name));
+	config_64(&cfg);
+	ASSERT_LE(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
+	ASSERT_EQ(NR_GPUS, gpu_count(self->m));
+	mvgal_bo_destroy(self->m, hx);
+	mvgal_bo_destroy(self->m, hh);
+	mvgal_bo_destroy(self->m, hc);
+	free(buf);
+}
+
 TEST_HARNESS_MAIN
