@@ -14,7 +14,12 @@
  * GEM close, PRIME both ways, syncobjs, sync_file info and merge,
  * DMA_BUF_IOCTL_SYNC, mmap of buffer and dma-buf offsets with reads and
  * writes through them, munmap and close of what other threads use, fork
- * with a child that is killed mid-call.
+ * with a child that is killed mid-call. GPU_ATTACH gets fds of the right
+ * and wrong kinds (a GPU's card node and a dma-buf of its memory, another
+ * GPU's, mvgal's own node and dma-bufs, a pipe, a closed fd, -1) and slots
+ * in and out of range; the run's GPUs are all attached, so as root it
+ * meets -EEXIST and -EBUSY, and a spare GPU it did attach is detached at
+ * once: the GPUs the run relies on are never detached.
  *
  * --fault P: failslab and fail_page_alloc fail P% of the allocations
  * this process makes inside mvgal's ioctls and imports; where the kernel
@@ -234,6 +239,7 @@ enum {
 	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
+	OP_GPU_ATTACH,
 	OP_COUNT
 };
 
@@ -246,12 +252,13 @@ static const char *const op_names[OP_COUNT] = {
 	"PRIME export", "PRIME import", "vgem import", "syncobj",
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
+	"GPU_ATTACH",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
-	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -909,6 +916,105 @@ static int do_simple(int op, int f)
 	return ret;
 }
 
+/*
+ * GPU_ATTACH's fds, made at start (as root, before --user drops it): the
+ * card node of every DRM device but mvgal, with a 64 KiB dma-buf of its
+ * own memory (a dumb buffer, as libmvgal makes pools), a pipe, and an fd
+ * number closed at once, far above what the run opens.
+ */
+#define NCARDS 8
+static int cards[NCARDS], card_pools[NCARDS], nr_cards;
+static int apipe[2] = { -1, -1 }, dead_fd = -1;
+
+static void attach_fds_init(void)
+{
+	drmDevicePtr devs[16];
+	int n = drmGetDevices2(0, devs, 16);
+
+	for (int i = 0; i < n && nr_cards < NCARDS; i++) {
+		struct drm_mode_create_dumb d = { .width = 128, .height = 128, .bpp = 32 };
+		drmVersionPtr v;
+		int f, pool = -1;
+
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			continue;
+		f = open(devs[i]->nodes[DRM_NODE_PRIMARY], O_RDWR | O_CLOEXEC);
+		if (f < 0)
+			continue;
+		v = drmGetVersion(f);
+		if (!v || !strcmp(v->name, "mvgal")) {
+			drmFreeVersion(v);
+			close(f);
+			continue;
+		}
+		drmFreeVersion(v);
+		if (!drmIoctl(f, DRM_IOCTL_MODE_CREATE_DUMB, &d)) {
+			if (drmPrimeHandleToFD(f, d.handle, DRM_CLOEXEC | DRM_RDWR, &pool))
+				pool = -1;
+			drmCloseBufferHandle(f, d.handle);
+		}
+		cards[nr_cards] = f;
+		card_pools[nr_cards++] = pool;
+	}
+	drmFreeDevices(devs, n);
+	if (pipe2(apipe, O_CLOEXEC))
+		apipe[0] = apipe[1] = -1;
+	dead_fd = fcntl(0, F_DUPFD_CLOEXEC, 900);
+	if (dead_fd >= 0)
+		close(dead_fd);
+}
+
+/* A drm_fd (@pool false) or pool_fd for GPU_ATTACH; card @k is the GPU
+ * the call is about.
+ */
+static int attach_fd_ish(int f, int k, bool pool)
+{
+	int other = nr_cards ? (int)below(nr_cards) : 0;
+
+	switch (nr_cards ? below(10) : 6 + below(4)) {
+	case 0: case 1: case 2:		/* the right kind, of that GPU */
+		return pool ? card_pools[k] : cards[k];
+	case 3:				/* of another (or the same) GPU */
+		return pool ? card_pools[other] : cards[other];
+	case 4:				/* the other kind */
+		return pool ? cards[k] : card_pools[k];
+	case 5:
+		return chance(50) ? vgem : card_pools[other];
+	case 6:				/* mvgal's own node, or its dma-bufs */
+		return chance(50) ? files[f].fd : (int)get(&dmabufs, (uint64_t)-1);
+	case 7:
+		return apipe[below(2)];
+	case 8:
+		return dead_fd;
+	default:
+		return chance(50) ? -1 : (int)edge();
+	}
+}
+
+static int do_gpu_attach(int f)
+{
+	struct drm_mvgal_gpu_attach a = { 0 };
+	int k = nr_cards ? (int)below(nr_cards) : 0, ret;
+
+	a.drm_fd = attach_fd_ish(f, k, false);
+	a.pool_fd = attach_fd_ish(f, k, true);
+	a.flags = chance(85) ? 0 : (chance(50) ? 1U << below(32) : (uint32_t)edge());
+	switch (below(5)) {
+	case 0: case 1: a.gpu = MVGAL_GPU_ANY; break;
+	case 2: case 3: a.gpu = below(MVGAL_MAX_GPUS); break;	/* taken or free */
+	default: a.gpu = chance(50) ? MVGAL_MAX_GPUS + below(3) : (uint32_t)edge(); break;
+	}
+	mutate(&a, sizeof(a));
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_GPU_ATTACH, &a);
+	/* A spare GPU attached: the run does not rely on it, it goes again. */
+	if (!ret && a.gpu < MVGAL_MAX_GPUS) {
+		struct drm_mvgal_gpu_detach d = { .gpu = a.gpu };
+
+		xioctl(files[f].fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d);
+	}
+	return ret;
+}
+
 static int do_prime_export(int f)
 {
 	int fd, ret;
@@ -1252,6 +1358,7 @@ static int call(int op)
 	case OP_CLOSE: return do_close();
 	case OP_REOPEN: return do_reopen();
 	case OP_FORK: return do_fork(f);
+	case OP_GPU_ATTACH: return do_gpu_attach(f);
 	default: return do_simple(op, f);
 	}
 }
@@ -1422,6 +1529,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fuzz: no mvgal device\n");
 		return 2;
 	}
+	attach_fds_init();
 	if (uid) {
 		/* The nodes open to everybody, then no privilege at all. */
 		chmod(mvgal_path, 0666);
