@@ -44,6 +44,7 @@ void mvgal_config_defaults(struct mvgal_config *cfg)
 	cfg->mirror_start_reads = 8;
 	cfg->mirror_stop_writes = 4;
 	cfg->mirror_hold_windows = 2;
+	cfg->graphics_replicate_mb = 64;
 }
 
 static int mvgal_param_write(const char *name, unsigned int v, bool is_bool)
@@ -76,6 +77,8 @@ int mvgal_config_apply(const struct mvgal_config *cfg)
 		{ "mirror_start_reads", cfg ? cfg->mirror_start_reads : 0, false },
 		{ "mirror_stop_writes", cfg ? cfg->mirror_stop_writes : 0, false },
 		{ "mirror_hold_windows", cfg ? cfg->mirror_hold_windows : 0, false },
+		{ "graphics_replicate_mb", cfg ? cfg->graphics_replicate_mb : 0,
+		  false },
 	};
 	int ret = 0, err;
 	size_t i;
@@ -216,6 +219,9 @@ static int mvgal_conf_set(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 		break;
 	case MVGAL_CONF_MIRROR_HOLD_WINDOWS:
 		cfg->mirror_hold_windows = (unsigned int)u;
+		break;
+	case MVGAL_CONF_GRAPHICS_REPLICATE_MB:
+		cfg->graphics_replicate_mb = (unsigned int)u;
 		break;
 	}
 	return 0;

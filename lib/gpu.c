@@ -19,8 +19,8 @@ int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
 		     uint32_t slot, uint32_t *index)
 {
 	struct drm_mvgal_gpu_attach a = {
-		.drm_fd = (uint32_t)drm_fd,
-		.pool_fd = (uint32_t)pool_fd,
+		.drm_fd = drm_fd,
+		.pool_fd = pool_fd,
 		.gpu = slot,
 	};
 	int ret;

@@ -84,6 +84,7 @@ struct mvgal_config {
 	unsigned int mirror_start_reads;
 	unsigned int mirror_stop_writes;
 	unsigned int mirror_hold_windows;
+	unsigned int graphics_replicate_mb;
 };
 
 /** mvgal_config_defaults() - fill @cfg with every key's default. */

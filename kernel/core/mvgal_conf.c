@@ -42,6 +42,9 @@ const struct mvgal_conf_key mvgal_conf_keys[MVGAL_CONF_NKEYS] = {
 	[MVGAL_CONF_MIRROR_HOLD_WINDOWS] = {
 		MVGAL_SEC_POLICY, "mirror_hold_windows", MVGAL_CONF_UINT,
 		0, 1000000, "2" },
+	[MVGAL_CONF_GRAPHICS_REPLICATE_MB] = {
+		MVGAL_SEC_POLICY, "graphics_replicate_mb", MVGAL_CONF_UINT,
+		0, 1000000, "64" },
 };
 
 static const char *const mvgal_conf_section_names[] = {

@@ -207,6 +207,15 @@ module_param_cb(mirror_hold_windows, &mvgal_hold_ops,
 MODULE_PARM_DESC(mirror_hold_windows,
 		 "Mirror controller: windows a start or stop holds before the opposite change (default: 2)");
 
+/* A placement rule's threshold: policy, so a parameter, not the ABI. */
+unsigned int mvgal_graphics_replicate_mb = 64;
+
+module_param_cb(graphics_replicate_mb, &mvgal_hold_ops,
+		&mvgal_graphics_replicate_mb, 0644);
+
+MODULE_PARM_DESC(graphics_replicate_mb,
+		 "ADVISE: graphics buffers smaller than this many MiB, accessed by several GPUs, replicate; larger ones are pinned, 0..1000000 (default: 64)");
+
 /* What one open file may have queued or hold (dev/mvgal_quota.c). */
 unsigned int mvgal_max_file_jobs = 256;
 

@@ -23,6 +23,7 @@ extern unsigned int mvgal_mirror_window_ms;
 extern unsigned int mvgal_mirror_start_reads;
 extern unsigned int mvgal_mirror_stop_writes;
 extern unsigned int mvgal_mirror_hold_windows;
+extern unsigned int mvgal_graphics_replicate_mb;
 extern unsigned int mvgal_max_file_jobs;
 extern unsigned int mvgal_max_file_meta_mb;
 

@@ -60,6 +60,7 @@ u32 mvgal_advice_rule(struct mvgal_device *mdev,
 		      const struct drm_mvgal_advise *a,
 		      const struct mvgal_bo *bo, u32 *target, u32 *gpus)
 {
+	u64 replicate_max = (u64)READ_ONCE(mvgal_graphics_replicate_mb) << 20;
 	u64 size = bo->size;
 	u32 by = a->accessed_by, first;
 
@@ -69,12 +70,12 @@ u32 mvgal_advice_rule(struct mvgal_device *mdev,
 	*gpus = first != MVGAL_GPU_ANY ? BIT(first) : 0;
 	switch (a->workload) {
 	case MVGAL_WORKLOAD_GRAPHICS:
-		if (size < MVGAL_GRAPHICS_REPLICATE_MAX && hweight32(by) > 1) {
+		if (size < replicate_max && hweight32(by) > 1) {
 			*gpus |= by;
 			*target = first;
 			return MVGAL_PLACEMENT_REPLICATE;
 		}
-		if (size >= MVGAL_GRAPHICS_REPLICATE_MAX && *gpus)
+		if (size >= replicate_max && *gpus)
 			return MVGAL_PLACEMENT_PIN;
 		if (*gpus)
 			return MVGAL_PLACEMENT_FIRST;

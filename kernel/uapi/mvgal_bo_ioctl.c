@@ -38,6 +38,7 @@
 #include "move/mvgal_place.h"
 #include "move/mvgal_prime.h"
 #include "uapi/mvgal_bo_ioctl.h"
+#include "uapi/mvgal_uapi_array.h"
 
 /* Validates a create request; 0 or -EINVAL, nothing touched. */
 static int mvgal_bo_create_check(const struct drm_mvgal_bo_create *args)
@@ -288,6 +289,8 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 	return ret;
 }
 
+static_assert(sizeof(struct drm_mvgal_bo_entry) >= MVGAL_BO_ENTRY_SIZE_V1);
+
 int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
@@ -297,12 +300,16 @@ int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 	bool all = capable(CAP_SYS_ADMIN);
 	kuid_t uid = current_uid();
 	u32 n = 0, cap = args->count;
+	struct mvgal_uarray ua;
 	struct mvgal_bo *bo;
-	size_t len;
-	int ret = 0;
+	int ret;
 
-	if (args->flags)
+	if (args->flags || args->pad)
 		return -EINVAL;
+	ret = mvgal_uarray_init(&ua, args->entries, args->count, args->stride,
+				MVGAL_BO_ENTRY_SIZE_V1, sizeof(*e));
+	if (ret)
+		return ret;
 	mutex_lock(&mdev->bos_lock);
 	/* Room for what exists, not for what was asked: @count is the
 	 * caller's to choose.
@@ -333,13 +340,11 @@ int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 		n++;
 	}
 	mutex_unlock(&mdev->bos_lock);
-	len = (size_t)min(n, cap) * sizeof(*e);
 	/* Faulted in first, without writing, so a bad pointer fails the
 	 * call before any entry is written.
 	 */
-	if (!ret && len &&
-	    (fault_in_safe_writeable(u64_to_user_ptr(args->entries), len) ||
-	     copy_to_user(u64_to_user_ptr(args->entries), e, len)))
+	if (!ret && (!mvgal_uarray_writable(&ua, min(n, cap)) ||
+		     mvgal_uarray_copy_out(&ua, e, min(n, cap))))
 		ret = -EFAULT;
 	if (!ret)
 		args->count = n;

@@ -34,6 +34,9 @@ static int mvgal_attach_check(const struct drm_mvgal_gpu_attach *args)
 		return -EINVAL;
 	if (args->gpu != MVGAL_GPU_ANY && args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
+	/* Said outright: fget() would take a negative fd as a large one. */
+	if (args->drm_fd < 0 || args->pool_fd < 0)
+		return -EBADF;
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_cpuwrite.h"
 #include "uapi/mvgal_harvest_ioctl.h"
+#include "uapi/mvgal_uapi_array.h"
+
+static_assert(sizeof(struct drm_mvgal_harvest_entry) >=
+	      MVGAL_HARVEST_ENTRY_SIZE_V1);
 
 /*
  * Checks each entry's flags and looks its buffer up into @bos (a reset
@@ -52,11 +56,10 @@ static int mvgal_harvest_lookup(struct drm_file *file,
  * go to the caller's entries: -ENOSPC.
  */
 static int mvgal_harvest_check_room(const struct drm_mvgal_harvest *args,
+				    const struct mvgal_uarray *ua,
 				    struct drm_mvgal_harvest_entry *ents,
 				    struct mvgal_bo **bos)
 {
-	struct drm_mvgal_harvest_entry __user *u =
-		u64_to_user_ptr(args->entries);
 	bool short_room = false;
 	int ret = 0;
 	u32 i;
@@ -80,9 +83,13 @@ static int mvgal_harvest_check_room(const struct drm_mvgal_harvest *args,
 	}
 	if (!short_room)
 		return 0;
-	for (i = 0; i < args->count; i++)
-		if (ents[i].count && put_user(ents[i].count, &u[i].count))
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_harvest_entry __user *u =
+			mvgal_uarray_elem(ua, i);
+
+		if (ents[i].count && put_user(ents[i].count, &u->count))
 			ret = -EFAULT;
+	}
 	return ret ?: -ENOSPC;
 }
 
@@ -105,20 +112,17 @@ static int mvgal_harvest_snap_all(const struct drm_mvgal_harvest *args,
 }
 
 /* Out to the caller with no lock held; all or nothing. */
-static int mvgal_harvest_copy_out(const struct drm_mvgal_harvest *args,
+static int mvgal_harvest_copy_out(const struct mvgal_uarray *ua,
 				  const struct drm_mvgal_harvest_entry *ents,
 				  void **outs, const size_t *sizes)
 {
 	u32 i;
 
-	for (i = 0; i < args->count; i++)
+	for (i = 0; i < ua->count; i++)
 		if (sizes[i] && copy_to_user(u64_to_user_ptr(ents[i].data),
 					     outs[i], sizes[i]))
 			return -EFAULT;
-	if (copy_to_user(u64_to_user_ptr(args->entries), ents,
-			 array_size(args->count, sizeof(*ents))))
-		return -EFAULT;
-	return 0;
+	return mvgal_uarray_copy_out(ua, ents, ua->count);
 }
 
 static void mvgal_harvest_free(u32 count, struct mvgal_bo **bos,
@@ -157,16 +161,20 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 	bool reset = args->flags & MVGAL_HARVEST_RESET;
 	struct drm_mvgal_harvest_entry *ents;
 	struct mvgal_bo **bos = NULL;
+	struct mvgal_uarray ua;
 	size_t *sizes = NULL;
 	void **outs = NULL;
 	int ret;
 	u32 i;
 
 	if (args->flags & ~MVGAL_HARVEST_FLAGS || !args->count ||
-	    args->count > MVGAL_HARVEST_MAX_BUFFERS)
+	    args->count > MVGAL_HARVEST_MAX_BUFFERS || args->pad)
 		return -EINVAL;
-	ents = memdup_array_user(u64_to_user_ptr(args->entries), args->count,
-				 sizeof(*ents));
+	ret = mvgal_uarray_init(&ua, args->entries, args->count, args->stride,
+				MVGAL_HARVEST_ENTRY_SIZE_V1, sizeof(*ents));
+	if (ret)
+		return ret;
+	ents = mvgal_uarray_dup(&ua);
 	if (IS_ERR(ents))
 		return PTR_ERR(ents);
 	bos = kcalloc(args->count, sizeof(*bos), GFP_KERNEL_ACCOUNT);
@@ -176,7 +184,7 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 	}
 	ret = mvgal_harvest_lookup(file, args, ents, bos);
 	if (!ret)
-		ret = mvgal_harvest_check_room(args, ents, bos);
+		ret = mvgal_harvest_check_room(args, &ua, ents, bos);
 	if (ret)
 		goto out;
 	outs = kcalloc(args->count, sizeof(*outs), GFP_KERNEL_ACCOUNT);
@@ -187,7 +195,7 @@ int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 	}
 	ret = mvgal_harvest_snap_all(args, ents, bos, reset, outs, sizes);
 	if (!ret)
-		ret = mvgal_harvest_copy_out(args, ents, outs, sizes);
+		ret = mvgal_harvest_copy_out(&ua, ents, outs, sizes);
 	if (ret && reset)
 		for (i = 0; i < args->count && outs[i]; i++)
 			mvgal_harvest_restore(bos[i], &ents[i], outs[i]);

@@ -7,7 +7,6 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
-#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
@@ -18,6 +17,10 @@
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_pool.h"
 #include "uapi/mvgal_heap_ioctl.h"
+#include "uapi/mvgal_uapi_array.h"
+
+static_assert(sizeof(struct drm_mvgal_heap_region) >=
+	      MVGAL_HEAP_REGION_SIZE_V1);
 
 static void mvgal_heap_node(struct drm_mvgal_heap_region *r, int nid)
 {
@@ -68,16 +71,6 @@ static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
 	mvgal_pool_usage(&gpu->pool, &r->used, &r->largest_free, &nr);
 	r->free = r->total - r->used;
 	r->held = r->used;
-}
-
-/* Can @n regions be written at user address @uptr? Faults the range in
- * without writing to it.
- */
-static bool mvgal_heap_user_ok(u64 uptr, u32 n)
-{
-	size_t len = (size_t)n * sizeof(struct drm_mvgal_heap_region);
-
-	return !n || !fault_in_safe_writeable(u64_to_user_ptr(uptr), len);
 }
 
 /*
@@ -146,22 +139,17 @@ out:
  * (without writing to them), so a bad second pointer cannot fail the
  * call after the first array was written.
  */
-static int mvgal_heap_copy_out(const struct drm_mvgal_get_heap *args,
+static int mvgal_heap_copy_out(const struct mvgal_uarray *ur,
 			       const struct drm_mvgal_heap_region *regions,
-			       u32 nr_regions,
+			       u32 nr_regions, const struct mvgal_uarray *un,
 			       const struct drm_mvgal_heap_region *nodes,
 			       u32 nr_nodes)
 {
-	if (!mvgal_heap_user_ok(args->regions, nr_regions) ||
-	    !mvgal_heap_user_ok(args->nodes, nr_nodes))
+	if (!mvgal_uarray_writable(ur, nr_regions) ||
+	    !mvgal_uarray_writable(un, nr_nodes))
 		return -EFAULT;
-	if (nr_regions &&
-	    copy_to_user(u64_to_user_ptr(args->regions), regions,
-			 nr_regions * sizeof(*regions)))
-		return -EFAULT;
-	if (nr_nodes &&
-	    copy_to_user(u64_to_user_ptr(args->nodes), nodes,
-			 nr_nodes * sizeof(*nodes)))
+	if (mvgal_uarray_copy_out(ur, regions, nr_regions) ||
+	    mvgal_uarray_copy_out(un, nodes, nr_nodes))
 		return -EFAULT;
 	return 0;
 }
@@ -172,10 +160,20 @@ int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 	struct drm_mvgal_get_heap *args = data;
 	struct drm_mvgal_heap_region *regions = NULL, *nodes = NULL;
 	u32 nr_regions, nr_nodes, nr, nn;
+	struct mvgal_uarray ur, un;
 	int ret;
 
-	if (args->flags || args->pad)
+	if (args->flags)
 		return -EINVAL;
+	ret = mvgal_uarray_init(&ur, args->regions, args->num_regions,
+				args->stride, MVGAL_HEAP_REGION_SIZE_V1,
+				sizeof(*regions));
+	if (!ret)
+		ret = mvgal_uarray_init(&un, args->nodes, args->num_nodes,
+					args->stride, MVGAL_HEAP_REGION_SIZE_V1,
+					sizeof(*nodes));
+	if (ret)
+		return ret;
 	/* Output is built in kernel memory first: no user access happens
 	 * under gpu_lock, and nothing is written unless all of it can be.
 	 */
@@ -187,7 +185,7 @@ int mvgal_ioctl_get_heap(struct drm_device *dev, void *data,
 	ret = mvgal_heap_regions_snapshot(to_mvgal(dev), args->num_regions,
 					  &regions, &nr_regions, &nr);
 	if (!ret)
-		ret = mvgal_heap_copy_out(args, regions, nr_regions, nodes,
+		ret = mvgal_heap_copy_out(&ur, regions, nr_regions, &un, nodes,
 					  nr_nodes);
 	if (!ret) {
 		args->num_regions = nr;

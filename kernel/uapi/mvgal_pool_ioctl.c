@@ -21,6 +21,9 @@
 #include "dev/mvgal_pool.h"
 #include "bo/mvgal_bo.h"
 #include "uapi/mvgal_pool_ioctl.h"
+#include "uapi/mvgal_uapi_array.h"
+
+static_assert(sizeof(struct drm_mvgal_lru_entry) >= MVGAL_LRU_ENTRY_SIZE_V1);
 
 int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 			   struct drm_file *file)
@@ -134,11 +137,16 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	unsigned int n = 0, i, room = args->count;
 	bool all = capable(CAP_SYS_ADMIN);
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	struct mvgal_uarray ua;
 	struct mvgal_gpu *gpu;
 	int ret = 0;
 
-	if (args->flags || (room && !args->entries))
+	if (args->flags || args->pad || (room && !args->entries))
 		return -EINVAL;
+	ret = mvgal_uarray_init(&ua, args->entries, room, args->stride,
+				MVGAL_LRU_ENTRY_SIZE_V1, sizeof(*out));
+	if (ret)
+		return ret;
 	mutex_lock(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
@@ -161,9 +169,8 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 out_unlock:
 	mutex_unlock(&mdev->gpu_lock);
 	/* Copied out with no lock held: the array may fault. */
-	if (!ret && min(n, room) &&
-	    copy_to_user(u64_to_user_ptr(args->entries), out,
-			 array_size(min(n, room), sizeof(*out))))
+	if (!ret && (!mvgal_uarray_writable(&ua, min(n, room)) ||
+		     mvgal_uarray_copy_out(&ua, out, min(n, room))))
 		ret = -EFAULT;
 	kvfree(out);
 	kvfree(places);

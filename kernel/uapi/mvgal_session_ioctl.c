@@ -34,6 +34,9 @@
 #include "policy/mvgal_replicate.h"
 #include "policy/mvgal_session.h"
 #include "uapi/mvgal_session_ioctl.h"
+#include "uapi/mvgal_uapi_array.h"
+
+static_assert(sizeof(struct drm_mvgal_access) >= MVGAL_ACCESS_SIZE_V1);
 
 /*
  * Reads @nr ranges from user memory (every one non-empty and inside the
@@ -152,7 +155,7 @@ static int mvgal_begin_check(const struct drm_mvgal_begin *args)
 {
 	u32 mode = args->flags & (MVGAL_ACCESS_READ | MVGAL_ACCESS_WRITE);
 
-	if (args->flags & ~MVGAL_ACCESS_FLAGS || args->pad ||
+	if (args->flags & ~MVGAL_ACCESS_FLAGS ||
 	    (mode != MVGAL_ACCESS_READ && mode != MVGAL_ACCESS_WRITE) ||
 	    !args->count || args->count > MVGAL_SESSION_MAX_BUFFERS ||
 	    args->priority >= MVGAL_PRIO_COUNT || args->gpu >= mvgal_max_gpus)
@@ -163,17 +166,31 @@ static int mvgal_begin_check(const struct drm_mvgal_begin *args)
 /* Every buffer of a WRITE session that wrote nothing, for an undo. */
 static unsigned long *mvgal_nothing_written[MVGAL_SESSION_MAX_BUFFERS];
 
+/* BEGIN's accesses as a user array; -EINVAL for a bad stride. */
+static int mvgal_begin_uarray(const struct drm_mvgal_begin *args,
+			      struct mvgal_uarray *ua)
+{
+	return mvgal_uarray_init(ua, args->accesses, args->count,
+				 args->stride, MVGAL_ACCESS_SIZE_V1,
+				 sizeof(struct drm_mvgal_access));
+}
+
 /* Writes BEGIN's (out) fields of each access: a few stores, not the array. */
 static int mvgal_begin_results(const struct drm_mvgal_begin *args,
 			       const struct drm_mvgal_access *acc)
 {
-	struct drm_mvgal_access __user *u = u64_to_user_ptr(args->accesses);
+	struct mvgal_uarray ua;
 	unsigned int i;
 
-	for (i = 0; i < args->count; i++)
-		if (put_user(acc[i].pool_offset, &u[i].pool_offset) ||
-		    put_user(acc[i].pool_gpu, &u[i].pool_gpu))
+	if (mvgal_begin_uarray(args, &ua))
+		return -EINVAL;
+	for (i = 0; i < args->count; i++) {
+		struct drm_mvgal_access __user *u = mvgal_uarray_elem(&ua, i);
+
+		if (put_user(acc[i].pool_offset, &u->pool_offset) ||
+		    put_user(acc[i].pool_gpu, &u->pool_gpu))
 			return -EFAULT;
+	}
 	return 0;
 }
 
@@ -185,14 +202,17 @@ static struct drm_mvgal_access *
 mvgal_begin_copy_in(const struct drm_mvgal_begin *args,
 		    struct drm_mvgal_access *small, unsigned int nsmall)
 {
+	struct mvgal_uarray ua;
+	int ret;
+
+	ret = mvgal_begin_uarray(args, &ua);
+	if (ret)
+		return ERR_PTR(ret);
 	if (args->count <= nsmall) {
-		if (copy_from_user(small, u64_to_user_ptr(args->accesses),
-				   args->count * sizeof(*small)))
-			return ERR_PTR(-EFAULT);
-		return small;
+		ret = mvgal_uarray_read(&ua, small);
+		return ret ? ERR_PTR(ret) : small;
 	}
-	return memdup_array_user(u64_to_user_ptr(args->accesses),
-				 args->count, sizeof(*small));
+	return mvgal_uarray_dup(&ua);
 }
 
 /* One allocation: the session, its buffers, their objects. */
@@ -376,11 +396,15 @@ static int mvgal_end_read(struct drm_file *file, struct mvgal_session *s,
 			  unsigned long **written)
 {
 	struct drm_mvgal_access *acc;
+	struct mvgal_uarray ua;
 	unsigned int i, j;
-	int ret = 0;
+	int ret;
 
-	acc = memdup_array_user(u64_to_user_ptr(args->written), args->count,
-				sizeof(*acc));
+	ret = mvgal_uarray_init(&ua, args->written, args->count, args->stride,
+				MVGAL_ACCESS_SIZE_V1, sizeof(*acc));
+	if (ret)
+		return ret;
+	acc = mvgal_uarray_dup(&ua);
 	if (IS_ERR(acc))
 		return PTR_ERR(acc);
 	for (i = 0; i < args->count && !ret; i++) {
@@ -511,7 +535,11 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	unsigned int n = 0;
 	int ret;
 
-	if (args->flags)
+	/* The stride is checked here too, though only read with @count:
+	 * a bad one fails whether or not the array is used.
+	 */
+	if (args->flags || args->pad ||
+	    mvgal_uarray_check_stride(args->stride, MVGAL_ACCESS_SIZE_V1))
 		return -EINVAL;
 	mutex_lock(&mf->lock);
 	s = mvgal_session_find(mf, args->session);

@@ -33,7 +33,7 @@ check("json: driver name and version",
 # Modules without the migration engine lack "sessions" and "migration"
 # (and the sections below).
 check("json: ABI, caps, chunk size, GPUs",
-      d["abi_version"] == 1 and d["library_abi_version"] == 1
+      d["abi_version"] == 2 and d["library_abi_version"] == 2
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
                         "write-watch", "eviction", "place-fd"]
       and d["chunk_size"] == 65536
@@ -50,7 +50,8 @@ check("json: config file values",
       and c["dri"]["enable_prime"] is True
       and c["policy"] == {"evict_policy": 0, "prefetch": True,
                           "mirror_window_ms": 1000, "mirror_start_reads": 8,
-                          "mirror_stop_writes": 4, "mirror_hold_windows": 2})
+                          "mirror_stop_writes": 4, "mirror_hold_windows": 2,
+                          "graphics_replicate_mb": 64})
 check("json: quotes and backslashes survive escaping",
       c["dri"]["device_pattern"] == '/dev/dri/\\car[d"]*')
 

@@ -524,7 +524,21 @@ TEST_F(attach, rejects_closed_drm_fd)
 		.drm_fd = 1000, .pool_fd = self->pool, .gpu = MVGAL_GPU_ANY },
 		EBADF);
 	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
-		.drm_fd = 0xffffffffu, .pool_fd = self->pool,
+		.drm_fd = -1, .pool_fd = self->pool,
+		.gpu = MVGAL_GPU_ANY }, EBADF);
+}
+
+/* fds are signed: any negative one is -EBADF, the pool's too. */
+TEST_F(attach, rejects_negative_fds)
+{
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = -2, .pool_fd = self->pool, .gpu = MVGAL_GPU_ANY },
+		EBADF);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = -1, .gpu = MVGAL_GPU_ANY },
+		EBADF);
+	expect_attach_fails(_metadata, self->fd, (struct drm_mvgal_gpu_attach){
+		.drm_fd = self->card, .pool_fd = INT32_MIN,
 		.gpu = MVGAL_GPU_ANY }, EBADF);
 }
 
@@ -746,7 +760,8 @@ TEST_F(query, heap_rejections)
 	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(0, memcmp(&h, &before, sizeof(h)));
-	h = (struct drm_mvgal_get_heap){ .pad = 1, .num_regions = 3,
+	/* What was padding in ABI 1 is the stride: 1 is below any element. */
+	h = (struct drm_mvgal_get_heap){ .stride = 1, .num_regions = 3,
 					 .regions = (uintptr_t)r };
 	before = h;
 	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));

@@ -572,7 +572,7 @@ TEST_F(sess, begin_rejections)
 	uint32_t h, h2;
 	const struct {
 		const char *what;
-		uint32_t flags, count, gpu, prio, pad, apad, nr;
+		uint32_t flags, count, gpu, prio, stride, apad, nr;
 		uint64_t roff, rsize;
 		int dup, handle, badptr;
 		int err;
@@ -585,7 +585,10 @@ TEST_F(sess, begin_rejections)
 		{ "gpu out of range", 1, 1, 8, 1, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
 		{ "empty gpu slot", 1, 1, 7, 1, 0, 0, 1, 0, 1, 0, 0, 0, -ENODEV },
 		{ "bad priority", 1, 1, 0, 3, 0, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
-		{ "padding", 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		/* The stride took ABI 1's padding: 1 is below any access. */
+		{ "stride 1", 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "stride below ABI 1", 1, 1, 0, 1, MVGAL_ACCESS_SIZE_V1 - 8, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
+		{ "stride too big", 1, 1, 0, 1, MVGAL_STRIDE_MAX + 8, 0, 1, 0, 1, 0, 0, 0, -EINVAL },
 		{ "access padding", 1, 1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, -EINVAL },
 		{ "too many ranges", 1, 1, 0, 1, 0, 0, 65, 0, 1, 0, 0, 0, -EINVAL },
 		{ "empty range", 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, -EINVAL },
@@ -617,7 +620,7 @@ TEST_F(sess, begin_rejections)
 			.gpu = cases[i].gpu == 0 ? (uint32_t)self->g0 :
 			       cases[i].gpu == 7 ? 7 : cases[i].gpu,
 			.flags = cases[i].flags, .in_fence_fd = -1,
-			.priority = cases[i].prio, .pad = cases[i].pad,
+			.priority = cases[i].prio, .stride = cases[i].stride,
 		};
 		before = b;
 		EXPECT_EQ(cases[i].err, raw_begin(self->fd, &b))

@@ -204,7 +204,8 @@ TEST_F(file, every_key)
 		"mirror_window_ms = 250\n"
 		"mirror_start_reads = 3\n"
 		"mirror_stop_writes = 9\n"
-		"mirror_hold_windows = 0\n")) TH_LOG("%s", self->err);
+		"mirror_hold_windows = 0\n"
+		"graphics_replicate_mb = 0\n")) TH_LOG("%s", self->err);
 	EXPECT_FALSE(self->cfg.enable_memory_migration);
 	EXPECT_FALSE(self->cfg.enable_dmabuf);
 	EXPECT_EQ(30, self->cfg.stats_interval);
@@ -219,6 +220,7 @@ TEST_F(file, every_key)
 	EXPECT_EQ(3, self->cfg.mirror_start_reads);
 	EXPECT_EQ(9, self->cfg.mirror_stop_writes);
 	EXPECT_EQ(0, self->cfg.mirror_hold_windows);
+	EXPECT_EQ(0, self->cfg.graphics_replicate_mb);
 }
 
 /* [policy] values outside their ranges name the key. */
@@ -232,6 +234,8 @@ TEST_F(file, policy_ranges)
 	EXPECT_REJECTED("[policy]\nmirror_stop_writes = 1000001\n", 2,
 			"key 'mirror_stop_writes'");
 	EXPECT_REJECTED("[policy]\nprefetch = maybe\n", 2, "key 'prefetch'");
+	EXPECT_REJECTED("[policy]\ngraphics_replicate_mb = 1000001\n", 2,
+			"key 'graphics_replicate_mb'");
 	EXPECT_REJECTED("[core]\nprefetch = 1\n", 2,
 			"unknown key 'prefetch' in section [core]");
 }
@@ -251,6 +255,7 @@ TEST_F(file, empty_file_gives_defaults)
 	EXPECT_EQ(8, self->cfg.mirror_start_reads);
 	EXPECT_EQ(4, self->cfg.mirror_stop_writes);
 	EXPECT_EQ(2, self->cfg.mirror_hold_windows);
+	EXPECT_EQ(64, self->cfg.graphics_replicate_mb);
 }
 
 /* The shipped etc/mvgal.conf parses and states exactly the defaults. */

@@ -321,6 +321,7 @@ static void print_text_module(const struct report *r)
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
 	printf("  [policy] evict_policy = %u (%s), prefetch = %s\n",
 	       c->evict_policy, policy_name(c->evict_policy), yesno(c->prefetch));
+	printf("  [policy] graphics_replicate_mb = %u\n", c->graphics_replicate_mb);
 	printf("  [policy] mirror_window_ms = %u, mirror_start_reads = %u, mirror_stop_writes = %u, mirror_hold_windows = %u\n",
 	       c->mirror_window_ms, c->mirror_start_reads,
 	       c->mirror_stop_writes, c->mirror_hold_windows);
@@ -641,10 +642,11 @@ static void print_json_module(const struct report *r)
 		       g, (unsigned long long)c->memory_limit_mb[g]);
 	printf("],\"dri\":{\"device_pattern\":");
 	json_str(c->device_pattern);
-	printf(",\"enable_prime\":%s},\"policy\":{\"evict_policy\":%u,\"prefetch\":%s,\"mirror_window_ms\":%u,\"mirror_start_reads\":%u,\"mirror_stop_writes\":%u,\"mirror_hold_windows\":%u}}",
+	printf(",\"enable_prime\":%s},\"policy\":{\"evict_policy\":%u,\"prefetch\":%s,\"mirror_window_ms\":%u,\"mirror_start_reads\":%u,\"mirror_stop_writes\":%u,\"mirror_hold_windows\":%u,\"graphics_replicate_mb\":%u}}",
 	       yesno(c->enable_prime), c->evict_policy, yesno(c->prefetch),
 	       c->mirror_window_ms, c->mirror_start_reads,
-	       c->mirror_stop_writes, c->mirror_hold_windows);
+	       c->mirror_stop_writes, c->mirror_hold_windows,
+	       c->graphics_replicate_mb);
 	print_json_gpus(r);
 }
 

@@ -6,6 +6,11 @@
  * old binaries: only fixed-size types, explicit padding that must be
  * zero, a flags field whose unknown bits are rejected with -EINVAL, and
  * no output written when the input is rejected.
+ *
+ * An ioctl's argument struct grows at its end: the DRM core zero-extends
+ * the struct an older binary passes, so every new field means "as
+ * before" when 0. An array of structs the caller points to comes with an
+ * element stride (see "array strides").
  */
 #ifndef _UAPI_MVGAL_DRM_H_
 #define _UAPI_MVGAL_DRM_H_
@@ -17,11 +22,46 @@ extern "C" {
 #endif
 
 /**
- * MVGAL_ABI_VERSION - version of this ABI; bumped only when a change
- * is not backwards compatible (new ioctls and flags are announced through
+ * MVGAL_ABI_VERSION - version of this ABI; bumped when the layout of an
+ * argument struct changes (new ioctls and flags are announced through
  * capability bits instead).
+ *
+ * Version 2: every array of structs is passed with an element stride
+ * (&drm_mvgal_bo_list.stride, &drm_mvgal_get_heap.stride,
+ * &drm_mvgal_pool_lru.stride, &drm_mvgal_harvest.stride,
+ * &drm_mvgal_begin.stride, &drm_mvgal_end.stride), taking padding where
+ * there was some and growing the struct at its end otherwise; a stride
+ * of 0 is the element's version 1 size, so binaries built for version 1
+ * work unchanged. &drm_mvgal_gpu_attach's fds became __s32. The replica
+ * limit of graphics workloads left the ABI (module parameter
+ * graphics_replicate_max).
  */
-#define MVGAL_ABI_VERSION	1
+#define MVGAL_ABI_VERSION	2
+
+/**
+ * DOC: array strides
+ *
+ * Where an ioctl takes a user pointer to an array of structs, a stride
+ * field gives the distance in bytes from one element to the next, so
+ * that a binary built against a later header, whose elements are larger,
+ * and one built against an earlier header, whose elements are smaller,
+ * both work. A stride of 0 means the element's size in ABI version 1
+ * (MVGAL_*_SIZE_V1). A stride below that size, or above
+ * MVGAL_STRIDE_MAX, is -EINVAL.
+ *
+ * Output: each element gets the first min(stride, size the kernel knows)
+ * bytes; the bytes of a larger element beyond what the kernel knows are
+ * cleared. Input: bytes beyond what the kernel knows must be zero, else
+ * -E2BIG (a newer binary asked for something this kernel cannot do);
+ * fields the caller's smaller element lacks read as 0.
+ */
+#define MVGAL_STRIDE_MAX		4096
+/* Element sizes of ABI version 1: what a stride of 0 stands for. */
+#define MVGAL_BO_ENTRY_SIZE_V1		448
+#define MVGAL_HEAP_REGION_SIZE_V1	56
+#define MVGAL_LRU_ENTRY_SIZE_V1		40
+#define MVGAL_HARVEST_ENTRY_SIZE_V1	32
+#define MVGAL_ACCESS_SIZE_V1		32
 
 /** MVGAL_MAX_GPUS - the most GPUs that can be attached at once. */
 #define MVGAL_MAX_GPUS		8
@@ -129,7 +169,7 @@ struct drm_mvgal_get_info {
  * Attaches a GPU and the pool of its memory it lends to mvgal. Needs
  * CAP_SYS_ADMIN: the pool stays readable by whoever allocated it, so only
  * the system may lend one. Errors: -EPERM without the capability; -EBADF
- * for a closed fd; -EINVAL for an fd that is not a DRM device (or is
+ * for a closed or negative fd; -EINVAL for an fd that is not a DRM device (or is
  * mvgal's own), a pool fd that is not a dma-buf or not memory of that GPU,
  * a bad slot, non-zero flags; -EEXIST when the GPU is attached already;
  * -EBUSY when the requested slot is taken; -ENOSPC when every slot is;
@@ -138,9 +178,9 @@ struct drm_mvgal_get_info {
  */
 struct drm_mvgal_gpu_attach {
 	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
-	__u32 drm_fd;
+	__s32 drm_fd;
 	/** @pool_fd: (in) a dma-buf allocated through that GPU's driver. */
-	__u32 pool_fd;
+	__s32 pool_fd;
 	/** @flags: (in) must be 0. */
 	__u32 flags;
 	/** @gpu: (in) slot to use, or MVGAL_GPU_ANY; (out) the slot used. */
@@ -309,8 +349,8 @@ struct drm_mvgal_heap_region {
  * order; @nodes gets system RAM per online NUMA node. Figures come from
  * the kernel's page counters and the pools' range allocators. When a
  * capacity is smaller than the count, that many entries are written and
- * the count tells how many exist. Errors: -EINVAL (non-zero flags or
- * padding), -EFAULT.
+ * the count tells how many exist. Errors: -EINVAL (non-zero flags, a bad
+ * @stride), -EFAULT (nothing written).
  */
 struct drm_mvgal_get_heap {
 	/** @flags: (in) must be 0. */
@@ -321,8 +361,11 @@ struct drm_mvgal_get_heap {
 	__u64 regions;
 	/** @num_nodes: (in) capacity of @nodes; (out) online NUMA nodes. */
 	__u32 num_nodes;
-	/** @pad: (in) must be 0. */
-	__u32 pad;
+	/**
+	 * @stride: (in) bytes from one element of @regions and of @nodes to
+	 * the next; 0: MVGAL_HEAP_REGION_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
 	/** @nodes: (in) user pointer to &struct drm_mvgal_heap_region[]. */
 	__u64 nodes;
 };
@@ -634,7 +677,7 @@ struct drm_mvgal_bo_entry {
  * The caller's buffers: those created by its user, every buffer for
  * CAP_SYS_ADMIN. With @count smaller than the number, that many are
  * written and @count tells how many exist. Errors: -EINVAL (non-zero
- * flags or padding), -EFAULT (nothing written).
+ * flags or padding, a bad @stride), -EFAULT (nothing written), -ENOMEM.
  */
 struct drm_mvgal_bo_list {
 	/** @flags: (in) must be 0. */
@@ -643,6 +686,13 @@ struct drm_mvgal_bo_list {
 	__u32 count;
 	/** @entries: (in) user pointer to &struct drm_mvgal_bo_entry[]. */
 	__u64 entries;
+	/**
+	 * @stride: (in) bytes from one element of @entries to the next; 0:
+	 * MVGAL_BO_ENTRY_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
 };
 
 /**
@@ -731,15 +781,17 @@ struct drm_mvgal_access {
  * struct drm_mvgal_begin - DRM_IOCTL_MVGAL_BEGIN
  *
  * Errors: -EINVAL (unknown flags, not exactly one of READ and WRITE,
- * non-zero padding, @count 0 or too big, a handle twice, a range empty,
+ * non-zero padding, a bad @stride, @count 0 or too big, a handle twice,
+ * a range empty,
  * overflowing or beyond its buffer, a bad @priority, a device-only
  * buffer of another GPU, among others), -ENOENT (a handle names no
  * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
  * -EPERM (a buffer the GPU may not use: not GPU_VALID, or made for
  * another GPU and not SHARED), -EBUSY (a conflicting live session, or
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
- * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"). A failed begin
- * changes nothing.
+ * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"), -E2BIG (an access
+ * larger than this kernel knows with non-zero bytes beyond). A failed
+ * begin changes nothing.
  */
 struct drm_mvgal_begin {
 	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
@@ -758,8 +810,11 @@ struct drm_mvgal_begin {
 	__u32 session;
 	/** @out_fence_fd: (out) sync_file: the data is in place. O_CLOEXEC. */
 	__s32 out_fence_fd;
-	/** @pad: (in) must be 0. */
-	__u32 pad;
+	/**
+	 * @stride: (in) bytes from one element of @accesses to the next; 0:
+	 * MVGAL_ACCESS_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
 	/** @bytes_copied: (out) bytes the copies move. */
 	__u64 bytes_copied;
 };
@@ -767,10 +822,11 @@ struct drm_mvgal_begin {
 /**
  * struct drm_mvgal_end - DRM_IOCTL_MVGAL_END
  *
- * Errors: -EINVAL (unknown flags, non-zero padding, ranges for a READ
- * session, a written range outside what the session named, a handle not
- * in the session), -ENOENT (no such session on this file), -EFAULT. A
- * failed end leaves the session live.
+ * Errors: -EINVAL (unknown flags, non-zero padding, a bad @stride, ranges
+ * for a READ session, a written range outside what the session named, a
+ * handle not in the session), -ENOENT (no such session on this file),
+ * -E2BIG (an access larger than this kernel knows with non-zero bytes
+ * beyond), -EFAULT. A failed end leaves the session live.
  */
 struct drm_mvgal_end {
 	/** @session: (in) from BEGIN. */
@@ -789,6 +845,13 @@ struct drm_mvgal_end {
 	 * and ranges; the other fields must be 0).
 	 */
 	__u64 written;
+	/**
+	 * @stride: (in) bytes from one element of @written to the next; 0:
+	 * MVGAL_ACCESS_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
 };
 
 /* &drm_mvgal_migrate.flags */
@@ -1118,8 +1181,10 @@ struct drm_mvgal_harvest_entry {
  * with the chunks written, not with the size of the buffers. Writes
  * through BO_PWRITE and BO_COPY are marked too.
  *
- * Errors: -EINVAL (unknown flags, non-zero padding, @count 0 or above
- * MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -ENOENT (a handle),
+ * Errors: -EINVAL (unknown flags, non-zero padding, a bad @stride, @count
+ * 0 or above MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -E2BIG (an
+ * entry larger than this kernel knows with non-zero bytes beyond),
+ * -ENOENT (a handle),
  * -EACCES (MVGAL_HARVEST_RESET with a read-only handle),
  * -EFAULT, -ENOSPC (an entry's @capacity is too small: every such
  * entry's @count says what it needs). On any error no record changes.
@@ -1131,6 +1196,13 @@ struct drm_mvgal_harvest {
 	__u32 count;
 	/** @flags: (in) MVGAL_HARVEST_RESET, or 0 to peek. */
 	__u32 flags;
+	/**
+	 * @stride: (in) bytes from one element of @entries to the next; 0:
+	 * MVGAL_HARVEST_ENTRY_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
 };
 
 /* drm_mvgal_file_flags.flags */
@@ -1239,7 +1311,8 @@ struct drm_mvgal_lru_entry {
  * every evictable placement fails at once with -ENOSPC, evicting
  * nothing.
  *
- * Errors: -EINVAL (non-zero @flags or padding), -ENODEV, -EFAULT.
+ * Errors: -EINVAL (non-zero @flags or padding, a bad @stride), -ENODEV,
+ * -EFAULT.
  */
 struct drm_mvgal_pool_lru {
 	/** @gpu: (in) the GPU. */
@@ -1269,6 +1342,13 @@ struct drm_mvgal_pool_lru {
 	__u64 written_back;
 	/** @refusals: (out) requests that found no room (-ENOSPC). */
 	__u64 refusals;
+	/**
+	 * @stride: (in) bytes from one element of @entries to the next; 0:
+	 * MVGAL_LRU_ENTRY_SIZE_V1 (see "array strides").
+	 */
+	__u32 stride;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
 };
 
 /**
@@ -1335,17 +1415,14 @@ struct drm_mvgal_replicate {
 #define MVGAL_PLACEMENT_MOST_FREE	3	/* on the GPU with most free pool */
 #define MVGAL_PLACEMENT_FIRST		4	/* on the first GPU named */
 
-/** MVGAL_GRAPHICS_REPLICATE_MAX - graphics buffers below this replicate */
-#define MVGAL_GRAPHICS_REPLICATE_MAX	(64ULL << 20)
-
 /**
  * struct drm_mvgal_advise - DRM_IOCTL_MVGAL_ADVISE
  *
  * Placement advice for a buffer, and the placement rules below applied
  * to it. MVGAL_ADVISE_SET sets the workload type, the preferred
  * GPU and the GPUs that access it (none of them otherwise: all three must
- * be 0). The rules, in this order: a graphics buffer under
- * MVGAL_GRAPHICS_REPLICATE_MAX accessed by more than one GPU is
+ * be 0). The rules, in this order: a graphics buffer smaller than the
+ * module parameter graphics_replicate_mb (MiB) accessed by more than one GPU is
  * replicated to those GPUs, a larger one pinned to the first (the
  * preferred GPU if set, else the lowest accessed-by index), a smaller one
  * with one GPU goes to it as any buffer would; compute and
