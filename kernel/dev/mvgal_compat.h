@@ -53,4 +53,67 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #define MVGAL_DRM_PRIME_FD_OPS
 #endif
 
+/*
+ * drm_exec came in 6.5 (its init took the object count from 6.8, the form
+ * used here). Before, drm_gem_lock_reservations() locks a fixed array in
+ * ww order the same way, backing off and retrying on contention itself;
+ * this stand-in serves that one use: a single drm_exec_prepare_array()
+ * per context, which locks everything or nothing.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#include <linux/dma-resv.h>
+#include <drm/drm_gem.h>
+
+#define DRM_EXEC_INTERRUPTIBLE_WAIT	BIT(0)
+
+struct drm_exec {
+	struct ww_acquire_ctx ticket;
+	struct drm_gem_object **objects;
+	unsigned int num_objects;
+};
+
+static inline void drm_exec_init(struct drm_exec *exec, u32 flags,
+				 unsigned int nr)
+{
+	exec->objects = NULL;
+	exec->num_objects = 0;
+}
+
+#define drm_exec_until_all_locked(exec) \
+	for (bool __mvgal_once = (exec); __mvgal_once; __mvgal_once = false)
+
+#define drm_exec_retry_on_contention(exec) ((void)(exec))
+
+static inline int drm_exec_prepare_array(struct drm_exec *exec,
+					 struct drm_gem_object **objs,
+					 unsigned int n, unsigned int fences)
+{
+	unsigned int i;
+	int ret;
+
+	ret = drm_gem_lock_reservations(objs, n, &exec->ticket);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		ret = dma_resv_reserve_fences(objs[i]->resv, fences);
+		if (ret) {
+			drm_gem_unlock_reservations(objs, n, &exec->ticket);
+			return ret;
+		}
+	}
+	exec->objects = objs;
+	exec->num_objects = n;
+	return 0;
+}
+
+static inline void drm_exec_fini(struct drm_exec *exec)
+{
+	if (exec->num_objects)
+		drm_gem_unlock_reservations(exec->objects, exec->num_objects,
+					    &exec->ticket);
+}
+#else
+#include <drm/drm_exec.h>
+#endif
+
 #endif /* MVGAL_COMPAT_H */

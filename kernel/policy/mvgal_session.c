@@ -24,8 +24,10 @@
 
 #include "core/mvgal_chunk.h"
 #include "core/mvgal_path.h"
+#include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
 #include "dev/mvgal_path.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
@@ -451,23 +453,45 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 }
 
 /*
+ * Locks every reservation of the session in ww order, with a fence slot
+ * each; drm_exec backs off and retries when another context holds one.
+ *
+ * Return: 0 with all held, or -errno (-EINTR, -ENOMEM, -EALREADY for an
+ * object named twice) with none held.
+ */
+static int mvgal_session_reserve(struct mvgal_session *s,
+				 struct drm_exec *exec)
+{
+	int ret = 0;
+
+	drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, s->count);
+	drm_exec_until_all_locked(exec) {
+		ret = drm_exec_prepare_array(exec, s->objs, s->count, 1);
+		drm_exec_retry_on_contention(exec);
+	}
+	if (ret)
+		drm_exec_fini(exec);
+	return ret;
+}
+
+/*
  * Locks the session's buffers for planning: the lean path when every
  * named chunk is current at @gpu and nothing waits (the buffers' own
- * locks only), else every reservation in ww order and then each buffer's
- * lock. *@lean says which, for mvgal_session_unlock_bos(). Caller holds
+ * locks only), else every reservation and then each buffer's lock.
+ * *@lean says which, for mvgal_session_unlock_bos(). Caller holds
  * gpu_lock.
  */
 static int mvgal_session_lock_bos(struct mvgal_session *s,
 				  struct mvgal_gpu *gpu,
-				  struct ww_acquire_ctx *ctx, bool *lean)
+				  struct drm_exec *exec, bool *lean)
 {
 	unsigned int i;
 	int ret;
 
-	*lean = mvgal_begin_lean(s, gpu);
+	*lean = mvgal_lean_begin && mvgal_begin_lean(s, gpu);
 	if (*lean)
 		return 0;
-	ret = mvgal_session_lock(s, ctx);
+	ret = mvgal_session_reserve(s, exec);
 	if (ret)
 		return ret;
 	/*
@@ -475,20 +499,20 @@ static int mvgal_session_lock_bos(struct mvgal_session *s,
 	 * takes more than one buffer's lock and waits for it: tell lockdep.
 	 */
 	for (i = 0; i < s->count; i++)
-		mutex_lock_nest_lock(&s->b[i].bo->lock, ctx);
+		mutex_lock_nest_lock(&s->b[i].bo->lock, &exec->ticket);
 	return 0;
 }
 
 /* Drops what mvgal_session_lock_bos() took, in the reverse order. */
 static void mvgal_session_unlock_bos(struct mvgal_session *s,
-				     struct ww_acquire_ctx *ctx, bool lean)
+				     struct drm_exec *exec, bool lean)
 {
 	unsigned int i = s->count;
 
 	while (i--)
 		mutex_unlock(&s->b[i].bo->lock);
 	if (!lean)
-		drm_gem_unlock_reservations(s->objs, s->count, ctx);
+		drm_exec_fini(exec);
 }
 
 /*
@@ -594,7 +618,7 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 			const struct drm_mvgal_begin *args,
 			struct drm_file *file, struct mvgal_begin_out *out)
 {
-	struct ww_acquire_ctx ctx;
+	struct drm_exec exec;
 	struct mvgal_gpu *gpu;
 	bool lean;
 	int ret;
@@ -605,7 +629,7 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
-	ret = mvgal_session_lock_bos(s, gpu, &ctx, &lean);
+	ret = mvgal_session_lock_bos(s, gpu, &exec, &lean);
 	if (ret)
 		goto out_gpu;
 	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args, file);
@@ -617,13 +641,13 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	/* Nothing can fail from here on. */
 	mvgal_session_go_live(mdev, s, gpu);
 	mvgal_begin_start_job(job, out);
-	mvgal_session_unlock_bos(s, &ctx, lean);
+	mvgal_session_unlock_bos(s, &exec, lean);
 	mutex_unlock(&mdev->gpu_lock);
 	return 0;
 
 out_places:
 	mvgal_begin_undo_places(s, gpu);
-	mvgal_session_unlock_bos(s, &ctx, lean);
+	mvgal_session_unlock_bos(s, &exec, lean);
 out_gpu:
 	mutex_unlock(&mdev->gpu_lock);
 	return ret;

@@ -19,9 +19,10 @@ mkdir -p "$stage/lib/x86_64-linux-gnu"
 cp /bin/busybox "$stage/bin/busybox"
 install -m 0755 "$here/init" "$stage/init"
 
-# The stand-in GPU drivers, in load order, with their dependencies,
+# The stand-in GPU drivers and the DRM helpers mvgal needs (drm_exec), in
+# load order, with their dependencies,
 # decompressed so busybox modprobe needs no xz support.
-guest_modules="drm drm_kms_helper drm_shmem_helper virtio_dma_buf virtio_gpu vgem"
+guest_modules="drm drm_kms_helper drm_shmem_helper virtio_dma_buf virtio_gpu vgem drm_exec"
 echo "$guest_modules" >"$stage/etc/mvgal/guest-modules"
 mdir="lib/modules/$kver"
 mkdir -p "$stage/$mdir/extra"
