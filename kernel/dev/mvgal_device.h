@@ -106,6 +106,10 @@ struct mvgal_device {
 	struct mvgal_counters ctr;
 	/* Buffers whose end waits for fences or gpu_lock. */
 	struct workqueue_struct *free_wq;
+	/* Serializes calibrations (dev/mvgal_path.c), which time copies
+	 * without gpu_lock: two at once would time each other's.
+	 */
+	struct mutex cal_mutex;
 	/* Calibrated paths between locations; @cal_lock guards them. */
 	spinlock_t cal_lock;
 	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]

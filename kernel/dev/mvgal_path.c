@@ -10,6 +10,8 @@
  * (a small and a large copy), and fitting latency + bytes / bandwidth.
  */
 
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -140,54 +142,111 @@ static u64 mvgal_cal_time(struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
 	return best;
 }
 
-/*
- * Measures every possible CPU-driven method of every ordered pair of
- * locations. Caller holds gpu_lock (no GPU comes or goes meanwhile).
- * Return: pairs measured.
- */
-unsigned int mvgal_calibrate_all(struct mvgal_device *mdev,
-				 void *bounce)
-{
-	struct mvgal_cal_loc *locs;
-	unsigned int src, dst, m, pairs = 0;
+/* One calibration: scratch at every location, what each pair allows. */
+struct mvgal_cal {
+	struct mvgal_cal_loc loc[MVGAL_LOC_COUNT];
+	u32 methods[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
+};
 
-	locs = kcalloc(MVGAL_LOC_COUNT, sizeof(*locs), GFP_KERNEL);
-	if (!locs)
-		return 0;
+/*
+ * Takes scratch in every pool and notes each pair's possible methods.
+ * Caller holds gpu_lock. The scratch then keeps every GPU measured from
+ * being detached (its pool is not empty: -EBUSY) until it is released.
+ */
+static void mvgal_cal_prepare(struct mvgal_device *mdev, struct mvgal_cal *c)
+{
+	unsigned int src, dst;
+
+	lockdep_assert_held(&mdev->gpu_lock);
 	for (src = 0; src < MVGAL_LOC_COUNT; src++)
-		mvgal_cal_loc_get(mdev, src, &locs[src]);
+		mvgal_cal_loc_get(mdev, src, &c->loc[src]);
 	for (src = 0; src < MVGAL_LOC_COUNT; src++) {
 		for (dst = 0; dst < MVGAL_LOC_COUNT; dst++) {
-			struct mvgal_path_cal cal[MVGAL_METHOD_COUNT] = { };
 			struct mvgal_link_verdict v;
-			bool measured = false;
 
-			if (src == dst || !locs[src].ok || !locs[dst].ok ||
-			    !mvgal_pair_verdict(mdev, src, dst, &v))
-				continue;
-			for (m = MVGAL_METHOD_CPU_COPY; m <= MVGAL_METHOD_STAGING;
-			     m++) {
-				u64 t1, t2;
-
-				if (!(v.methods & (1U << m)))
-					continue;
-				t1 = mvgal_cal_time(&locs[dst], &locs[src],
-						    MVGAL_CAL_SMALL, m, bounce);
-				t2 = mvgal_cal_time(&locs[dst], &locs[src],
-						    MVGAL_CAL_LARGE, m, bounce);
-				if (!mvgal_path_fit(MVGAL_CAL_SMALL, t1,
-						    MVGAL_CAL_LARGE, t2, &cal[m]))
-					measured = true;
-			}
-			spin_lock(&mdev->cal_lock);
-			memcpy(mdev->cal[src][dst], cal, sizeof(cal));
-			spin_unlock(&mdev->cal_lock);
-			pairs += measured;
+			if (src != dst && c->loc[src].ok && c->loc[dst].ok &&
+			    mvgal_pair_verdict(mdev, src, dst, &v))
+				c->methods[src][dst] = v.methods;
 		}
 	}
+}
+
+/* Releases the scratch; caller holds gpu_lock. */
+static void mvgal_cal_release(struct mvgal_device *mdev, struct mvgal_cal *c)
+{
+	unsigned int l;
+
+	lockdep_assert_held(&mdev->gpu_lock);
+	for (l = 0; l < MVGAL_LOC_COUNT; l++)
+		mvgal_cal_loc_put(&c->loc[l]);
+}
+
+/* Times each CPU-driven method @src -> @dst allows; true if one fit. */
+static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
+			   unsigned int src, unsigned int dst, void *bounce)
+{
+	struct mvgal_path_cal cal[MVGAL_METHOD_COUNT] = { };
+	bool measured = false;
+	unsigned int m;
+
+	for (m = MVGAL_METHOD_CPU_COPY; m <= MVGAL_METHOD_STAGING; m++) {
+		u64 t1, t2;
+
+		if (!(c->methods[src][dst] & (1U << m)))
+			continue;
+		t1 = mvgal_cal_time(&c->loc[dst], &c->loc[src],
+				    MVGAL_CAL_SMALL, m, bounce);
+		t2 = mvgal_cal_time(&c->loc[dst], &c->loc[src],
+				    MVGAL_CAL_LARGE, m, bounce);
+		if (!mvgal_path_fit(MVGAL_CAL_SMALL, t1, MVGAL_CAL_LARGE, t2,
+				    &cal[m]))
+			measured = true;
+	}
+	spin_lock(&mdev->cal_lock);
+	memcpy(mdev->cal[src][dst], cal, sizeof(cal));
+	spin_unlock(&mdev->cal_lock);
+	return measured;
+}
+
+/**
+ * mvgal_calibrate_all() - measure every possible CPU-driven method of
+ * every ordered pair of locations
+ * @mdev: the device; the caller holds neither gpu_lock nor cal_mutex
+ * @bounce: a MVGAL_BOUNCE_SIZE buffer for staged copies
+ *
+ * The timing loops run without gpu_lock, so sessions, migrations and
+ * eviction go on meanwhile; only the scratch allocation and its release
+ * take it. Calibrations run one at a time (cal_mutex), so that two never
+ * time each other's copies.
+ *
+ * Return: pairs measured.
+ */
+unsigned int mvgal_calibrate_all(struct mvgal_device *mdev, void *bounce)
+{
+	unsigned int src, dst, pairs = 0;
+	struct mvgal_cal *c;
+
+	lockdep_assert_not_held(&mdev->gpu_lock);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return 0;
+	mutex_lock(&mdev->cal_mutex);
+	mutex_lock(&mdev->gpu_lock);
+	mvgal_cal_prepare(mdev, c);
+	mutex_unlock(&mdev->gpu_lock);
 	for (src = 0; src < MVGAL_LOC_COUNT; src++)
-		mvgal_cal_loc_put(&locs[src]);
-	kfree(locs);
+		for (dst = 0; dst < MVGAL_LOC_COUNT; dst++)
+			if (c->methods[src][dst])
+				pairs += mvgal_cal_pair(mdev, c, src, dst,
+							bounce);
+	mutex_lock(&mdev->gpu_lock);
+	mvgal_cal_release(mdev, c);
+	mutex_unlock(&mdev->gpu_lock);
+	spin_lock(&mdev->cal_lock);
+	mdev->calibrated_ns = ktime_get_ns();
+	spin_unlock(&mdev->cal_lock);
+	mutex_unlock(&mdev->cal_mutex);
+	kfree(c);
 	return pairs;
 }
 

@@ -149,6 +149,7 @@ static int __init mvgal_init(void)
 	mutex_init(&mvgal_dev->gpu_lock);
 	mutex_init(&mvgal_dev->bos_lock);
 	mutex_init(&mvgal_dev->advise_lock);
+	mutex_init(&mvgal_dev->cal_mutex);
 	INIT_LIST_HEAD(&mvgal_dev->bos);
 	spin_lock_init(&mvgal_dev->cal_lock);
 	ret = mvgal_engine_init(mvgal_dev);
@@ -196,6 +197,7 @@ static void __exit mvgal_exit(void)
 	destroy_workqueue(mvgal_dev->free_wq);
 	mvgal_engine_fini(mvgal_dev);
 	mvgal_gpu_detach_all(mvgal_dev);
+	mutex_destroy(&mvgal_dev->cal_mutex);
 	mutex_destroy(&mvgal_dev->advise_lock);
 	mutex_destroy(&mvgal_dev->bos_lock);
 	mutex_destroy(&mvgal_dev->gpu_lock);

@@ -31,12 +31,7 @@ int mvgal_ioctl_calibrate(struct drm_device *dev, void *data,
 	bounce = kmalloc(MVGAL_BOUNCE_SIZE, GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
-	mutex_lock(&mdev->gpu_lock);
 	args->paths = mvgal_calibrate_all(mdev, bounce);
-	spin_lock(&mdev->cal_lock);
-	mdev->calibrated_ns = ktime_get_ns();
-	spin_unlock(&mdev->cal_lock);
-	mutex_unlock(&mdev->gpu_lock);
 	kfree(bounce);
 	return 0;
 }
