@@ -258,3 +258,21 @@ int mvgal_params_check(void)
 	}
 	return 0;
 }
+
+/*
+ * Two fast paths that can be turned off, so that a benchmark can measure
+ * what each one saves against the plain way (tests/bench).
+ */
+bool mvgal_lean_begin = true;
+
+module_param_named(lean_begin, mvgal_lean_begin, bool, 0644);
+
+MODULE_PARM_DESC(lean_begin,
+		 "A BEGIN whose data is current at the GPU takes only the buffers' own locks, not their reservations (default: true)");
+
+bool mvgal_job_boost = true;
+
+module_param_named(job_boost, mvgal_job_boost, bool, 0644);
+
+MODULE_PARM_DESC(job_boost,
+		 "A queued migration job that a higher-priority job or a CPU access waits for runs at that priority (default: true)");

@@ -26,6 +26,8 @@ extern unsigned int mvgal_mirror_hold_windows;
 extern unsigned int mvgal_graphics_replicate_mb;
 extern unsigned int mvgal_max_file_jobs;
 extern unsigned int mvgal_max_file_meta_mb;
+extern bool mvgal_lean_begin;
+extern bool mvgal_job_boost;
 
 int mvgal_params_check(void);
 

@@ -28,6 +28,7 @@
 
 #include "core/mvgal_chunk.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_params.h"
 #include "dev/mvgal_quota.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
@@ -159,6 +160,53 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 }
 
 /**
+ * mvgal_fence_boost() - if @fence is a job of ours that has not started,
+ * raise its priority to @prio
+ * @fence: any fence, referenced by the caller
+ * @prio: MVGAL_PRIO_*
+ *
+ * Priority inheritance: a prefetch (LOW) that a session's copies, a CPU
+ * fault or a migration comes to wait for must not wait behind every
+ * other job: it runs at the priority of who waits.
+ */
+void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio)
+{
+	struct mvgal_job *job;
+	struct mvgal_engine *e;
+
+	if (!mvgal_job_boost || fence->ops != &mvgal_job_fence_ops)
+		return;
+	job = container_of(fence, struct mvgal_job, base);
+	e = &job->mdev->engine;
+	spin_lock(&e->lock);
+	if (job->prio > prio && !job->cancelled &&
+	    (job->state == MVGAL_JOB_WAITING ||
+	     (job->state == MVGAL_JOB_READY && !list_empty(&job->link)))) {
+		job->prio = prio;
+		if (job->state == MVGAL_JOB_READY)
+			list_move_tail(&job->link, &e->ready[prio]);
+	}
+	spin_unlock(&e->lock);
+}
+
+/**
+ * mvgal_resv_boost() - mvgal_fence_boost() every fence of @bo that an
+ * access of @usage waits for, to MVGAL_PRIO_HIGH (a CPU access waits)
+ * @bo: the buffer
+ * @usage: the dma_resv usage waited for
+ */
+void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage)
+{
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+
+	dma_resv_iter_begin(&cursor, bo->base.resv, usage);
+	dma_resv_for_each_fence_unlocked(&cursor, fence)
+		mvgal_fence_boost(fence, MVGAL_PRIO_HIGH);
+	dma_resv_iter_end(&cursor);
+}
+
+/**
  * mvgal_job_set_move() - make the job a MOVE of chunks [first, last] of
  * @bo to @loc
  * @job: the job
@@ -241,57 +289,13 @@ static void mvgal_move_put(struct mvgal_move *m)
 	m->bo = NULL;
 }
 
-/*
+/**
  * mvgal_job_add_dep() - the job starts after @fence
+ * @job: a job not queued yet
+ * @fence: any fence, or NULL; the job takes a reference
+ *
  * Return: 0 or -ENOMEM.
  */
-/**
- * mvgal_fence_boost() - if @fence is a job of ours that has not started,
- * raise its priority to @prio
- * @fence: any fence, referenced by the caller
- * @prio: MVGAL_PRIO_*
- *
- * Priority inheritance: a prefetch (LOW) that a session's copies, a CPU
- * fault or a migration comes to wait for must not wait behind every
- * other job: it runs at the priority of who waits.
- */
-void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio)
-{
-	struct mvgal_job *job;
-	struct mvgal_engine *e;
-
-	if (fence->ops != &mvgal_job_fence_ops)
-		return;
-	job = container_of(fence, struct mvgal_job, base);
-	e = &job->mdev->engine;
-	spin_lock(&e->lock);
-	if (job->prio > prio && !job->cancelled &&
-	    (job->state == MVGAL_JOB_WAITING ||
-	     (job->state == MVGAL_JOB_READY && !list_empty(&job->link)))) {
-		job->prio = prio;
-		if (job->state == MVGAL_JOB_READY)
-			list_move_tail(&job->link, &e->ready[prio]);
-	}
-	spin_unlock(&e->lock);
-}
-
-/**
- * mvgal_resv_boost() - mvgal_fence_boost() every fence of @bo that an
- * access of @usage waits for, to MVGAL_PRIO_HIGH (a CPU access waits)
- * @bo: the buffer
- * @usage: the dma_resv usage waited for
- */
-void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage)
-{
-	struct dma_resv_iter cursor;
-	struct dma_fence *fence;
-
-	dma_resv_iter_begin(&cursor, bo->base.resv, usage);
-	dma_resv_for_each_fence_unlocked(&cursor, fence)
-		mvgal_fence_boost(fence, MVGAL_PRIO_HIGH);
-	dma_resv_iter_end(&cursor);
-}
-
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
 {
 	if (!fence || dma_fence_is_signaled(fence))

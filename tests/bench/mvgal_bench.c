@@ -20,7 +20,13 @@
  *    Belady's MIN on the same trace (computed here);
  *  - prefetch: a repeating sequence of sessions over buffers that do not
  *    all fit, the time spent waiting for data with the prefetcher on
- *    against off.
+ *    against off;
+ *  - the engine's own paths against the kernel's plain building blocks:
+ *    BEGIN + END on resident data through the buffers' own locks (the
+ *    lean path) against through their reservations (drm_exec); and the
+ *    wait of a HIGH copy for a LOW one queued behind NORMAL copies, with
+ *    the LOW one inheriting the waiter's priority against without (what
+ *    drm_sched's fixed-priority run queues would give).
  *
  * Nothing here passes or fails: the goals are printed next to the
  * ratios. Each run times both sides back to back; a ratio is the median
@@ -42,6 +48,7 @@
 
 #include "mvgal_trace.h"
 #include "bench_time.h"
+#include "../common/vgem_fence.h"
 
 #define REPS 15
 
@@ -599,6 +606,147 @@ static void bench_prefetch(struct mvgal *m, int g)
 	set_budget(m, g, 0);
 }
 
+/* Median of REPS runs of @inner BEGIN + END pairs on resident @h, in ns. */
+static uint64_t begin_end_ns(struct mvgal *m, int g, uint32_t h, int inner)
+{
+	uint64_t t0 = now_ns();
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	for (int i = 0; i < inner; i++) {
+		a = (struct drm_mvgal_access) { .handle = h };
+		if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1,
+				&a, 1, &s, &fence, NULL))
+			return 0;
+		if (fence >= 0)
+			close(fence);
+		mvgal_end(m, s, -1, NULL, 0);
+	}
+	return (now_ns() - t0) / inner;
+}
+
+/*
+ * BEGIN + END on a resident clean buffer: the lean path (only the
+ * buffer's own lock) against the full one (its reservation through
+ * drm_exec, a fence slot, then its lock), alternated run by run.
+ */
+static void bench_lean(struct mvgal *m, int g0)
+{
+	uint64_t tl[REPS], tf[REPS];
+	double ratio[REPS];
+	const int inner = 2000;
+	uint32_t h;
+
+	if (mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			    MVGAL_GPU_ANY, &h))
+		return;
+	begin_end_ns(m, g0, h, 1);
+	for (int r = 0; r < REPS; r++) {
+		write_param("lean_begin", "1");
+		tl[r] = begin_end_ns(m, g0, h, inner);
+		write_param("lean_begin", "0");
+		tf[r] = begin_end_ns(m, g0, h, inner);
+		ratio[r] = tl[r] ? (double)tf[r] / tl[r] : 0;
+	}
+	write_param("lean_begin", "1");
+	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
+	printf("# BEGIN + END on resident data: through the reservations (drm_exec) vs the lean path\n");
+	printf("bench: lean %llu ns  drm_exec %llu ns  ratio %.2fx\n",
+	       (unsigned long long)median(tl, REPS),
+	       (unsigned long long)median(tf, REPS), ratio[REPS / 2]);
+	mvgal_bo_destroy(m, h);
+}
+
+static int queue_migrate(struct mvgal *m, uint32_t h, uint64_t size,
+			 uint32_t loc, uint32_t prio, int in_fence)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .size = size, .location = loc,
+		.priority = prio, .in_fence_fd = in_fence,
+	};
+	int ret = mvgal_migrate(m, &mg);
+
+	return ret ? ret : mg.out_fence_fd;
+}
+
+#define BOOST_NORMAL	4
+#define BOOST_BIG	(16u << 20)
+#define BOOST_SMALL	(1u << 20)
+
+/*
+ * One round: behind a vgem fence, a LOW copy of @x to @g0's pool, then
+ * BOOST_NORMAL NORMAL copies of 16 MiB to @g1's, then a HIGH copy of @x
+ * on to @g1, which must wait for the LOW one. The fence signals; the time
+ * until the HIGH copy is done is returned (ns), 0 on failure.
+ */
+static uint64_t boost_round(struct mvgal *m, int g0, int g1, uint32_t x,
+			    const uint32_t *big)
+{
+	int fl, fh, fn[BOOST_NORMAL];
+	struct vfence vf = { .vgem = -1, .fd = -1 };
+	uint64_t t = 0;
+
+	if (vgem_fence_new(&vf, vgem_open()))
+		goto out;
+	fl = queue_migrate(m, x, BOOST_SMALL, 1 + g0, MVGAL_PRIO_LOW, vf.fd);
+	for (int i = 0; i < BOOST_NORMAL; i++)
+		fn[i] = queue_migrate(m, big[i], BOOST_BIG, 1 + g1,
+				      MVGAL_PRIO_NORMAL, vf.fd);
+	fh = queue_migrate(m, x, BOOST_SMALL, 1 + g1, MVGAL_PRIO_HIGH, -1);
+	vfence_signal(&vf);
+	if (fh >= 0 && !mvgal_fence_wait(fh, 60000))
+		t = fence_time(fh) - fence_time(vf.fd);
+	for (int i = 0; i < BOOST_NORMAL; i++)
+		if (fn[i] >= 0) {
+			mvgal_fence_wait(fn[i], 60000);
+			close(fn[i]);
+		}
+	if (fl >= 0)
+		close(fl);
+	if (fh >= 0)
+		close(fh);
+out:
+	vfence_free(&vf);
+	/* Everything home again, untimed, for the next round. */
+	mvgal_place_free(m, x, g0);
+	mvgal_place_free(m, x, g1);
+	for (int i = 0; i < BOOST_NORMAL; i++)
+		mvgal_place_free(m, big[i], g1);
+	return t;
+}
+
+static void bench_boost(struct mvgal *m, int g0, int g1)
+{
+	uint32_t x, big[BOOST_NORMAL];
+	uint64_t ton[REPS], toff[REPS];
+	double ratio[REPS];
+	const uint32_t fl = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
+
+	if (mvgal_bo_create(m, BOOST_SMALL, fl, MVGAL_GPU_ANY, &x))
+		return;
+	for (int i = 0; i < BOOST_NORMAL; i++)
+		if (mvgal_bo_create(m, BOOST_BIG, fl, MVGAL_GPU_ANY, &big[i]))
+			return;
+	for (int r = 0; r < REPS; r++) {
+		write_param("job_boost", "1");
+		ton[r] = boost_round(m, g0, g1, x, big);
+		write_param("job_boost", "0");
+		toff[r] = boost_round(m, g0, g1, x, big);
+		ratio[r] = ton[r] ? (double)toff[r] / ton[r] : 0;
+	}
+	write_param("job_boost", "1");
+	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
+	printf("# a HIGH copy waiting for a LOW one queued behind %d NORMAL copies of %u MiB: fixed priorities (as drm_sched's run queues) vs the LOW one inheriting HIGH\n",
+	       BOOST_NORMAL, BOOST_BIG >> 20);
+	printf("bench: inherited %llu us  fixed %llu us  ratio %.2fx\n",
+	       (unsigned long long)median(ton, REPS) / 1000,
+	       (unsigned long long)median(toff, REPS) / 1000, ratio[REPS / 2]);
+	mvgal_bo_destroy(m, x);
+	for (int i = 0; i < BOOST_NORMAL; i++)
+		mvgal_bo_destroy(m, big[i]);
+}
+
 int main(void)
 {
 	struct mvgal_config cfg;
@@ -630,6 +778,8 @@ int main(void)
 	bench_prefetch(m, g0);
 	bench_migration(m, g0, g1);
 	bench_session(m, g0);
+	bench_lean(m, g0);
+	bench_boost(m, g0, g1);
 	bench_export(m, g0);
 	bench_watch(m, g0);
 	mvgal_close(m);

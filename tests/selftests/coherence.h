@@ -18,26 +18,7 @@
 
 #include <mvgal/mvgal.h>
 
-/* vgem's uapi (include/uapi/drm/vgem_drm.h), which libdrm does not ship. */
-#define DRM_VGEM_FENCE_ATTACH	0x1
-#define DRM_VGEM_FENCE_SIGNAL	0x2
-#define VGEM_FENCE_WRITE	0x1
-struct drm_vgem_fence_attach {
-	__u32 handle;
-	__u32 flags;
-	__u32 out_fence;
-	__u32 pad;
-};
-
-struct drm_vgem_fence_signal {
-	__u32 fence;
-	__u32 flags;
-};
-
-#define DRM_IOCTL_VGEM_FENCE_ATTACH \
-	DRM_IOWR(DRM_COMMAND_BASE + DRM_VGEM_FENCE_ATTACH, struct drm_vgem_fence_attach)
-#define DRM_IOCTL_VGEM_FENCE_SIGNAL \
-	DRM_IOW(DRM_COMMAND_BASE + DRM_VGEM_FENCE_SIGNAL, struct drm_vgem_fence_signal)
+#include "../common/vgem_fence.h"
 
 #define CH (64 * 1024)
 #define POOL_BYTES ((size_t)POOL_MB << 20)
@@ -137,53 +118,9 @@ static inline int end_written(struct mvgal *m, uint32_t session, uint32_t h,
 }
 
 /* A vgem fence the test signals: its sync_file and its vgem id. */
-struct vfence {
-	int vgem;
-	uint32_t bo;
-	uint32_t id;
-	int fd;
-};
-
 static inline int vfence_new(struct vfence *f)
 {
-	struct drm_mode_create_dumb d = { .width = 64, .height = 1, .bpp = 32 };
-	struct drm_vgem_fence_attach a = { .flags = VGEM_FENCE_WRITE };
-	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
-	int dmabuf;
-
-	f->vgem = open_card("vgem", NULL, 0);
-	if (f->vgem < 0)
-		return f->vgem;
-	if (drmIoctl(f->vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d))
-		return -errno;
-	f->bo = d.handle;
-	a.handle = d.handle;
-	if (drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
-		return -errno;
-	f->id = a.out_fence;
-	if (drmPrimeHandleToFD(f->vgem, d.handle, O_CLOEXEC | O_RDWR, &dmabuf))
-		return -errno;
-	if (ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e)) {
-		close(dmabuf);
-		return -errno;
-	}
-	close(dmabuf);
-	f->fd = e.fd;
-	return 0;
-}
-
-static inline void vfence_signal(struct vfence *f)
-{
-	struct drm_vgem_fence_signal s = { .fence = f->id };
-
-	drmIoctl(f->vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &s);
-}
-
-static inline void vfence_free(struct vfence *f)
-{
-	if (f->fd >= 0)
-		close(f->fd);
-	close(f->vgem);
+	return vgem_fence_new(f, open_card("vgem", NULL, 0));
 }
 
 /* Does a line of `mvgal-info --buffers` contain @want? */

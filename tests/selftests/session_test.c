@@ -793,18 +793,6 @@ TEST_F(sess, detach_drains_placements)
 }
 
 /* When a signaled sync_file's fence signaled (CLOCK_MONOTONIC ns). */
-static uint64_t fence_time(int fd)
-{
-	struct sync_fence_info fi = { 0 };
-	struct sync_file_info info = {
-		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
-	};
-
-	if (ioctl(fd, SYNC_IOC_FILE_INFO, &info) || info.status != 1)
-		return 0;
-	return fi.timestamp_ns;
-}
-
 static int migrate_job(struct mvgal *m, uint32_t h, uint64_t size,
 		       uint32_t loc, uint32_t prio, int in_fence,
 		       struct drm_mvgal_migrate *mg)
