@@ -16,11 +16,22 @@
  * <debugfs>/mvgal/bo_meta: what each buffer's chunk records take now,
  *   cat bo_meta                          one "ID LEAVES BYTES" line each
  * so tests can see that they grow with what is touched.
+ *
+ * <debugfs>/mvgal/dmabuf_sg reads a dma-buf as an importing device sees
+ * it: attached to mvgal's own device and mapped, its bytes taken from the
+ * pages of the sg table the exporter gave (not through its vmap or mmap):
+ *   echo "FD OFFSET LEN" > dmabuf_sg     FD in the writer's fd table
+ *   cat dmabuf_sg                        "SG_BYTES NENTS\n", then the bytes
+ * so tests can check what a GPU driver importing an export would get.
+ * One result per open file; LEN is 1..16 MiB. Root only (0600).
  */
 
 #include <linux/debugfs.h>
+#include <linux/dma-buf.h>
+#include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/seq_file.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
@@ -206,6 +217,151 @@ DEFINE_SHOW_ATTRIBUTE(mvgal_debug_memtype);
 
 #endif
 
+/* What one reader of dmabuf_sg got: a header line, then the bytes. */
+struct mvgal_debug_sg {
+	char *buf;
+	size_t size;
+};
+
+#define MVGAL_DEBUG_SG_MAX	SZ_16M
+#define MVGAL_DEBUG_SG_HDR	48
+
+/*
+ * Copies [@off, @off + @len) of the pages of @sgt into @dst and counts
+ * the table. Return: 0, or -EINVAL if the table ends before the range.
+ */
+static int mvgal_debug_sg_copy(struct sg_table *sgt, u64 off, u64 len,
+			       u8 *dst, u64 *bytes)
+{
+	struct sg_page_iter piter;
+	struct scatterlist *sg;
+	u64 pos = 0, total = 0;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		total += sg->length;
+	*bytes = total;
+	for_each_sgtable_page(sgt, &piter, 0) {
+		u64 start = max(pos, off), end = min(pos + PAGE_SIZE, off + len);
+
+		if (start < end) {
+			void *va = kmap_local_page(sg_page_iter_page(&piter));
+
+			memcpy(dst + (start - off), va + (start - pos),
+			       end - start);
+			kunmap_local(va);
+		}
+		pos += PAGE_SIZE;
+	}
+	return pos >= off + len ? 0 : -EINVAL;
+}
+
+/* Attaches mvgal's device to @dmabuf, maps it and reads the range. */
+static int mvgal_debug_sg_read(struct mvgal_device *mdev,
+			       struct dma_buf *dmabuf, u64 off, u64 len,
+			       struct mvgal_debug_sg *r)
+{
+	struct dma_buf_attachment *att;
+	struct sg_table *sgt;
+	u64 bytes;
+	int ret;
+
+	r->buf = kvzalloc(MVGAL_DEBUG_SG_HDR + len, GFP_KERNEL_ACCOUNT);
+	if (!r->buf)
+		return -ENOMEM;
+	att = dma_buf_attach(dmabuf, mdev->drm.dev);
+	if (IS_ERR(att))
+		return PTR_ERR(att);
+	sgt = dma_buf_map_attachment_unlocked(att, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto out_detach;
+	}
+	ret = mvgal_debug_sg_copy(sgt, off, len, r->buf + MVGAL_DEBUG_SG_HDR,
+				  &bytes);
+	if (!ret) {
+		int n = scnprintf(r->buf, MVGAL_DEBUG_SG_HDR, "%llu %u\n",
+				  bytes, sgt->orig_nents);
+
+		memmove(r->buf + n, r->buf + MVGAL_DEBUG_SG_HDR, len);
+		r->size = n + len;
+	}
+	dma_buf_unmap_attachment_unlocked(att, sgt, DMA_BIDIRECTIONAL);
+out_detach:
+	dma_buf_detach(dmabuf, att);
+	return ret;
+}
+
+static ssize_t mvgal_debug_sg_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct mvgal_device *mdev = file_inode(file)->i_private;
+	struct mvgal_debug_sg *r = file->private_data;
+	struct dma_buf *dmabuf;
+	char cmd[64];
+	u64 off, len;
+	int fd, ret;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	if (sscanf(cmd, "%d %llu %llu", &fd, &off, &len) != 3 || !len ||
+	    len > MVGAL_DEBUG_SG_MAX || off > U64_MAX - len)
+		return -EINVAL;
+	if (IS_ENABLED(CONFIG_DMABUF_DEBUG))
+		return -EOPNOTSUPP;	/* it scrambles the tables' pages */
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	kvfree(r->buf);
+	*r = (struct mvgal_debug_sg){};
+	ret = mvgal_debug_sg_read(mdev, dmabuf, off, len, r);
+	dma_buf_put(dmabuf);
+	if (ret) {
+		kvfree(r->buf);
+		*r = (struct mvgal_debug_sg){};
+		return ret;
+	}
+	return count;
+}
+
+static ssize_t mvgal_debug_sg_read_out(struct file *file, char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	struct mvgal_debug_sg *r = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, r->buf, r->size);
+}
+
+static int mvgal_debug_sg_open(struct inode *inode, struct file *file)
+{
+	struct mvgal_debug_sg *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+
+	file->private_data = r;
+	return r ? 0 : -ENOMEM;
+}
+
+static int mvgal_debug_sg_release(struct inode *inode, struct file *file)
+{
+	struct mvgal_debug_sg *r = file->private_data;
+
+	kvfree(r->buf);
+	kfree(r);
+	return 0;
+}
+
+static const struct file_operations mvgal_debug_sg_fops = {
+	.owner = THIS_MODULE,
+	.open = mvgal_debug_sg_open,
+	.read = mvgal_debug_sg_read_out,
+	.write = mvgal_debug_sg_write,
+	.release = mvgal_debug_sg_release,
+	.llseek = default_llseek,
+};
+
 void mvgal_debugfs_init(struct mvgal_device *mdev)
 {
 	INIT_LIST_HEAD(&mdev->debug_allocs);
@@ -215,6 +371,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_alloc_fops);
 	debugfs_create_file("bo_meta", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_meta_fops);
+	debugfs_create_file("dmabuf_sg", 0600, mdev->debugfs, mdev,
+			    &mvgal_debug_sg_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

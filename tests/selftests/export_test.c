@@ -6,6 +6,9 @@
  * of it and mvgal; every rejection has its errno and changes nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -795,6 +798,91 @@ TEST_F(exp, detach_is_busy_while_an_export_lives)
 	EXPECT_EQ(0, memcmp(va, buf, SIZE));
 	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
 	munmap(va, size);
+	close(fd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Reads [@off, @off + @len) of dma-buf @fd as an importing device sees it:
+ * mvgal's debugfs dmabuf_sg attaches its own device, maps the dma-buf and
+ * copies from the pages of the sg table it got. *@sg_bytes: the table's
+ * length. Return: 0 or -errno of the request.
+ */
+static int sg_read(int fd, uint64_t off, uint64_t len, uint8_t *dst,
+		   uint64_t *sg_bytes)
+{
+	size_t cap = len + 64, got = 0;
+	char cmd[64], *buf, *nl;
+	int d, n, ret = 0;
+	ssize_t r;
+
+	d = open("/sys/kernel/debug/mvgal/dmabuf_sg", O_RDWR | O_CLOEXEC);
+	if (d < 0)
+		return -errno;
+	buf = malloc(cap);
+	n = snprintf(cmd, sizeof(cmd), "%d %llu %llu", fd,
+		     (unsigned long long)off, (unsigned long long)len);
+	if (!buf || write(d, cmd, n) != n) {
+		ret = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	while (got < cap && (r = read(d, buf + got, cap - got)) > 0)
+		got += r;
+	nl = memchr(buf, '\n', got);
+	if (!nl || (size_t)(got - (nl + 1 - buf)) != len ||
+	    sscanf(buf, "%llu", (unsigned long long *)sg_bytes) != 1) {
+		ret = -EPROTO;
+		goto out;
+	}
+	memcpy(dst, nl + 1, len);
+out:
+	free(buf);
+	close(d);
+	return ret;
+}
+
+/*
+ * An importing device's sg table holds exactly the placement: its length
+ * is the export's size, its pages show the bytes of the session (from any
+ * offset, any length), and a write into the pool where BEGIN said the
+ * buffer lies shows through it; a range past the end is refused.
+ */
+TEST_F(exp, an_importers_sg_table_holds_exactly_the_placement)
+{
+	static uint8_t got[SIZE];
+	uint64_t off = CH - 3, len = CH + 4101, size, sg_bytes = 0;
+	struct drm_mvgal_access a;
+	uint32_t h, sess;
+	int fd, fence;
+
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 7, &h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, MVGAL_PLACE_FD_RDWR,
+				    &fd, &size));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess, &fence,
+			    NULL));
+	EXPECT_EQ(0, settle(fence));
+	ASSERT_EQ(self->g0, a.pool_gpu);
+
+	ASSERT_EQ(0, sg_read(fd, 0, SIZE, got, &sg_bytes));
+	EXPECT_EQ(PAGES(SIZE), sg_bytes);
+	EXPECT_EQ(-1, check(got, SIZE, 0, 7));
+	memset(got, 0, sizeof(got));
+	ASSERT_EQ(0, sg_read(fd, off, len, got, &sg_bytes));
+	EXPECT_EQ(-1, check(got, len, off, 7));
+
+	/* The "GPU" writes into its pool: the importer's pages are those. */
+	fill(self->pool[self->g0] + a.pool_offset + off, len, 8);
+	ASSERT_EQ(0, sg_read(fd, off, len, got, &sg_bytes));
+	EXPECT_EQ(-1, check(got, len, 0, 8));
+
+	EXPECT_EQ(-EINVAL, sg_read(fd, PAGES(SIZE) - 10, 11, got, &sg_bytes));
+	EXPECT_EQ(0, end_written(self->m, sess, h, off, len, -1));
+	memset(got, 0, sizeof(got));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, got, SIZE));
+	EXPECT_EQ(-1, check(got, off, 0, 7));
+	EXPECT_EQ(-1, check(got + off, len, 0, 8));
+	EXPECT_EQ(-1, check(got + off + len, SIZE - off - len, off + len, 7));
 	close(fd);
 	mvgal_bo_destroy(self->m, h);
 }
