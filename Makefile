@@ -47,8 +47,10 @@ VULKAN   := $(B)/bin/mvgal-vulkan
 VK_ROOT  := $(B)/vm/vulkan
 VK_LIBS  := $(shell pkg-config --libs vulkan 2>/dev/null || echo -lvulkan)
 SPV_H    := $(B)/gen/mvgal-transform.spv.h $(B)/gen/mvgal-reduce.spv.h
-UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c))
-SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c))
+UNIT     := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/test_*.c)) \
+	    $(B)/tests/unit/test_abi_v1
+SELF     := $(patsubst tests/selftests/%.c,$(B)/tests/selftests/%,$(wildcard tests/selftests/*_test.c)) \
+	    $(B)/tests/selftests/abi_test
 BENCH    := $(B)/tests/bench/mvgal_bench
 VKBENCH  := $(B)/tests/bench/mvgal_vkbench
 FUZZ     := $(B)/tests/fuzz/mvgal_fuzz
@@ -153,6 +155,19 @@ $(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
 $(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
+# Programs as they were built against ABI 1: the stored headers of that
+# version (tests/abi/v1), none of today's, and today's libmvgal.so.
+CPPFLAGS_V1 := -D_GNU_SOURCE -I$(TOP)/tests/abi/v1 $(DRM_CFLAGS) -I$(HARNESS)
+ABI_DEPS    := tests/abi/abi.h lib/abi_v1.h $(wildcard tests/abi/v1/*/*.h) $(LIB_SO) $(HARNESS)/kselftest_harness.h
+
+$(B)/tests/unit/test_abi_v1: tests/abi/abi_host_test.c $(ABI_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_V1) -o $@ $< -L$(B)/lib -Wl,-rpath,$(B)/lib -lmvgal $(DRM_LIBS)
+
+$(B)/tests/selftests/abi_test: tests/abi/abi_test.c $(ABI_DEPS) $(wildcard tests/selftests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_V1) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
 guest-module: FORCE
 	@tools/build-module.sh $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))

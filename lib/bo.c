@@ -46,17 +46,23 @@ int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle)
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &c);
 }
 
-int mvgal_bo_info(struct mvgal *dev, uint32_t handle,
-		  struct drm_mvgal_bo_info *info)
+int (mvgal_bo_info)(struct mvgal *dev, uint32_t handle,
+		    struct drm_mvgal_bo_info *info)
+{
+	return mvgal_bo_info_sz(dev, handle, info, MVGAL_V1_BO_INFO_SIZE);
+}
+
+int mvgal_bo_info_sz(struct mvgal *dev, uint32_t handle,
+		     struct drm_mvgal_bo_info *info, size_t size)
 {
 	struct drm_mvgal_bo_info i = { .handle = handle };
 	int ret;
 
-	if (!dev || !info)
+	if (!dev || !info || size < MVGAL_V1_BO_INFO_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_INFO, &i);
 	if (!ret)
-		*info = i;
+		mvgal_out(info, size, &i, sizeof(i));
 	return ret;
 }
 
@@ -142,8 +148,14 @@ int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
 	return 0;
 }
 
-int mvgal_bo_list(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
-		  uint32_t *count)
+int (mvgal_bo_list)(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
+		    uint32_t *count)
+{
+	return mvgal_bo_list_sz(dev, entries, count, MVGAL_V1_BO_ENTRY_SIZE);
+}
+
+int mvgal_bo_list_sz(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
+		     uint32_t *count, size_t esz)
 {
 	struct drm_mvgal_bo_list l = { 0 };
 	int ret;
@@ -152,6 +164,7 @@ int mvgal_bo_list(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
 		return -EINVAL;
 	l.count = *count;
 	l.entries = (uintptr_t)entries;
+	l.stride = mvgal_stride(esz, MVGAL_V1_BO_ENTRY_SIZE);
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_LIST, &l);
 	if (!ret)
 		*count = l.count;

@@ -20,6 +20,7 @@
 #include <mvgal/mvgal.h>
 
 #include "core/mvgal_conf.h"
+#include "internal.h"
 
 #define MVGAL_CONFIG_MAX_BYTES (1 << 20)
 
@@ -30,8 +31,17 @@ const char *mvgal_config_path(void)
 	return p && *p ? p : MVGAL_CONFIG_PATH;
 }
 
-void mvgal_config_defaults(struct mvgal_config *cfg)
+void (mvgal_config_defaults)(struct mvgal_config *cfg)
 {
+	mvgal_config_defaults_sz(cfg, MVGAL_V1_CONFIG_SIZE);
+}
+
+void mvgal_config_defaults_sz(struct mvgal_config *out, size_t size)
+{
+	struct mvgal_config c, *cfg = &c;
+
+	if (!out)
+		return;
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->enable_memory_migration = true;
 	cfg->enable_dmabuf = true;
@@ -45,6 +55,7 @@ void mvgal_config_defaults(struct mvgal_config *cfg)
 	cfg->mirror_stop_writes = 4;
 	cfg->mirror_hold_windows = 2;
 	cfg->graphics_replicate_mb = 64;
+	mvgal_out(out, size, cfg, sizeof(*cfg));
 }
 
 static int mvgal_param_write(const char *name, unsigned int v, bool is_bool)
@@ -64,7 +75,26 @@ static int mvgal_param_write(const char *name, unsigned int v, bool is_bool)
 	return ret;
 }
 
-int mvgal_config_apply(const struct mvgal_config *cfg)
+int (mvgal_config_apply)(const struct mvgal_config *cfg)
+{
+	return mvgal_config_apply_sz(cfg, MVGAL_V1_CONFIG_SIZE);
+}
+
+int mvgal_config_apply_sz(const struct mvgal_config *ucfg, size_t size)
+{
+	struct mvgal_config full;
+
+	if (!ucfg || size < MVGAL_V1_CONFIG_SIZE)
+		return -EINVAL;
+	/* What an older caller's struct lacks keeps its default; what a
+	 * newer one has beyond this library's is not known here.
+	 */
+	mvgal_config_defaults_sz(&full, sizeof(full));
+	memcpy(&full, ucfg, size < sizeof(full) ? size : sizeof(full));
+	return mvgal_config_apply_full(&full);
+}
+
+int mvgal_config_apply_full(const struct mvgal_config *cfg)
 {
 	const struct {
 		const char *name;
@@ -303,8 +333,30 @@ static int mvgal_conf_parse(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 	return 0;
 }
 
-int mvgal_config_load(const char *path, struct mvgal_config *cfg,
-		      char *err, size_t errlen)
+int (mvgal_config_load)(const char *path, struct mvgal_config *cfg,
+			char *err, size_t errlen)
+{
+	return mvgal_config_load_sz(path, cfg, err, errlen, MVGAL_V1_CONFIG_SIZE);
+}
+
+static int mvgal_config_load_full(const char *path, struct mvgal_config *cfg,
+				  char *err, size_t errlen);
+
+int mvgal_config_load_sz(const char *path, struct mvgal_config *cfg,
+			 char *err, size_t errlen, size_t size)
+{
+	struct mvgal_config full;
+	int ret;
+
+	if (!cfg || size < MVGAL_V1_CONFIG_SIZE)
+		return -EINVAL;
+	ret = mvgal_config_load_full(path, &full, err, errlen);
+	mvgal_out(cfg, size, &full, sizeof(full));
+	return ret;
+}
+
+static int mvgal_config_load_full(const char *path, struct mvgal_config *cfg,
+				  char *err, size_t errlen)
 {
 	struct mvgal_conf_ctx *c;
 	char *buf = NULL;

@@ -42,17 +42,23 @@ int mvgal_gpu_detach(struct mvgal *dev, uint32_t gpu)
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d);
 }
 
-int mvgal_gpu_info(struct mvgal *dev, uint32_t gpu,
-		   struct drm_mvgal_gpu_info *info)
+int (mvgal_gpu_info)(struct mvgal *dev, uint32_t gpu,
+		     struct drm_mvgal_gpu_info *info)
+{
+	return mvgal_gpu_info_sz(dev, gpu, info, MVGAL_V1_GPU_INFO_SIZE);
+}
+
+int mvgal_gpu_info_sz(struct mvgal *dev, uint32_t gpu,
+		      struct drm_mvgal_gpu_info *info, size_t size)
 {
 	struct drm_mvgal_gpu_info i = { .gpu = gpu };
 	int ret;
 
-	if (!dev || !info)
+	if (!dev || !info || size < MVGAL_V1_GPU_INFO_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_INFO, &i);
 	if (!ret)
-		*info = i;
+		mvgal_out(info, size, &i, sizeof(i));
 	return ret;
 }
 
@@ -82,29 +88,44 @@ int mvgal_gpu_list(struct mvgal *dev, uint32_t *gpus, unsigned int max)
 	return (int)n;
 }
 
-int mvgal_gpu_link(struct mvgal *dev, uint32_t src, uint32_t dst,
-		   struct drm_mvgal_gpu_link *link)
+int (mvgal_gpu_link)(struct mvgal *dev, uint32_t src, uint32_t dst,
+		     struct drm_mvgal_gpu_link *link)
+{
+	return mvgal_gpu_link_sz(dev, src, dst, link, MVGAL_V1_GPU_LINK_SIZE);
+}
+
+int mvgal_gpu_link_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
+		      struct drm_mvgal_gpu_link *link, size_t size)
 {
 	struct drm_mvgal_gpu_link l = { .src = src, .dst = dst };
 	int ret;
 
-	if (!dev || !link)
+	if (!dev || !link || size < MVGAL_V1_GPU_LINK_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_LINK, &l);
 	if (!ret)
-		*link = l;
+		mvgal_out(link, size, &l, sizeof(l));
 	return ret;
 }
 
-int mvgal_get_heap(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
-		   uint32_t *nr_regions, struct drm_mvgal_heap_region *nodes,
-		   uint32_t *nr_nodes)
+int (mvgal_get_heap)(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
+		     uint32_t *nr_regions, struct drm_mvgal_heap_region *nodes,
+		     uint32_t *nr_nodes)
+{
+	return mvgal_get_heap_sz(dev, regions, nr_regions, nodes, nr_nodes,
+				 MVGAL_V1_HEAP_REGION_SIZE);
+}
+
+int mvgal_get_heap_sz(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
+		      uint32_t *nr_regions, struct drm_mvgal_heap_region *nodes,
+		      uint32_t *nr_nodes, size_t esz)
 {
 	struct drm_mvgal_get_heap h = { 0 };
 	int ret;
 
 	if (!dev || !nr_regions)
 		return -EINVAL;
+	h.stride = mvgal_stride(esz, MVGAL_V1_HEAP_REGION_SIZE);
 	h.regions = (uintptr_t)regions;
 	h.num_regions = regions ? *nr_regions : 0;
 	h.nodes = (uintptr_t)nodes;
@@ -268,20 +289,30 @@ static void mvgal_calibrate_quietly(struct mvgal *dev)
 	(void)mvgal_calibrate(dev, NULL);
 }
 
-int mvgal_attach_all(struct mvgal *dev, const struct mvgal_config *cfg,
-		     mvgal_attach_cb cb, void *ctx)
+int (mvgal_attach_all)(struct mvgal *dev, const struct mvgal_config *cfg,
+		       mvgal_attach_cb cb, void *ctx)
+{
+	return mvgal_attach_all_sz(dev, cfg, cb, ctx, MVGAL_V1_CONFIG_SIZE);
+}
+
+int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
+			mvgal_attach_cb cb, void *ctx, size_t size)
 {
 	int first_err = 0, attached = 0;
+	struct mvgal_config full, *cfg = &full;
 	glob_t g;
 	size_t i;
 	int ret;
 
-	if (!dev || !cfg)
+	if (!dev || !ucfg || size < MVGAL_V1_CONFIG_SIZE)
 		return -EINVAL;
+	/* What an older caller's struct lacks keeps its default. */
+	mvgal_config_defaults_sz(&full, sizeof(full));
+	memcpy(&full, ucfg, size < sizeof(full) ? size : sizeof(full));
 	/* The boot step sets the policy too, as far as it may (root): its
 	 * errors are mvgal_config_apply()'s to report.
 	 */
-	(void)mvgal_config_apply(cfg);
+	(void)mvgal_config_apply_full(cfg);
 	ret = glob(cfg->device_pattern, 0, NULL, &g);
 	if (ret == GLOB_NOMATCH)
 		return 0;

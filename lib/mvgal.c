@@ -27,6 +27,25 @@ int mvgal_ioctl(int fd, unsigned long req, void *arg)
 	return ret == -1 ? -errno : 0;
 }
 
+void mvgal_out(void *dst, size_t size, const void *src, size_t n)
+{
+	memcpy(dst, src, size < n ? size : n);
+	if (size > n)
+		memset((char *)dst + n, 0, size - n);
+}
+
+int mvgal_in(void *dst, size_t n, const void *src, size_t size)
+{
+	size_t i;
+
+	memset(dst, 0, n);
+	memcpy(dst, src, size < n ? size : n);
+	for (i = n; i < size; i++)
+		if (((const unsigned char *)src)[i])
+			return -E2BIG;
+	return 0;
+}
+
 /* 1 if @fd is an mvgal node, 0 if another driver's, -errno on error. */
 static int mvgal_is_mvgal(int fd)
 {
@@ -119,13 +138,19 @@ const char *mvgal_node_path(const struct mvgal *dev)
 	return dev ? dev->path : NULL;
 }
 
-int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info)
+int (mvgal_get_info)(struct mvgal *dev, struct mvgal_info *info)
+{
+	return mvgal_get_info_sz(dev, info, MVGAL_V1_INFO_SIZE);
+}
+
+int mvgal_get_info_sz(struct mvgal *dev, struct mvgal_info *out, size_t size)
 {
 	struct drm_mvgal_get_info args = { 0 };
+	struct mvgal_info i, *info = &i;
 	drmVersionPtr v;
 	int ret;
 
-	if (!dev || !info)
+	if (!dev || !out || size < MVGAL_V1_INFO_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &args);
 	if (ret)
@@ -144,6 +169,7 @@ int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info)
 	snprintf(info->driver_version, sizeof(info->driver_version), "%d.%d.%d",
 		 v->version_major, v->version_minor, v->version_patchlevel);
 	drmFreeVersion(v);
+	mvgal_out(out, size, info, sizeof(*info));
 	return 0;
 }
 

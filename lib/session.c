@@ -14,10 +14,21 @@
 
 #include "internal.h"
 
-int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
-		uint32_t priority, int in_fence_fd,
-		struct drm_mvgal_access *accesses, uint32_t count,
-		uint32_t *session, int *out_fence_fd, uint64_t *bytes_copied)
+int (mvgal_begin)(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+		  uint32_t priority, int in_fence_fd,
+		  struct drm_mvgal_access *accesses, uint32_t count,
+		  uint32_t *session, int *out_fence_fd, uint64_t *bytes_copied)
+{
+	return mvgal_begin_sz(dev, gpu, flags, priority, in_fence_fd, accesses,
+			      count, session, out_fence_fd, bytes_copied,
+			      MVGAL_V1_ACCESS_SIZE);
+}
+
+int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+		   uint32_t priority, int in_fence_fd,
+		   struct drm_mvgal_access *accesses, uint32_t count,
+		   uint32_t *session, int *out_fence_fd, uint64_t *bytes_copied,
+		   size_t esz)
 {
 	struct drm_mvgal_begin b = {
 		.accesses = (uintptr_t)accesses,
@@ -26,6 +37,7 @@ int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 		.flags = flags,
 		.in_fence_fd = in_fence_fd,
 		.priority = priority,
+		.stride = mvgal_stride(esz, MVGAL_V1_ACCESS_SIZE),
 	};
 	int ret;
 
@@ -41,14 +53,23 @@ int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 	return 0;
 }
 
-int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
-	      const struct drm_mvgal_access *written, uint32_t count)
+int (mvgal_end)(struct mvgal *dev, uint32_t session, int fence_fd,
+		const struct drm_mvgal_access *written, uint32_t count)
+{
+	return mvgal_end_sz(dev, session, fence_fd, written, count,
+			    MVGAL_V1_ACCESS_SIZE);
+}
+
+int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
+		 const struct drm_mvgal_access *written, uint32_t count,
+		 size_t esz)
 {
 	struct drm_mvgal_end e = {
 		.session = session,
 		.fence_fd = fence_fd,
 		.count = count,
 		.written = (uintptr_t)written,
+		.stride = mvgal_stride(esz, MVGAL_V1_ACCESS_SIZE),
 	};
 
 	if (!dev || (count && !written))
@@ -56,23 +77,31 @@ int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_END, &e);
 }
 
-int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m)
+int (mvgal_migrate)(struct mvgal *dev, struct drm_mvgal_migrate *m)
+{
+	return mvgal_migrate_sz(dev, m, MVGAL_V1_MIGRATE_SIZE);
+}
+
+int mvgal_migrate_sz(struct mvgal *dev, struct drm_mvgal_migrate *m,
+		     size_t size)
 {
 	struct drm_mvgal_migrate args;
 	int ret;
 
-	if (!dev || !m)
+	if (!dev || !m || size < MVGAL_V1_MIGRATE_SIZE)
 		return -EINVAL;
 	/* The module writes the struct back even on failure: work on a copy
 	 * so that the caller's is only changed on success.
 	 */
-	args = *m;
+	ret = mvgal_in(&args, sizeof(args), m, size);
+	if (ret)
+		return ret;
 	args.out_fence_fd = 0;
 	args.job = 0;
 	args.bytes = 0;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_MIGRATE, &args);
 	if (!ret)
-		*m = args;
+		mvgal_out(m, size, &args, sizeof(args));
 	return ret;
 }
 
@@ -113,30 +142,42 @@ int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 	return 0;
 }
 
-int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats)
+int (mvgal_get_stats)(struct mvgal *dev, struct drm_mvgal_stats *stats)
+{
+	return mvgal_get_stats_sz(dev, stats, MVGAL_V1_STATS_SIZE);
+}
+
+int mvgal_get_stats_sz(struct mvgal *dev, struct drm_mvgal_stats *stats,
+		       size_t size)
 {
 	struct drm_mvgal_stats s = { 0 };
 	int ret;
 
-	if (!dev || !stats)
+	if (!dev || !stats || size < MVGAL_V1_STATS_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_STATS, &s);
 	if (!ret)
-		*stats = s;
+		mvgal_out(stats, size, &s, sizeof(s));
 	return ret;
 }
 
-int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
-		   uint64_t size, struct drm_mvgal_path *path)
+int (mvgal_get_path)(struct mvgal *dev, uint32_t src, uint32_t dst,
+		     uint64_t size, struct drm_mvgal_path *path)
+{
+	return mvgal_get_path_sz(dev, src, dst, size, path, MVGAL_V1_PATH_SIZE);
+}
+
+int mvgal_get_path_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
+		      uint64_t size, struct drm_mvgal_path *path, size_t psize)
 {
 	struct drm_mvgal_path p = { .src = src, .dst = dst, .size = size };
 	int ret;
 
-	if (!dev || !path)
+	if (!dev || !path || psize < MVGAL_V1_PATH_SIZE)
 		return -EINVAL;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_PATH, &p);
 	if (!ret)
-		*path = p;
+		mvgal_out(path, psize, &p, sizeof(p));
 	return ret;
 }
 
@@ -219,13 +260,22 @@ const char *mvgal_prio_name(uint32_t prio)
 	return prio < MVGAL_PRIO_COUNT ? names[prio] : NULL;
 }
 
-int mvgal_harvest(struct mvgal *dev, uint32_t flags,
-		  struct drm_mvgal_harvest_entry *entries, uint32_t count)
+int (mvgal_harvest)(struct mvgal *dev, uint32_t flags,
+		    struct drm_mvgal_harvest_entry *entries, uint32_t count)
+{
+	return mvgal_harvest_sz(dev, flags, entries, count,
+				MVGAL_V1_HARVEST_ENTRY_SIZE);
+}
+
+int mvgal_harvest_sz(struct mvgal *dev, uint32_t flags,
+		     struct drm_mvgal_harvest_entry *entries, uint32_t count,
+		     size_t esz)
 {
 	struct drm_mvgal_harvest h = {
 		.entries = (uintptr_t)entries,
 		.count = count,
 		.flags = flags,
+		.stride = mvgal_stride(esz, MVGAL_V1_HARVEST_ENTRY_SIZE),
 	};
 
 	if (!dev || !entries)
@@ -251,22 +301,35 @@ int mvgal_gpu_budget(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 	return 0;
 }
 
-int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
-		   struct drm_mvgal_lru_entry *entries,
-		   struct drm_mvgal_pool_lru *lru)
+int (mvgal_pool_lru)(struct mvgal *dev, uint32_t gpu,
+		     struct drm_mvgal_lru_entry *entries,
+		     struct drm_mvgal_pool_lru *lru)
+{
+	return mvgal_pool_lru_sz(dev, gpu, entries, lru,
+				 MVGAL_V1_LRU_ENTRY_SIZE,
+				 MVGAL_V1_POOL_LRU_SIZE);
+}
+
+int mvgal_pool_lru_sz(struct mvgal *dev, uint32_t gpu,
+		      struct drm_mvgal_lru_entry *entries,
+		      struct drm_mvgal_pool_lru *lru, size_t esz, size_t lsize)
 {
 	struct drm_mvgal_pool_lru l;
 	int ret;
 
-	if (!dev || !lru || (lru->count && !entries))
+	if (!dev || !lru || lsize < MVGAL_V1_POOL_LRU_SIZE ||
+	    (lru->count && !entries))
 		return -EINVAL;
 	memset(&l, 0, sizeof(l));
 	l.gpu = gpu;
 	l.count = lru->count;
 	l.entries = (uintptr_t)entries;
+	l.stride = mvgal_stride(esz, MVGAL_V1_LRU_ENTRY_SIZE);
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l);
+	/* The stride was the library's business, not the caller's. */
+	l.stride = 0;
 	if (!ret)
-		*lru = l;
+		mvgal_out(lru, lsize, &l, sizeof(l));
 	return ret;
 }
 
@@ -289,11 +352,26 @@ int mvgal_replicate(struct mvgal *dev, uint32_t handle, uint64_t offset,
 	return ret;
 }
 
-int mvgal_advise(struct mvgal *dev, struct drm_mvgal_advise *advice)
+int (mvgal_advise)(struct mvgal *dev, struct drm_mvgal_advise *advice)
 {
-	if (!dev || !advice)
+	return mvgal_advise_sz(dev, advice, MVGAL_V1_ADVISE_SIZE);
+}
+
+int mvgal_advise_sz(struct mvgal *dev, struct drm_mvgal_advise *advice,
+		    size_t size)
+{
+	struct drm_mvgal_advise a;
+	int ret;
+
+	if (!dev || !advice || size < MVGAL_V1_ADVISE_SIZE)
 		return -EINVAL;
-	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_ADVISE, advice);
+	ret = mvgal_in(&a, sizeof(a), advice, size);
+	if (ret)
+		return ret;
+	/* As the module does it: the struct comes back, failed or not. */
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_ADVISE, &a);
+	mvgal_out(advice, size, &a, sizeof(a));
+	return ret;
 }
 
 int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags, uint32_t *old)

@@ -4,6 +4,29 @@
  *
  * Conventions: functions return 0 or a negative errno; handles are
  * opaque; file descriptors are opened O_CLOEXEC; EINTR is retried.
+ *
+ * Struct sizes, so that structs can grow without a new soname: every
+ * function that reads or fills a struct (or an array of structs) the
+ * caller owns has a sized entry point, NAME_sz(), that takes the size
+ * the caller was compiled with (for an array: the size of one element).
+ * This header turns each call of NAME(...) into NAME_sz(..., sizeof(the
+ * struct)), so a program passes its own sizes by being compiled, and
+ * the library:
+ *  - fills min(caller's size, library's size) bytes and zeroes the rest
+ *    of a larger caller struct: a program built against a later header
+ *    reads 0 in the fields this library does not know, never garbage;
+ *  - reads only the caller's bytes: fields a smaller (older) struct
+ *    lacks count as 0 (uapi structs) or as their defaults (struct
+ *    mvgal_config); in-out uapi structs larger than the library knows
+ *    must be zero beyond, else -E2BIG; sizes below those of ABI 1 are
+ *    -EINVAL;
+ *  - passes an array's element size to the module as the stride (see
+ *    "array strides" in <drm/mvgal_drm.h>).
+ * The unsized symbols stay, for programs built before this rule: they
+ * use the sizes of ABI 1 (libmvgal 0.1 to 0.4) forever. A struct grows
+ * only at its end, by whole 8-byte units of named fields or explicit
+ * padding, so that each version has a size of its own. Take the address
+ * of NAME_sz, not of NAME, to keep the sizes.
  */
 #ifndef MVGAL_MVGAL_H
 #define MVGAL_MVGAL_H
@@ -84,7 +107,12 @@ struct mvgal_config {
 	unsigned int mirror_start_reads;
 	unsigned int mirror_stop_writes;
 	unsigned int mirror_hold_windows;
+	/* ABI 1 ended here; its tail padding stays unused, so that this
+	 * version's size differs from ABI 1's.
+	 */
+	uint32_t pad_v1;
 	unsigned int graphics_replicate_mb;
+	uint32_t pad_v2;
 };
 
 /** mvgal_config_defaults() - fill @cfg with every key's default. */
@@ -463,6 +491,100 @@ MVGAL_API int mvgal_fence_wait(int fence_fd, int timeout_ms);
 MVGAL_API int mvgal_fence_status(int fence_fd);
 /** mvgal_prio_name() - "high", "normal", "low" (MVGAL_PRIO_*), or NULL. */
 MVGAL_API const char *mvgal_prio_name(uint32_t prio);
+
+/* ---- sized entry points (MVGAL_0.5): see the top of this header ---- */
+
+MVGAL_API int mvgal_get_info_sz(struct mvgal *dev, struct mvgal_info *info,
+				size_t size);
+MVGAL_API void mvgal_config_defaults_sz(struct mvgal_config *cfg,
+					size_t size);
+MVGAL_API int mvgal_config_load_sz(const char *path, struct mvgal_config *cfg,
+				   char *err, size_t errlen, size_t size);
+MVGAL_API int mvgal_config_apply_sz(const struct mvgal_config *cfg,
+				    size_t size);
+MVGAL_API int mvgal_attach_all_sz(struct mvgal *dev,
+				  const struct mvgal_config *cfg,
+				  mvgal_attach_cb cb, void *ctx, size_t size);
+MVGAL_API int mvgal_gpu_info_sz(struct mvgal *dev, uint32_t gpu,
+				struct drm_mvgal_gpu_info *info, size_t size);
+MVGAL_API int mvgal_gpu_link_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
+				struct drm_mvgal_gpu_link *link, size_t size);
+/* @esz: size of one element of @regions and of @nodes. */
+MVGAL_API int mvgal_get_heap_sz(struct mvgal *dev,
+				struct drm_mvgal_heap_region *regions,
+				uint32_t *nr_regions,
+				struct drm_mvgal_heap_region *nodes,
+				uint32_t *nr_nodes, size_t esz);
+MVGAL_API int mvgal_bo_list_sz(struct mvgal *dev,
+			       struct drm_mvgal_bo_entry *entries,
+			       uint32_t *count, size_t esz);
+MVGAL_API int mvgal_bo_info_sz(struct mvgal *dev, uint32_t handle,
+			       struct drm_mvgal_bo_info *info, size_t size);
+MVGAL_API int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			     uint32_t priority, int in_fence_fd,
+			     struct drm_mvgal_access *accesses, uint32_t count,
+			     uint32_t *session, int *out_fence_fd,
+			     uint64_t *bytes_copied, size_t esz);
+MVGAL_API int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
+			   const struct drm_mvgal_access *written,
+			   uint32_t count, size_t esz);
+MVGAL_API int mvgal_migrate_sz(struct mvgal *dev, struct drm_mvgal_migrate *m,
+			       size_t size);
+MVGAL_API int mvgal_get_stats_sz(struct mvgal *dev,
+				 struct drm_mvgal_stats *stats, size_t size);
+MVGAL_API int mvgal_get_path_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
+				uint64_t size, struct drm_mvgal_path *path,
+				size_t psize);
+MVGAL_API int mvgal_harvest_sz(struct mvgal *dev, uint32_t flags,
+			       struct drm_mvgal_harvest_entry *entries,
+			       uint32_t count, size_t esz);
+/* @esz: size of one element of @entries; @lsize: size of *@lru. */
+MVGAL_API int mvgal_pool_lru_sz(struct mvgal *dev, uint32_t gpu,
+				struct drm_mvgal_lru_entry *entries,
+				struct drm_mvgal_pool_lru *lru, size_t esz,
+				size_t lsize);
+MVGAL_API int mvgal_advise_sz(struct mvgal *dev,
+			      struct drm_mvgal_advise *advice, size_t size);
+
+/* The names callers use: their own struct sizes, as compiled. */
+#define mvgal_get_info(d, i) \
+	mvgal_get_info_sz(d, i, sizeof(struct mvgal_info))
+#define mvgal_config_defaults(c) \
+	mvgal_config_defaults_sz(c, sizeof(struct mvgal_config))
+#define mvgal_config_load(p, c, e, l) \
+	mvgal_config_load_sz(p, c, e, l, sizeof(struct mvgal_config))
+#define mvgal_config_apply(c) \
+	mvgal_config_apply_sz(c, sizeof(struct mvgal_config))
+#define mvgal_attach_all(d, c, cb, x) \
+	mvgal_attach_all_sz(d, c, cb, x, sizeof(struct mvgal_config))
+#define mvgal_gpu_info(d, g, i) \
+	mvgal_gpu_info_sz(d, g, i, sizeof(struct drm_mvgal_gpu_info))
+#define mvgal_gpu_link(d, s, t, l) \
+	mvgal_gpu_link_sz(d, s, t, l, sizeof(struct drm_mvgal_gpu_link))
+#define mvgal_get_heap(d, r, nr, n, nn) \
+	mvgal_get_heap_sz(d, r, nr, n, nn, sizeof(struct drm_mvgal_heap_region))
+#define mvgal_bo_list(d, e, n) \
+	mvgal_bo_list_sz(d, e, n, sizeof(struct drm_mvgal_bo_entry))
+#define mvgal_bo_info(d, h, i) \
+	mvgal_bo_info_sz(d, h, i, sizeof(struct drm_mvgal_bo_info))
+#define mvgal_begin(d, g, f, p, in, a, n, s, out, b) \
+	mvgal_begin_sz(d, g, f, p, in, a, n, s, out, b, \
+		       sizeof(struct drm_mvgal_access))
+#define mvgal_end(d, s, f, w, n) \
+	mvgal_end_sz(d, s, f, w, n, sizeof(struct drm_mvgal_access))
+#define mvgal_migrate(d, m) \
+	mvgal_migrate_sz(d, m, sizeof(struct drm_mvgal_migrate))
+#define mvgal_get_stats(d, s) \
+	mvgal_get_stats_sz(d, s, sizeof(struct drm_mvgal_stats))
+#define mvgal_get_path(d, s, t, n, p) \
+	mvgal_get_path_sz(d, s, t, n, p, sizeof(struct drm_mvgal_path))
+#define mvgal_harvest(d, f, e, n) \
+	mvgal_harvest_sz(d, f, e, n, sizeof(struct drm_mvgal_harvest_entry))
+#define mvgal_pool_lru(d, g, e, l) \
+	mvgal_pool_lru_sz(d, g, e, l, sizeof(struct drm_mvgal_lru_entry), \
+			  sizeof(struct drm_mvgal_pool_lru))
+#define mvgal_advise(d, a) \
+	mvgal_advise_sz(d, a, sizeof(struct drm_mvgal_advise))
 
 #ifdef __cplusplus
 }

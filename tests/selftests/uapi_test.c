@@ -661,4 +661,156 @@ TEST_F(uapi, end_rejections_leave_the_session)
 	EXPECT_EQ(0, live_sessions(self->m, self->h[0]));
 }
 
+/* ---- libmvgal's sized entry points, with structs larger than it knows ---- */
+
+#define MORE 32
+#define LIB_GUARD 0xA5
+
+/* A struct of @n bytes as a later header would have it: @n + MORE. */
+static void *bigger(size_t n)
+{
+	uint8_t *p = malloc(n + MORE);
+
+	if (p)
+		memset(p, LIB_GUARD, n + MORE);
+	return p;
+}
+
+TEST_F(uapi, lib_zeroes_the_tail_of_larger_structs)
+{
+	struct drm_mvgal_bo_info *bi = bigger(sizeof(*bi));
+	struct drm_mvgal_gpu_info *gi = bigger(sizeof(*gi));
+	struct drm_mvgal_gpu_link *gl = bigger(sizeof(*gl));
+	struct drm_mvgal_stats *st = bigger(sizeof(*st));
+	struct drm_mvgal_path *pa = bigger(sizeof(*pa));
+	struct mvgal_info *in = bigger(sizeof(*in));
+
+	ASSERT_TRUE(bi && gi && gl && st && pa && in);
+	ASSERT_EQ(0, mvgal_bo_info_sz(self->m, self->h[1], bi,
+				      sizeof(*bi) + MORE));
+	EXPECT_EQ(2 * CH, bi->size);
+	EXPECT_TRUE(all_are(bi + 1, MORE, 0));
+	ASSERT_EQ(0, mvgal_gpu_info_sz(self->m, self->g0, gi,
+				       sizeof(*gi) + MORE));
+	EXPECT_EQ((uint32_t)self->g0, gi->gpu);
+	EXPECT_TRUE(all_are(gi + 1, MORE, 0));
+	ASSERT_EQ(0, mvgal_gpu_link_sz(self->m, self->g0, self->g1, gl,
+				       sizeof(*gl) + MORE));
+	EXPECT_EQ((uint32_t)self->g1, gl->dst);
+	EXPECT_TRUE(all_are(gl + 1, MORE, 0));
+	ASSERT_EQ(0, mvgal_get_stats_sz(self->m, st, sizeof(*st) + MORE));
+	EXPECT_TRUE(all_are(st + 1, MORE, 0));
+	ASSERT_EQ(0, mvgal_get_path_sz(self->m, MVGAL_LOC_HOST, 1 + self->g0,
+				       CH, pa, sizeof(*pa) + MORE));
+	EXPECT_EQ(1u + self->g0, pa->dst);
+	EXPECT_TRUE(all_are(pa + 1, MORE, 0));
+	ASSERT_EQ(0, mvgal_get_info_sz(self->m, in, sizeof(*in) + MORE));
+	EXPECT_EQ(MVGAL_ABI_VERSION, in->abi_version);
+	EXPECT_TRUE(all_are(in + 1, MORE, 0));
+	/* Smaller than ABI 1's struct: refused, nothing written. */
+	memset(bi, LIB_GUARD, sizeof(*bi) + MORE);
+	EXPECT_EQ(-EINVAL, mvgal_bo_info_sz(self->m, self->h[1], bi,
+					    sizeof(*bi) - 8));
+	EXPECT_TRUE(all_are(bi, sizeof(*bi) + MORE, LIB_GUARD));
+	free(bi);
+	free(gi);
+	free(gl);
+	free(st);
+	free(pa);
+	free(in);
+}
+
+/* Arrays: the element size reaches the module as the stride. */
+TEST_F(uapi, lib_arrays_of_larger_elements)
+{
+	const size_t esz = sizeof(struct drm_mvgal_lru_entry) + MORE;
+	struct drm_mvgal_pool_lru *l = bigger(sizeof(*l));
+	uint8_t *e, *r;
+	uint32_t nr = 1 + NR_GPUS, n;
+
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, place(self->m, self->g0, self->h[0]));
+	memset(l, 0, sizeof(*l));
+	ASSERT_EQ(0, mvgal_pool_lru_sz(self->m, self->g0, NULL, l, esz,
+				       sizeof(*l) + MORE));
+	EXPECT_TRUE(all_are(l + 1, MORE, 0));
+	n = l->count;
+	ASSERT_LE(1, n);
+	e = malloc((n + 1) * esz);
+	ASSERT_NE(NULL, e);
+	memset(e, LIB_GUARD, (n + 1) * esz);
+	memset(l, 0, sizeof(*l));
+	l->count = n;
+	ASSERT_EQ(0, mvgal_pool_lru_sz(self->m, self->g0,
+				       (struct drm_mvgal_lru_entry *)e, l, esz,
+				       sizeof(*l) + MORE));
+	EXPECT_EQ(0, l->stride);
+	for (uint32_t i = 0; i < n; i++) {
+		struct drm_mvgal_lru_entry *x = elem(e, i, esz);
+
+		EXPECT_NE(0, x->bytes);
+		EXPECT_TRUE(all_are(x + 1, MORE, 0));
+	}
+	EXPECT_TRUE(all_are(elem(e, n, esz), esz, LIB_GUARD));
+
+	r = malloc((nr + 1) * (sizeof(struct drm_mvgal_heap_region) + MORE));
+	ASSERT_NE(NULL, r);
+	memset(r, LIB_GUARD,
+	       (nr + 1) * (sizeof(struct drm_mvgal_heap_region) + MORE));
+	ASSERT_EQ(0, mvgal_get_heap_sz(self->m,
+				       (struct drm_mvgal_heap_region *)r, &nr,
+				       NULL, NULL,
+				       sizeof(struct drm_mvgal_heap_region) + MORE));
+	EXPECT_EQ(1 + NR_GPUS, nr);
+	for (uint32_t i = 0; i < nr; i++) {
+		struct drm_mvgal_heap_region *x =
+			elem(r, i, sizeof(*x) + MORE);
+
+		EXPECT_EQ(i ? MVGAL_REGION_POOL : MVGAL_REGION_SYSTEM, x->kind);
+		EXPECT_TRUE(all_are(x + 1, MORE, 0));
+	}
+	free(l);
+	free(e);
+	free(r);
+}
+
+/*
+ * In-out structs: bytes past what the library knows are a request it
+ * cannot honour unless 0 (-E2BIG, nothing done); with zeros they come
+ * back zero.
+ */
+TEST_F(uapi, lib_inout_structs_with_tails)
+{
+	struct drm_mvgal_advise *ad = bigger(sizeof(*ad));
+	struct drm_mvgal_migrate *mg = bigger(sizeof(*mg));
+	uint8_t before[sizeof(*mg) + MORE];
+
+	ASSERT_TRUE(ad && mg);
+	memset(ad, 0, sizeof(*ad));
+	ad->handle = self->h[0];
+	EXPECT_EQ(-E2BIG, mvgal_advise_sz(self->m, ad, sizeof(*ad) + MORE));
+	memset(ad + 1, 0, MORE);
+	ASSERT_EQ(0, mvgal_advise_sz(self->m, ad, sizeof(*ad) + MORE));
+	EXPECT_EQ(MVGAL_PLACEMENT_HOST, ad->placement);
+	EXPECT_TRUE(all_are(ad + 1, MORE, 0));
+
+	memset(mg, 0, sizeof(*mg));
+	mg->handle = self->h[0];
+	mg->size = CH;
+	mg->location = 1 + self->g1;
+	mg->in_fence_fd = -1;
+	mg->priority = MVGAL_PRIO_NORMAL;
+	memset(mg + 1, LIB_GUARD, MORE);
+	memcpy(before, mg, sizeof(before));
+	EXPECT_EQ(-E2BIG, mvgal_migrate_sz(self->m, mg, sizeof(*mg) + MORE));
+	EXPECT_EQ(0, memcmp(before, mg, sizeof(before)));
+	memset(mg + 1, 0, MORE);
+	ASSERT_EQ(0, mvgal_migrate_sz(self->m, mg, sizeof(*mg) + MORE));
+	EXPECT_EQ(CH, mg->bytes);
+	EXPECT_EQ(0, settle(mg->out_fence_fd));
+	EXPECT_TRUE(all_are(mg + 1, MORE, 0));
+	free(ad);
+	free(mg);
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,1493 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * mvgal: multi-GPU unified memory, the ioctl ABI.
+ *
+ * Rules every ioctl follows, so that the ABI can grow without breaking
+ * old binaries: only fixed-size types, explicit padding that must be
+ * zero, a flags field whose unknown bits are rejected with -EINVAL, and
+ * no output written when the input is rejected.
+ */
+#ifndef _UAPI_MVGAL_DRM_H_
+#define _UAPI_MVGAL_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/**
+ * MVGAL_ABI_VERSION - version of this ABI; bumped only when a change
+ * is not backwards compatible (new ioctls and flags are announced through
+ * capability bits instead).
+ */
+#define MVGAL_ABI_VERSION	1
+
+/** MVGAL_MAX_GPUS - the most GPUs that can be attached at once. */
+#define MVGAL_MAX_GPUS		8
+
+/**
+ * DOC: capability bits
+ *
+ * Reported in &drm_mvgal_get_info.caps. A bit is set only when the
+ * feature works on this module and machine.
+ *
+ * MVGAL_CAP_SYNCOBJ: the standard DRM syncobj ioctls are available on
+ * the mvgal node.
+ * MVGAL_CAP_GPU_ATTACH: GPUs and their pools can be attached
+ * (GPU_ATTACH/DETACH/INFO/LINK, GET_HEAP).
+ */
+#define MVGAL_CAP_SYNCOBJ		(1ULL << 0)
+#define MVGAL_CAP_GPU_ATTACH		(1ULL << 1)
+/*
+ * MVGAL_CAP_SESSIONS: access sessions (BEGIN/END), chunk residency in
+ * &drm_mvgal_bo_info, PLACE_FREE.
+ * MVGAL_CAP_MIGRATION: the migration engine (MIGRATE, CANCEL, GET_STATS,
+ * GET_PATH, CALIBRATE).
+ * MVGAL_CAP_WRITE_WATCH: CPU writes are tracked per chunk (HARVEST), and
+ * a BEGIN copies only what the CPU wrote since the GPU's copy was made.
+ * MVGAL_CAP_EVICTION: pools have budgets (GPU_BUDGET) and full pools evict
+ * placements (POOL_LRU).
+ * MVGAL_CAP_PLACE_FD: placement exports (PLACE_FD): a dma-buf of a
+ * buffer's copy in one GPU's pool, for any process to hand to its GPU API.
+ */
+#define MVGAL_CAP_SESSIONS		(1ULL << 2)
+#define MVGAL_CAP_MIGRATION		(1ULL << 3)
+#define MVGAL_CAP_WRITE_WATCH		(1ULL << 4)
+#define MVGAL_CAP_EVICTION		(1ULL << 5)
+#define MVGAL_CAP_PLACE_FD		(1ULL << 6)
+
+/**
+ * DOC: core settings
+ *
+ * The [core] settings in effect (module parameters), reported in
+ * &drm_mvgal_get_info.core_flags.
+ *
+ * MVGAL_CORE_MEMORY_MIGRATION: enable_memory_migration is set.
+ * MVGAL_CORE_DMABUF: enable_dmabuf is set.
+ */
+#define MVGAL_CORE_MEMORY_MIGRATION	(1U << 0)
+#define MVGAL_CORE_DMABUF		(1U << 1)
+
+/**
+ * struct drm_mvgal_get_info - DRM_IOCTL_MVGAL_GET_INFO
+ *
+ * Describes the module: ABI, capabilities and settings. Read-only.
+ */
+struct drm_mvgal_get_info {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @caps: (out) MVGAL_CAP_* bits. */
+	__u64 caps;
+	/** @abi_version: (out) MVGAL_ABI_VERSION of the module. */
+	__u32 abi_version;
+	/** @chunk_size: (out) coherence granule in bytes, a power of two. */
+	__u32 chunk_size;
+	/** @gpu_count: (out) GPUs attached now. */
+	__u32 gpu_count;
+	/** @max_gpus: (out) slots for GPUs (module parameter max_gpus). */
+	__u32 max_gpus;
+	/** @core_flags: (out) MVGAL_CORE_* bits. */
+	__u32 core_flags;
+	/** @stats_interval: (out) seconds between statistics samples. */
+	__u32 stats_interval;
+};
+
+/**
+ * MVGAL_GPU_ANY - in &drm_mvgal_gpu_attach.gpu: the lowest free slot.
+ * In &drm_mvgal_heap_region.gpu: the region is not a GPU pool.
+ */
+#define MVGAL_GPU_ANY		0xffffffffU
+
+/** MVGAL_NUMA_NONE - the device has no NUMA affinity (dev_to_node() < 0). */
+#define MVGAL_NUMA_NONE		0xffffffffU
+
+/* &drm_mvgal_gpu_info.bus */
+#define MVGAL_BUS_PLATFORM	0	/* not on a PCI bus (e.g. vgem) */
+#define MVGAL_BUS_PCI		1
+
+/*
+ * &drm_mvgal_gpu_info.state: active while its pool holds allocations;
+ * gone once its device was unplugged (driver unbound, device removed):
+ * every new use of it (BEGIN, MIGRATE or REPLICATE to it, a buffer for it,
+ * POOL_FD) is then -ENODEV, while what its pool still holds can be taken
+ * home (CPU access, PLACE_FREE, GPU_DETACH), as far as the pool's memory
+ * can still be read.
+ */
+#define MVGAL_GPU_IDLE		0
+#define MVGAL_GPU_ACTIVE	1
+#define MVGAL_GPU_GONE		2
+
+/* Length of the strings in &drm_mvgal_gpu_info, NUL included. */
+#define MVGAL_NAME_LEN		32
+
+/**
+ * struct drm_mvgal_gpu_attach - DRM_IOCTL_MVGAL_GPU_ATTACH
+ *
+ * Attaches a GPU and the pool of its memory it lends to mvgal. Needs
+ * CAP_SYS_ADMIN: the pool stays readable by whoever allocated it, so only
+ * the system may lend one. Errors: -EPERM without the capability; -EBADF
+ * for a closed fd; -EINVAL for an fd that is not a DRM device (or is
+ * mvgal's own), a pool fd that is not a dma-buf or not memory of that GPU,
+ * a bad slot, non-zero flags; -EEXIST when the GPU is attached already;
+ * -EBUSY when the requested slot is taken; -ENOSPC when every slot is;
+ * -E2BIG when the pool is larger than the module parameter max_pool_mb;
+ * -EOPNOTSUPP when the kernel cannot map the pool for CPU copies.
+ */
+struct drm_mvgal_gpu_attach {
+	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
+	__u32 drm_fd;
+	/** @pool_fd: (in) a dma-buf allocated through that GPU's driver. */
+	__u32 pool_fd;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @gpu: (in) slot to use, or MVGAL_GPU_ANY; (out) the slot used. */
+	__u32 gpu;
+};
+
+/**
+ * struct drm_mvgal_gpu_detach - DRM_IOCTL_MVGAL_GPU_DETACH
+ *
+ * Needs CAP_SYS_ADMIN. Errors: -EPERM, -EINVAL (slot out of range,
+ * non-zero flags), -ENODEV (nothing attached there), -EBUSY (its pool
+ * still holds allocations).
+ */
+struct drm_mvgal_gpu_detach {
+	/** @gpu: (in) the slot. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_mvgal_gpu_info - DRM_IOCTL_MVGAL_GPU_INFO
+ *
+ * Identity and state of one attached GPU, as the kernel knows them.
+ * Errors: -EINVAL (slot out of range, non-zero flags), -ENODEV.
+ */
+struct drm_mvgal_gpu_info {
+	/** @gpu: (in) the slot. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @bus: (out) MVGAL_BUS_*. */
+	__u32 bus;
+	/** @numa_node: (out) dev_to_node() of the device, or MVGAL_NUMA_NONE. */
+	__u32 numa_node;
+	/** @pci_vendor: (out) PCI vendor id; 0 off PCI. */
+	__u32 pci_vendor;
+	/** @pci_device: (out) PCI device id; 0 off PCI. */
+	__u32 pci_device;
+	/** @pci_subvendor: (out) PCI subsystem vendor id; 0 off PCI. */
+	__u32 pci_subvendor;
+	/** @pci_subdevice: (out) PCI subsystem device id; 0 off PCI. */
+	__u32 pci_subdevice;
+	/** @state: (out) MVGAL_GPU_IDLE or MVGAL_GPU_ACTIVE. */
+	__u32 state;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/** @state_changes: (out) idle/active transitions since attach. */
+	__u64 state_changes;
+	/** @pool_size: (out) bytes the GPU lent. */
+	__u64 pool_size;
+	/** @pool_used: (out) bytes allocated from the pool. */
+	__u64 pool_used;
+	/** @pool_allocations: (out) live allocations in the pool. */
+	__u64 pool_allocations;
+	/** @driver: (out) the DRM driver's name. */
+	char driver[MVGAL_NAME_LEN];
+	/** @slot: (out) PCI slot ("0000:41:00.0") or device name off PCI. */
+	char slot[MVGAL_NAME_LEN];
+	/** @root: (out) PCI host bridge ("pci0000:40"); empty off PCI. */
+	char root[MVGAL_NAME_LEN];
+};
+
+/**
+ * DOC: transfer methods
+ *
+ * Bit numbers in &drm_mvgal_gpu_link.methods, indexes of
+ * &drm_mvgal_gpu_link.reasons, values of &drm_mvgal_gpu_link.chosen:
+ *
+ * MVGAL_METHOD_IN_PLACE: the destination GPU's driver imports the source
+ * pool and uses the data where it is (zero-copy).
+ * MVGAL_METHOD_P2P: a DMA engine that reaches both pools copies.
+ * MVGAL_METHOD_CPU_COPY: the CPU copies between the two kernel mappings.
+ * MVGAL_METHOD_STAGING: the CPU copies through a host bounce buffer on
+ * the destination's NUMA node.
+ */
+#define MVGAL_METHOD_IN_PLACE	0
+#define MVGAL_METHOD_P2P	1
+#define MVGAL_METHOD_CPU_COPY	2
+#define MVGAL_METHOD_STAGING	3
+#define MVGAL_METHOD_COUNT	4
+#define MVGAL_METHOD_NONE	0xffffffffU
+
+/* Why a method is not possible: &drm_mvgal_gpu_link.reasons[]. */
+#define MVGAL_REASON_OK			0
+#define MVGAL_REASON_IMPORT_REFUSED	1 /* see import_error */
+#define MVGAL_REASON_NO_DMA_ENGINE	2 /* no memcpy dmaengine channel */
+#define MVGAL_REASON_NO_CPU_MAPPING	3 /* a pool has no kernel mapping */
+#define MVGAL_REASON_NO_P2P_COPIER	4 /* an engine exists; mvgal cannot drive it yet */
+#define MVGAL_REASON_COUNT		5
+
+/* Why the chosen method was chosen: &drm_mvgal_gpu_link.why. */
+#define MVGAL_WHY_NONE		0 /* no method possible */
+#define MVGAL_WHY_IMPORTS	1 /* the driver uses the memory in place */
+#define MVGAL_WHY_DMA_ENGINE	2 /* a DMA engine copies, the CPU is free */
+#define MVGAL_WHY_CPU_DIRECT	3 /* both mappings are cacheable memory */
+#define MVGAL_WHY_IOMEM_SOURCE	4 /* source is I/O memory: read it once */
+#define MVGAL_WHY_COUNT		5
+
+/* &drm_mvgal_gpu_link.link_flags */
+#define MVGAL_LINK_SAME_ROOT	(1U << 0) /* same PCI host bridge */
+#define MVGAL_LINK_SAME_NUMA	(1U << 1) /* same known NUMA node */
+#define MVGAL_LINK_DMA_ENGINE	(1U << 2) /* a memcpy DMA engine exists */
+
+/**
+ * struct drm_mvgal_gpu_link - DRM_IOCTL_MVGAL_GPU_LINK
+ *
+ * How data in GPU @src's pool reaches GPU @dst, probed at attach time.
+ * Errors: -EINVAL (slot out of range, @src == @dst, non-zero flags),
+ * -ENODEV (a slot is empty).
+ */
+struct drm_mvgal_gpu_link {
+	/** @src: (in) the GPU whose pool holds the data. */
+	__u32 src;
+	/** @dst: (in) the GPU that needs it. */
+	__u32 dst;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @link_flags: (out) MVGAL_LINK_*. */
+	__u32 link_flags;
+	/** @methods: (out) bit MVGAL_METHOD_x set when method x is possible. */
+	__u32 methods;
+	/** @chosen: (out) the method used, or MVGAL_METHOD_NONE. */
+	__u32 chosen;
+	/** @why: (out) MVGAL_WHY_* for @chosen. */
+	__u32 why;
+	/** @import_error: (out) errno of @dst's driver import, 0 if it imports. */
+	__u32 import_error;
+	/** @reasons: (out) MVGAL_REASON_* per method. */
+	__u32 reasons[MVGAL_METHOD_COUNT];
+};
+
+/* &drm_mvgal_heap_region.kind */
+#define MVGAL_REGION_SYSTEM	0	/* all system RAM */
+#define MVGAL_REGION_POOL	1	/* one GPU's pool */
+#define MVGAL_REGION_NODE	2	/* the RAM of one NUMA node */
+
+/**
+ * struct drm_mvgal_heap_region - one region of the unified heap
+ */
+struct drm_mvgal_heap_region {
+	/** @kind: (out) MVGAL_REGION_*. */
+	__u32 kind;
+	/** @gpu: (out) the GPU of a pool, else MVGAL_GPU_ANY. */
+	__u32 gpu;
+	/** @numa_node: (out) node of a NODE region or of a pool's GPU. */
+	__u32 numa_node;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/** @total: (out) bytes. */
+	__u64 total;
+	/** @used: (out) bytes. */
+	__u64 used;
+	/** @free: (out) bytes. */
+	__u64 free;
+	/** @largest_free: (out) largest free contiguous range (pools only). */
+	__u64 largest_free;
+	/** @held: (out) bytes of the region that mvgal buffers hold now. */
+	__u64 held;
+};
+
+/**
+ * struct drm_mvgal_get_heap - DRM_IOCTL_MVGAL_GET_HEAP
+ *
+ * Region 0 is system RAM, regions 1..N the attached GPUs' pools in slot
+ * order; @nodes gets system RAM per online NUMA node. Figures come from
+ * the kernel's page counters and the pools' range allocators. When a
+ * capacity is smaller than the count, that many entries are written and
+ * the count tells how many exist. Errors: -EINVAL (non-zero flags or
+ * padding), -EFAULT.
+ */
+struct drm_mvgal_get_heap {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @num_regions: (in) capacity of @regions; (out) regions that exist. */
+	__u32 num_regions;
+	/** @regions: (in) user pointer to &struct drm_mvgal_heap_region[]. */
+	__u64 regions;
+	/** @num_nodes: (in) capacity of @nodes; (out) online NUMA nodes. */
+	__u32 num_nodes;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @nodes: (in) user pointer to &struct drm_mvgal_heap_region[]. */
+	__u64 nodes;
+};
+
+/**
+ * DOC: buffer metadata
+ *
+ * A buffer's per-chunk records (where each chunk's bytes are, the
+ * write-watch, refusals and advice) are made as its chunks are first
+ * written or placed, 1024 chunks at a time, not when it is created: a
+ * lazily allocated buffer costs what was touched of it. Every call that
+ * writes or places chunks no call touched before may therefore fail with
+ * -ENOMEM, or with -EDQUOT once the buffers of the file that created the
+ * buffer hold max_file_meta_mb of metadata (BO_CREATE counts the buffer
+ * itself there too): BEGIN (the chunks it names), MIGRATE, REPLICATE,
+ * ADVISE (a read-mostly range), BO_PWRITE, the destination of BO_COPY, a
+ * dma-buf's CPU write access. Such a call changes nothing; a CPU write
+ * fault that cannot have them gets SIGBUS. Reads make no records.
+ * Imported buffers are charged to their importer's memory cgroup, not to
+ * a file's allowance.
+ */
+
+/**
+ * DOC: buffer flags
+ *
+ * &drm_mvgal_bo_create.flags. The MVGAL flag set, each with one effect:
+ *
+ * MVGAL_BO_HOST_VALID: the buffer has host storage and may be mapped by
+ * the CPU (mmap through the GEM mmap offset). Without it the buffer is
+ * device-only: it lives in one GPU's pool, mmap is -EINVAL, and data
+ * moves only through ranged copies.
+ * MVGAL_BO_GPU_VALID: GPUs may use the buffer: required for a device-only
+ * buffer, for any device to attach the buffer's dma-buf, and for any
+ * session, migration, replica, advice or placement export on a GPU
+ * (-EPERM without it).
+ * MVGAL_BO_CPU_CACHED: CPU mappings are cached (the default).
+ * MVGAL_BO_CPU_UNCACHED: the host pages are write-combined, in CPU
+ * mappings and in the kernel's own; with CPU_CACHED it is -EINVAL.
+ * MVGAL_BO_SHARED: GPUs other than the buffer's own may attach its
+ * dma-buf. Without it only the device of the GPU the buffer is for may
+ * (and none, for a buffer made for no GPU). Likewise sessions,
+ * migrations, replicas, advice and placement exports on a GPU other
+ * than the one a buffer was made for are -EPERM without it; a buffer
+ * made for no GPU (MVGAL_GPU_ANY) is for any GPU there.
+ * MVGAL_BO_P2P: a device-only buffer may be reached in place by a peer:
+ * its dma-buf exports the pool memory itself (where the pool has struct
+ * pages; -EOPNOTSUPP otherwise). Without it a device-only buffer cannot
+ * be exported (-EPERM).
+ * MVGAL_BO_REPLICATED: READ sessions copy the buffer into the reading
+ * GPU's own pool rather than use another GPU's copy in place: every GPU
+ * that reads it keeps a read-only replica, which writes invalidate (see
+ * DRM_IOCTL_MVGAL_ADVISE, read-mostly).
+ * MVGAL_BO_PERSISTENT: the buffer's placements in GPU pools are never
+ * evicted to make room for others (see DRM_IOCTL_MVGAL_POOL_LRU).
+ * MVGAL_BO_DMA_BUF: the buffer may be exported as a dma-buf (PRIME).
+ * MVGAL_BO_LAZY_ALLOCATE: no host page exists until it is first touched
+ * (CPU fault or copy); without it every page is allocated at creation.
+ * MVGAL_BO_ZERO_INITIALIZED: every byte reads 0 until written. Without
+ * it, new storage holds the poison byte MVGAL_BO_POISON, so reads of
+ * never-written bytes stand out. Either way no buffer ever shows bytes of
+ * another.
+ */
+#define MVGAL_BO_HOST_VALID		(1U << 0)
+#define MVGAL_BO_GPU_VALID		(1U << 1)
+#define MVGAL_BO_CPU_CACHED		(1U << 2)
+#define MVGAL_BO_CPU_UNCACHED		(1U << 3)
+#define MVGAL_BO_SHARED			(1U << 4)
+#define MVGAL_BO_DMA_BUF		(1U << 5)
+#define MVGAL_BO_P2P			(1U << 6)
+#define MVGAL_BO_REPLICATED		(1U << 7)
+#define MVGAL_BO_PERSISTENT		(1U << 8)
+#define MVGAL_BO_LAZY_ALLOCATE		(1U << 9)
+#define MVGAL_BO_ZERO_INITIALIZED	(1U << 10)
+#define MVGAL_BO_FLAGS			0x7ffU
+
+/** MVGAL_BO_POISON - what never-written bytes hold without ZERO_INITIALIZED. */
+#define MVGAL_BO_POISON			0x6b
+
+/** MVGAL_BO_MAX_SIZE - the largest buffer, in bytes (16 GiB). */
+#define MVGAL_BO_MAX_SIZE		(16ULL << 30)
+
+/**
+ * DOC: sharing modes
+ *
+ * &drm_mvgal_bo_create.sharing: who may use the buffer's dma-buf
+ * (exported with PRIME, which needs MVGAL_BO_DMA_BUF). A device that
+ * attaches must also find MVGAL_BO_GPU_VALID set. Refusals are -EPERM,
+ * except a second attachment of an EXCLUSIVE buffer: -EBUSY.
+ *
+ * MVGAL_SHARING_NONE: not shared; export is refused.
+ * MVGAL_SHARING_EXCLUSIVE: one device attachment at a time.
+ * MVGAL_SHARING_CONCURRENT: any number of attachments, all by devices of
+ * the driver of the buffer's GPU.
+ * MVGAL_SHARING_CROSS_VENDOR: any number of attachments, any driver.
+ * MVGAL_SHARING_DMA_BUF: the dma-buf is shared between processes (mmap,
+ * re-import into mvgal) but no device may attach it.
+ *
+ * The dma-buf file's access mode is kept: importing into mvgal a dma-buf
+ * whose file was opened without write access (PRIME without DRM_RDWR,
+ * from mvgal or any other driver; the mode is the one of the buffer's
+ * first export) gives a read-only handle. Reads, copies out of it, READ
+ * sessions and copies to GPUs work; every write path fails with -EACCES:
+ * BO_PWRITE, BO_COPY into it, WRITE sessions, MIGRATE with MOVE, ADVISE
+ * that changes advice, HARVEST's reset, and an mmap() with PROT_WRITE (a
+ * read-only mapping cannot be made writable with mprotect()). The
+ * handle of an mvgal buffer so imported is a handle of its own, not the
+ * buffer's: BO_INFO gives its own mmap offset.
+ */
+#define MVGAL_SHARING_NONE		0
+#define MVGAL_SHARING_EXCLUSIVE		1
+#define MVGAL_SHARING_CONCURRENT	2
+#define MVGAL_SHARING_CROSS_VENDOR	3
+#define MVGAL_SHARING_DMA_BUF		4
+#define MVGAL_SHARING_COUNT		5
+
+/**
+ * struct drm_mvgal_bo_create - DRM_IOCTL_MVGAL_BO_CREATE
+ *
+ * Creates a buffer; GEM_CLOSE destroys it. Errors: -EINVAL (size 0 or
+ * above MVGAL_BO_MAX_SIZE, unknown flags, CPU_CACHED with CPU_UNCACHED,
+ * neither HOST_VALID nor GPU_VALID, a device-only buffer without a GPU,
+ * a GPU slot out of range, an unknown sharing mode, a mode other than NONE
+ * without MVGAL_BO_DMA_BUF or DMA_BUF with mode NONE); -ENODEV (no GPU in that
+ * slot); -ENOSPC (the GPU's pool cannot hold a device-only buffer);
+ * -ENOMEM; -EDQUOT (see "buffer metadata"); -EOPNOTSUPP (CPU_UNCACHED on an architecture without
+ * write-combined pages).
+ */
+struct drm_mvgal_bo_create {
+	/** @size: (in) bytes, 1..MVGAL_BO_MAX_SIZE. */
+	__u64 size;
+	/** @flags: (in) MVGAL_BO_*. */
+	__u32 flags;
+	/**
+	 * @gpu: (in) the GPU the buffer is for: its host pages come from
+	 * that GPU's NUMA node, and a device-only buffer lives in its pool.
+	 * MVGAL_GPU_ANY: the caller's NUMA node (not for device-only).
+	 */
+	__u32 gpu;
+	/** @handle: (out) GEM handle. */
+	__u32 handle;
+	/** @sharing: (in) MVGAL_SHARING_*. */
+	__u32 sharing;
+};
+
+/* Locations in &drm_mvgal_bo_info.resident: 0 = host, 1 + N = GPU N. */
+#define MVGAL_LOC_HOST		0
+#define MVGAL_LOC_COUNT		(1 + MVGAL_MAX_GPUS)
+
+/**
+ * struct drm_mvgal_bo_info - DRM_IOCTL_MVGAL_BO_INFO
+ *
+ * A buffer's properties and statistics. Errors: -EINVAL (non-zero flags),
+ * -ENOENT (no such handle).
+ */
+struct drm_mvgal_bo_info {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @size: (out) bytes, as created. */
+	__u64 size;
+	/** @mmap_offset: (out) for mmap() on the DRM fd; 0 if not mappable. */
+	__u64 mmap_offset;
+	/** @bo_flags: (out) MVGAL_BO_* it was created with. */
+	__u32 bo_flags;
+	/** @gpu: (out) the GPU it is for, or MVGAL_GPU_ANY. */
+	__u32 gpu;
+	/**
+	 * @numa_node: (out) the node all its host pages are on, as the page
+	 * allocator placed them; MVGAL_NUMA_NONE if none or several.
+	 */
+	__u32 numa_node;
+	/** @sharing: (out) MVGAL_SHARING_*. */
+	__u32 sharing;
+	/** @bytes_read: (out) bytes read out of the buffer by copies. */
+	__u64 bytes_read;
+	/** @bytes_written: (out) bytes written into the buffer by copies. */
+	__u64 bytes_written;
+	/** @access_total: (out) sum of @access_count. */
+	__u64 access_total;
+	/** @access_count: (out) accesses per GPU (copies to or from its pool). */
+	__u64 access_count[MVGAL_MAX_GPUS];
+	/** @resident: (out) bytes allocated per location MVGAL_LOC_*. */
+	__u64 resident[MVGAL_LOC_COUNT];
+	/**
+	 * @valid: (out) bytes whose current contents each location holds
+	 * (whole chunks, the last one clipped to @size).
+	 */
+	__u64 valid[MVGAL_LOC_COUNT];
+	/** @owned: (out) of those, bytes no other location holds. */
+	__u64 owned[MVGAL_LOC_COUNT];
+	/** @chunk_size: (out) the coherence granule, bytes. */
+	__u64 chunk_size;
+	/** @sessions: (out) access sessions live on the buffer now. */
+	__u32 sessions;
+	/** @pad: (out) 0. */
+	__u32 pad;
+	/**
+	 * @cpu_written: (out) chunks the CPU wrote since HARVEST last reset
+	 * the buffer's record.
+	 */
+	__u64 cpu_written;
+	/**
+	 * @handoffs: (out) hand-offs: chunks the CPU wrote while a GPU
+	 * session used a copy of them.
+	 */
+	__u64 handoffs;
+	/** @refused: (out) chunks refused for good after a hand-off. */
+	__u64 refused;
+	/** @id: (out) the buffer's id, as BO_LIST and POOL_LRU report it. */
+	__u64 id;
+	/** @workload: (out) advice: MVGAL_WORKLOAD_* (DRM_IOCTL_MVGAL_ADVISE). */
+	__u32 workload;
+	/** @preferred: (out) advice: the preferred GPU, or MVGAL_GPU_ANY. */
+	__u32 preferred;
+	/** @accessed_by: (out) advice: bit N, GPU N accesses it. */
+	__u32 accessed_by;
+	/**
+	 * @mirrored: (out) bit N: the mirror controller has GPU N's READ
+	 * sessions keep a replica.
+	 */
+	__u32 mirrored;
+	/** @pinned: (out) bit N: ADVISE pinned its placement on GPU N. */
+	__u32 pinned;
+	/** @mirror_changes: (out) times the mirror controller started or stopped. */
+	__u32 mirror_changes;
+	/** @read_mostly: (out) bytes advised read-mostly. */
+	__u64 read_mostly;
+	/**
+	 * @touched: (out) bytes of the chunks the last sampled session
+	 * named (the first session, then one in 16): what a prefetch brings.
+	 */
+	__u64 touched;
+};
+
+/**
+ * struct drm_mvgal_bo_rw - DRM_IOCTL_MVGAL_BO_PWRITE / _PREAD
+ *
+ * Copies @size bytes between user memory at @user_ptr and the buffer at
+ * @offset, wherever the buffer lives. Errors: -EINVAL (non-zero flags,
+ * @offset + @size beyond the buffer or overflowing), -ENOENT, -EFAULT,
+ * -EBUSY (a live session conflicts), -ENOMEM, -EINTR, and for a write
+ * -EDQUOT (see "buffer metadata") and -EACCES (a read-only handle: an
+ * import of a dma-buf opened without write access). A failed write changes
+ * no byte: the user's memory, the conflicts, the fences and the pages are
+ * all dealt with before the first byte moves. A read that fails may have
+ * filled part of the user's memory.
+ */
+struct drm_mvgal_bo_rw {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @offset: (in) byte offset in the buffer. */
+	__u64 offset;
+	/** @size: (in) bytes; 0 is allowed and copies nothing. */
+	__u64 size;
+	/** @user_ptr: (in) user address of the other end. */
+	__u64 user_ptr;
+};
+
+/**
+ * struct drm_mvgal_bo_copy - DRM_IOCTL_MVGAL_BO_COPY
+ *
+ * Copies @size bytes from (@src_handle, @src_offset) to (@dst_handle,
+ * @dst_offset): host or pool storage, one buffer or two; overlapping
+ * ranges in one buffer copy as memmove() does. Each offset is applied
+ * exactly once. Errors: -EINVAL (non-zero flags or padding, a range beyond
+ * its buffer or overflowing), -ENOENT, -EACCES (the destination is a
+ * read-only handle), -EBUSY (a live session conflicts with reading the
+ * source or writing the destination), -ENOMEM, -EDQUOT, -EINTR. A failed copy
+ * copies nothing: both buffers are locked and both ranges checked before
+ * the first byte moves.
+ */
+struct drm_mvgal_bo_copy {
+	/** @src_handle: (in) GEM handle of the source. */
+	__u32 src_handle;
+	/** @dst_handle: (in) GEM handle of the destination. */
+	__u32 dst_handle;
+	/** @src_offset: (in) byte offset in the source. */
+	__u64 src_offset;
+	/** @dst_offset: (in) byte offset in the destination. */
+	__u64 dst_offset;
+	/** @size: (in) bytes; 0 is allowed and copies nothing. */
+	__u64 size;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_bo_entry - one buffer in &drm_mvgal_bo_list
+ */
+struct drm_mvgal_bo_entry {
+	/** @id: (out) the buffer's id, unique for the module's lifetime. */
+	__u64 id;
+	/** @uid: (out) user that created (or imported) it. */
+	__u32 uid;
+	/** @pid: (out) process that created (or imported) it. */
+	__u32 pid;
+	/** @info: (out) as DRM_IOCTL_MVGAL_BO_INFO reports it; handle 0. */
+	struct drm_mvgal_bo_info info;
+};
+
+/**
+ * struct drm_mvgal_bo_list - DRM_IOCTL_MVGAL_BO_LIST
+ *
+ * The caller's buffers: those created by its user, every buffer for
+ * CAP_SYS_ADMIN. With @count smaller than the number, that many are
+ * written and @count tells how many exist. Errors: -EINVAL (non-zero
+ * flags or padding), -EFAULT (nothing written).
+ */
+struct drm_mvgal_bo_list {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @count: (in) capacity of @entries; (out) buffers listed. */
+	__u32 count;
+	/** @entries: (in) user pointer to &struct drm_mvgal_bo_entry[]. */
+	__u64 entries;
+};
+
+/**
+ * DOC: access sessions
+ *
+ * A GPU uses buffers inside an access session. DRM_IOCTL_MVGAL_BEGIN
+ * names the GPU, READ or WRITE, and per buffer the byte ranges the work
+ * touches (rounded out to whole chunks). It makes the GPU's copy of
+ * those chunks current: each chunk the GPU's placement lacks is copied
+ * from the cheapest location that holds it, after every fence the access
+ * must wait for (a reader waits for the last writer; a writer waits for
+ * the last writer and every reader since). It returns, per buffer, the
+ * pool and the offset in it where the bytes are, and one sync_file that
+ * signals when all of them are in place. The GPU work must wait for that
+ * fence.
+ *
+ * DRM_IOCTL_MVGAL_END hands in the fence of the GPU work (or -1 when the
+ * work is done) and, for WRITE, the ranges written. The fence goes into
+ * each buffer's dma_resv as a READ or WRITE fence; written chunks become
+ * owned by the GPU and invalid everywhere else, and CPU mappings of them
+ * are torn down so that the next CPU access faults and brings them home.
+ *
+ * A begin that conflicts with a live session on any chunk it names
+ * (WRITE while any session is live, READ while a WRITE is live) fails
+ * with -EBUSY at once. So do CPU writes (pwrite, copy) into chunks of a
+ * live session, and CPU reads of chunks a live WRITE session holds.
+ * Sessions still open when their file is closed are ended as if written
+ * in full, with no fence.
+ *
+ * The pool of @pool_gpu may be another GPU's: when the session's GPU
+ * imports that pool (MVGAL_METHOD_IN_PLACE) and every chunk named is
+ * current there, nothing is copied and the session uses it in place.
+ */
+#define MVGAL_ACCESS_READ	(1U << 0)
+#define MVGAL_ACCESS_WRITE	(1U << 1)
+/*
+ * Never use a peer's pool or the buffer's own pages in place: the bytes go
+ * into the GPU's own placement (what DRM_IOCTL_MVGAL_PLACE_FD exports).
+ */
+#define MVGAL_ACCESS_NO_IN_PLACE (1U << 2)
+#define MVGAL_ACCESS_FLAGS	0x7U
+
+/* Priorities of migration jobs; LOW is prefetch. */
+#define MVGAL_PRIO_HIGH		0
+#define MVGAL_PRIO_NORMAL	1
+#define MVGAL_PRIO_LOW		2
+#define MVGAL_PRIO_COUNT	3
+
+/* The most buffers in one session, ranges per buffer, sessions per file. */
+#define MVGAL_SESSION_MAX_BUFFERS	64
+#define MVGAL_SESSION_MAX_RANGES	64
+#define MVGAL_SESSIONS_PER_FILE		256
+
+/**
+ * struct drm_mvgal_range - bytes [@offset, @offset + @size) of a buffer
+ */
+struct drm_mvgal_range {
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+};
+
+/**
+ * struct drm_mvgal_access - one buffer of a session
+ */
+struct drm_mvgal_access {
+	/** @handle: (in) GEM handle; at most once per session. */
+	__u32 handle;
+	/** @nr_ranges: (in) entries in @ranges; 0: the whole buffer. */
+	__u32 nr_ranges;
+	/** @ranges: (in) user pointer to &struct drm_mvgal_range[]. */
+	__u64 ranges;
+	/** @pool_offset: (out, BEGIN) where byte 0 of the buffer is in the pool. */
+	__u64 pool_offset;
+	/**
+	 * @pool_gpu: (out, BEGIN) the GPU whose pool holds the bytes, or
+	 * MVGAL_POOL_HOST: the buffer's own pages, through its dma-buf.
+	 */
+	__u32 pool_gpu;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_begin - DRM_IOCTL_MVGAL_BEGIN
+ *
+ * Errors: -EINVAL (unknown flags, not exactly one of READ and WRITE,
+ * non-zero padding, @count 0 or too big, a handle twice, a range empty,
+ * overflowing or beyond its buffer, a bad @priority, a device-only
+ * buffer of another GPU, among others), -ENOENT (a handle names no
+ * buffer), -EACCES (WRITE on a read-only handle), -ENODEV (no such GPU),
+ * -EPERM (a buffer the GPU may not use: not GPU_VALID, or made for
+ * another GPU and not SHARED), -EBUSY (a conflicting live session, or
+ * too many sessions open), -ENOSPC (the pool cannot hold a placement),
+ * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"). A failed begin
+ * changes nothing.
+ */
+struct drm_mvgal_begin {
+	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
+	__u64 accesses;
+	/** @count: (in) entries in @accesses, 1..MVGAL_SESSION_MAX_BUFFERS. */
+	__u32 count;
+	/** @gpu: (in) the GPU that will access the buffers. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_ACCESS_*. */
+	__u32 flags;
+	/** @in_fence_fd: (in) sync_file the copies wait for too, or -1. */
+	__s32 in_fence_fd;
+	/** @priority: (in) MVGAL_PRIO_* of the copies. */
+	__u32 priority;
+	/** @session: (out) the session, for END. */
+	__u32 session;
+	/** @out_fence_fd: (out) sync_file: the data is in place. O_CLOEXEC. */
+	__s32 out_fence_fd;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @bytes_copied: (out) bytes the copies move. */
+	__u64 bytes_copied;
+};
+
+/**
+ * struct drm_mvgal_end - DRM_IOCTL_MVGAL_END
+ *
+ * Errors: -EINVAL (unknown flags, non-zero padding, ranges for a READ
+ * session, a written range outside what the session named, a handle not
+ * in the session), -ENOENT (no such session on this file), -EFAULT. A
+ * failed end leaves the session live.
+ */
+struct drm_mvgal_end {
+	/** @session: (in) from BEGIN. */
+	__u32 session;
+	/** @fence_fd: (in) sync_file of the GPU work, or -1: it is done. */
+	__s32 fence_fd;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/**
+	 * @count: (in) entries in @written. 0 for a WRITE session: all it
+	 * named was written. Must be 0 for a READ session.
+	 */
+	__u32 count;
+	/**
+	 * @written: (in) user pointer to &struct drm_mvgal_access[] (handle
+	 * and ranges; the other fields must be 0).
+	 */
+	__u64 written;
+};
+
+/* &drm_mvgal_migrate.flags */
+/* Leave the range only at @location: other copies become invalid. */
+#define MVGAL_MIGRATE_MOVE	(1U << 0)
+#define MVGAL_MIGRATE_FLAGS	0x1U
+
+/**
+ * struct drm_mvgal_migrate - DRM_IOCTL_MVGAL_MIGRATE
+ *
+ * Makes [@offset, @offset + @size) of a buffer current at @location
+ * (MVGAL_LOC_HOST or 1 + GPU), asynchronously: the copies run as one job
+ * of the migration engine. Refused with -EPERM while
+ * enable_memory_migration is off. Errors: -EINVAL (unknown flags, non-zero
+ * padding, a bad range, location or priority, a location a device-only
+ * buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live session
+ * conflicts), -ENOSPC, -EPERM (also: a GPU the buffer may not use, see
+ * "buffer flags"), -EACCES (MOVE on a read-only handle),
+ * -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for
+ * everything planned after it when it is submitted (the job's fence orders
+ * those accesses after its copies): a session begun later uses the moved
+ * copy, and a failed or cancelled MOVE gives the chunks back to their
+ * holders of before.
+ */
+struct drm_mvgal_migrate {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_MIGRATE_*. */
+	__u32 flags;
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+	/** @location: (in) MVGAL_LOC_HOST or 1 + GPU index. */
+	__u32 location;
+	/** @priority: (in) MVGAL_PRIO_*; LOW is a prefetch. */
+	__u32 priority;
+	/** @in_fence_fd: (in) sync_file the job waits for too, or -1. */
+	__s32 in_fence_fd;
+	/** @out_fence_fd: (out) sync_file: the job is done. O_CLOEXEC. */
+	__s32 out_fence_fd;
+	/** @job: (out) the job, for CANCEL; 0 when nothing had to move. */
+	__u64 job;
+	/** @bytes: (out) bytes the job moves. */
+	__u64 bytes;
+};
+
+/**
+ * struct drm_mvgal_cancel - DRM_IOCTL_MVGAL_CANCEL
+ *
+ * Cancels a job that has not started: its fence signals with -ECANCELED
+ * and the chunks it would have filled stay invalid there. Errors:
+ * -EINVAL (non-zero flags or padding), -ENOENT (no such job pending for
+ * this file), -EBUSY (it is running or done).
+ */
+struct drm_mvgal_cancel {
+	/** @job: (in) from MIGRATE. */
+	__u64 job;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_place_free - DRM_IOCTL_MVGAL_PLACE_FREE
+ *
+ * Frees a buffer's placement in @gpu's pool. Chunks only it holds are
+ * copied home first; afterwards no chunk is valid at @gpu. Errors:
+ * -EINVAL (non-zero flags or padding, the placement is the storage of a
+ * device-only buffer), -ENOENT, -ENODEV, -EBUSY (a live session or an
+ * unsignaled fence may still touch it).
+ */
+struct drm_mvgal_place_free {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_mvgal_stats - DRM_IOCTL_MVGAL_GET_STATS
+ *
+ * Migration engine counters since load. Errors: -EINVAL (non-zero
+ * flags or padding).
+ */
+struct drm_mvgal_stats {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @scheduled: (out) jobs queued. */
+	__u64 scheduled;
+	/** @completed: (out) jobs that moved all their bytes. */
+	__u64 completed;
+	/** @failed: (out) jobs that stopped on an error. */
+	__u64 failed;
+	/** @cancelled: (out) jobs cancelled before they ran. */
+	__u64 cancelled;
+	/** @queue_depth: (out) jobs queued or running now. */
+	__u64 queue_depth;
+	/** @jobs: (out) jobs per MVGAL_PRIO_*. */
+	__u64 jobs[MVGAL_PRIO_COUNT];
+	/** @pad2: (out) 0. */
+	__u64 pad2;
+	/** @bytes: (out) bytes moved per MVGAL_METHOD_* (IN_PLACE: used in place). */
+	__u64 bytes[MVGAL_METHOD_COUNT];
+	/** @copies: (out) chunk copies per MVGAL_METHOD_*. */
+	__u64 copies[MVGAL_METHOD_COUNT];
+	/** @sessions: (out) sessions begun. */
+	__u64 sessions;
+	/** @busy: (out) begins and CPU accesses refused with -EBUSY. */
+	__u64 busy;
+	/** @cpu_faults: (out) CPU faults that brought chunks home. */
+	__u64 cpu_faults;
+	/** @drained: (out) bytes copied home by frees and detaches. */
+	__u64 drained;
+	/** @prefetch_issued: (out) prefetches scheduled (module parameter prefetch). */
+	__u64 prefetch_issued;
+	/** @prefetch_hits: (out) prefetched placements a session then used. */
+	__u64 prefetch_hits;
+	/**
+	 * @prefetch_misses: (out) prefetched placements evicted or freed
+	 * before any session used them.
+	 */
+	__u64 prefetch_misses;
+	/**
+	 * @prefetch_cancelled: (out) prefetches given up: no room without
+	 * evicting what is needed sooner, or a writer was live.
+	 */
+	__u64 prefetch_cancelled;
+	/**
+	 * @numa_moved: (out) host pages moved to the NUMA node of the GPU
+	 * that uses their buffer most.
+	 */
+	__u64 numa_moved;
+};
+
+/**
+ * struct drm_mvgal_path - DRM_IOCTL_MVGAL_GET_PATH
+ *
+ * How @size bytes move from location @src to location @dst
+ * (MVGAL_LOC_HOST or 1 + GPU): the possible methods, the calibrated
+ * figures of each, and the one the path selector picks. Errors: -EINVAL
+ * (non-zero flags or padding, a location out of range, @src == @dst),
+ * -ENODEV (an empty GPU slot).
+ */
+struct drm_mvgal_path {
+	/** @src: (in) location of the data. */
+	__u32 src;
+	/** @dst: (in) location that needs it. */
+	__u32 dst;
+	/** @size: (in) bytes to move. */
+	__u64 size;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @methods: (out) bit MVGAL_METHOD_x set when x is possible. */
+	__u32 methods;
+	/** @chosen: (out) MVGAL_METHOD_* the selector picks for @size. */
+	__u32 chosen;
+	/** @forced: (out) 1 when the force_method knob decided. */
+	__u32 forced;
+	/** @latency_ns: (out) calibrated fixed cost per method; 0 unmeasured. */
+	__u64 latency_ns[MVGAL_METHOD_COUNT];
+	/** @bandwidth: (out) calibrated bytes/s per method; 0 unmeasured. */
+	__u64 bandwidth[MVGAL_METHOD_COUNT];
+	/** @cost_ns: (out) modelled time for @size per method; ~0 impossible. */
+	__u64 cost_ns[MVGAL_METHOD_COUNT];
+	/** @calibrated_ns: (out) CLOCK_MONOTONIC of the calibration; 0 never. */
+	__u64 calibrated_ns;
+};
+
+/**
+ * struct drm_mvgal_calibrate - DRM_IOCTL_MVGAL_CALIBRATE
+ *
+ * Measures every path between the attached GPUs' pools and host memory
+ * now, and keeps the figures for the path selector. Needs CAP_SYS_ADMIN.
+ * Errors: -EINVAL (non-zero flags or padding), -EPERM.
+ */
+struct drm_mvgal_calibrate {
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @paths: (out) ordered pairs of locations measured. */
+	__u32 paths;
+};
+
+/**
+ * struct drm_mvgal_pool_fd - DRM_IOCTL_MVGAL_POOL_FD
+ *
+ * A dma-buf fd (O_CLOEXEC, read-write) of GPU @gpu's pool: what a GPU
+ * API imports once to reach the (pool, offset) pairs BEGIN returns. The
+ * pool holds every client's buffers, so this needs CAP_SYS_ADMIN until
+ * drivers can map a part of it per client. Errors: -EINVAL (non-zero
+ * flags or padding, a slot out of range), -ENODEV, -EPERM.
+ */
+struct drm_mvgal_pool_fd {
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @fd: (out) the dma-buf. */
+	__s32 fd;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
+/* Flags of &drm_mvgal_place_fd. */
+#define MVGAL_PLACE_FD_RDWR	(1U << 0)
+#define MVGAL_PLACE_FD_FLAGS	MVGAL_PLACE_FD_RDWR
+
+/**
+ * struct drm_mvgal_place_fd - DRM_IOCTL_MVGAL_PLACE_FD
+ *
+ * A dma-buf fd (O_CLOEXEC) of buffer @handle's copy in GPU @gpu's pool:
+ * its placement there, made now if it has none (cleared: never another
+ * buffer's bytes), or, for a device-only buffer of @gpu, the buffer
+ * itself. Byte 0 is the buffer's byte 0, its size is the buffer's rounded
+ * up to a page, and nothing else of the pool is reachable through it.
+ * Any process may ask for its own buffers: this is how an application
+ * hands a placement to its GPU API (Vulkan imports it with
+ * VK_EXT_external_memory_dma_buf). It maps with mmap(MAP_SHARED)
+ * (read-write with MVGAL_PLACE_FD_RDWR, which opens the fd O_RDWR), and
+ * importing drivers get an sg table of exactly the range, vmap and
+ * begin/end_cpu_access.
+ *
+ * While the dma-buf lives the placement stays where it is: it is never
+ * evicted (POOL_LRU shows it PERSISTENT), PLACE_FREE of it and
+ * GPU_DETACH of @gpu are -EBUSY, and it counts in the pool as any
+ * placement. Its bytes are @gpu's copy of the buffer: current for the
+ * chunks @gpu holds (&drm_mvgal_bo_info.valid). A session on @gpu that
+ * uses its own pool (MVGAL_ACCESS_NO_IN_PLACE makes sure) makes the
+ * chunks it names current there; what the GPU writes through the export
+ * during a WRITE session is the buffer's once END names it. Outside a
+ * session, chunks written elsewhere since are stale.
+ *
+ * Errors: -EINVAL (unknown flags, non-zero @pad, a slot out of range, a
+ * device-only buffer of another GPU), -ENOENT (no such handle), -EACCES
+ * (MVGAL_PLACE_FD_RDWR on a read-only handle), -EPERM (enable_dmabuf is
+ * off, the buffer is not GPU_VALID, or it was made for another GPU and
+ * is not SHARED), -ENODEV (no GPU in the slot, or it is
+ * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (the
+ * pool is not made of pages mvgal can hand out: device memory), -ENOMEM,
+ * -EMFILE.
+ */
+struct drm_mvgal_place_fd {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_PLACE_FD_*. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+	/** @size: (out) bytes of the dma-buf. */
+	__u64 size;
+	/** @fd: (out) the dma-buf. */
+	__s32 fd;
+	/** @pad2: (in) must be 0. */
+	__u32 pad2;
+};
+
+/*
+ * drm_mvgal_access.pool_gpu when a session uses the buffer's own host
+ * pages in place (a chunk refused after a hand-off, on a GPU whose driver
+ * imports the buffer's dma-buf): the GPU reaches the bytes through that
+ * dma-buf (mvgal_bo_export()), at the buffer's offsets.
+ */
+#define MVGAL_POOL_HOST		0xffffffffU
+
+/* The most buffers one HARVEST takes. */
+#define MVGAL_HARVEST_MAX_BUFFERS	256
+
+/* drm_mvgal_harvest.flags */
+#define MVGAL_HARVEST_RESET	(1U << 0)
+#define MVGAL_HARVEST_FLAGS	MVGAL_HARVEST_RESET
+
+/* drm_mvgal_harvest_entry.flags */
+#define MVGAL_HARVEST_RUNS	(1U << 0)
+#define MVGAL_HARVEST_ENTRY_FLAGS	MVGAL_HARVEST_RUNS
+
+/**
+ * struct drm_mvgal_harvest_entry - one buffer of a HARVEST
+ *
+ * What the CPU wrote in the buffer since its record was last reset, by
+ * chunk (&drm_mvgal_get_info.chunk_size): as a bitmap, bit c of word
+ * c / 64 for chunk c, or (MVGAL_HARVEST_RUNS) as byte ranges, each a run
+ * of written chunks, the last one clipped to the buffer's size, in
+ * increasing order.
+ */
+struct drm_mvgal_harvest_entry {
+	/** @handle: (in) the buffer. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_HARVEST_RUNS, or 0 for a bitmap. */
+	__u32 flags;
+	/**
+	 * @data: (in) user pointer: @capacity __u64 bitmap words, or
+	 * @capacity &struct drm_mvgal_range for runs.
+	 */
+	__u64 data;
+	/**
+	 * @capacity: (in) elements at @data. A bitmap needs
+	 * ceil(chunks / 64) words; runs need one per run (@count says how
+	 * many when they did not fit).
+	 */
+	__u32 capacity;
+	/**
+	 * @count: (out) words or runs written; with -ENOSPC, the number
+	 * needed.
+	 */
+	__u32 count;
+	/** @chunks: (out) written chunks reported. */
+	__u64 chunks;
+};
+
+/**
+ * struct drm_mvgal_harvest - DRM_IOCTL_MVGAL_HARVEST
+ *
+ * The CPU's writes to many buffers in one call. CPU mappings are
+ * write-notify mappings: the first write to a clean page faults and marks
+ * its chunk written. MVGAL_HARVEST_RESET clears the marks it reports and
+ * write-protects those chunks' pages again, so that the next write is
+ * seen again; without it the record is only read (peek). The cost grows
+ * with the chunks written, not with the size of the buffers. Writes
+ * through BO_PWRITE and BO_COPY are marked too.
+ *
+ * Errors: -EINVAL (unknown flags, non-zero padding, @count 0 or above
+ * MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -ENOENT (a handle),
+ * -EACCES (MVGAL_HARVEST_RESET with a read-only handle),
+ * -EFAULT, -ENOSPC (an entry's @capacity is too small: every such
+ * entry's @count says what it needs). On any error no record changes.
+ */
+struct drm_mvgal_harvest {
+	/** @entries: (in) user pointer to @count &struct drm_mvgal_harvest_entry. */
+	__u64 entries;
+	/** @count: (in) entries. */
+	__u32 count;
+	/** @flags: (in) MVGAL_HARVEST_RESET, or 0 to peek. */
+	__u32 flags;
+};
+
+/* drm_mvgal_file_flags.flags */
+#define MVGAL_FILE_NO_COPIES	(1U << 0)
+#define MVGAL_FILE_FLAGS	MVGAL_FILE_NO_COPIES
+
+/**
+ * struct drm_mvgal_file_flags - DRM_IOCTL_MVGAL_FILE_FLAGS
+ *
+ * Settings of one open file (one fd, and the fds dup()ed from it), for
+ * its own sessions only; other files, and other processes, are not
+ * affected. MVGAL_FILE_NO_COPIES: this file's sessions keep no GPU copies
+ * past their END. A chunk a session of this file had copied into a GPU's
+ * pool is dropped from there at its END, so every session stages what it
+ * uses anew (a chunk the session wrote stays where it is the only current
+ * copy until the CPU or another GPU needs it); copies other files' sessions
+ * made are used and left as they were. Errors: -EINVAL (unknown flags).
+ */
+struct drm_mvgal_file_flags {
+	/** @flags: (in) the file's new settings, MVGAL_FILE_*. */
+	__u32 flags;
+	/** @old: (out) its settings before. */
+	__u32 old;
+};
+
+/* drm_mvgal_gpu_budget.flags */
+#define MVGAL_BUDGET_SET	(1U << 0)
+#define MVGAL_BUDGET_FLAGS	MVGAL_BUDGET_SET
+
+/**
+ * struct drm_mvgal_gpu_budget - DRM_IOCTL_MVGAL_GPU_BUDGET
+ *
+ * How much of a GPU's pool mvgal may use: the first @budget bytes of it.
+ * A placement or device-only buffer that does not fit evicts placements
+ * (see DRM_IOCTL_MVGAL_POOL_LRU). Lowering the budget moves nothing at
+ * once: ranges above it stay until they are evicted or freed, and every
+ * new range lies below it. Anyone may read it; setting it needs
+ * CAP_SYS_ADMIN (-EPERM). Errors: -EINVAL (unknown flags, a budget that
+ * is not a multiple of the page size or above the pool), -ENODEV.
+ */
+struct drm_mvgal_gpu_budget {
+	/** @gpu: (in) the GPU. */
+	__u32 gpu;
+	/** @flags: (in) MVGAL_BUDGET_SET: set @budget; 0: only read it. */
+	__u32 flags;
+	/**
+	 * @budget: (in/out) bytes, 0 for the whole pool; out: the budget in
+	 * effect (before the change, with MVGAL_BUDGET_SET).
+	 */
+	__u64 budget;
+	/** @size: (out) the pool's size in bytes. */
+	__u64 size;
+};
+
+/* drm_mvgal_lru_entry.flags */
+#define MVGAL_LRU_PERSISTENT	(1U << 0)	/* never evicted */
+#define MVGAL_LRU_LIVE		(1U << 1)	/* in a live session now */
+#define MVGAL_LRU_BUSY		(1U << 2)	/* unsignaled fences */
+
+/**
+ * struct drm_mvgal_lru_entry - one placement in a pool's eviction order
+ */
+struct drm_mvgal_lru_entry {
+	/**
+	 * @bo_id: (out) the buffer's id (as BO_LIST reports it); 0 for a
+	 * buffer of another user, unless the caller has CAP_SYS_ADMIN.
+	 */
+	__u64 bo_id;
+	/** @bytes: (out) the placement's size. */
+	__u64 bytes;
+	/** @last_use: (out) access-clock tick of its last use. */
+	__u64 last_use;
+	/**
+	 * @ahead: (out) ticks until its next use as predicted, or
+	 * MVGAL_LRU_NEVER: no reuse period seen yet.
+	 */
+	__u64 ahead;
+	/** @flags: (out) MVGAL_LRU_*. */
+	__u32 flags;
+	/** @pad: (out) 0. */
+	__u32 pad;
+};
+
+#define MVGAL_LRU_NEVER		(~0ULL)
+
+/* drm_mvgal_pool_lru.policy: module parameter evict_policy */
+#define MVGAL_EVICT_POLICY_PREDICT	0
+#define MVGAL_EVICT_POLICY_LRU		1
+
+/**
+ * struct drm_mvgal_pool_lru - DRM_IOCTL_MVGAL_POOL_LRU
+ *
+ * A pool's placements in the order eviction would take them, first to go
+ * first, and its eviction counters. The access clock ticks once per
+ * buffer named by a BEGIN or a MIGRATE. Under MVGAL_EVICT_POLICY_LRU the
+ * order is least recently used first; under MVGAL_EVICT_POLICY_PREDICT
+ * (the default) a placement whose uses repeat with a period is predicted
+ * to be used again one period after its last use, and the placement used
+ * furthest ahead goes first (Belady's rule on the predicted future); one
+ * with no period seen goes before all of those, and ties go least
+ * recently used first. PERSISTENT placements, placements in a live
+ * session and placements with pending work are listed, flagged, and
+ * never evicted. Evicting writes the chunks only the pool holds back to
+ * the buffer's home, then frees the range; the buffer comes back on its
+ * next BEGIN or MIGRATE. A request that cannot fit even after evicting
+ * every evictable placement fails at once with -ENOSPC, evicting
+ * nothing.
+ *
+ * Errors: -EINVAL (non-zero @flags or padding), -ENODEV, -EFAULT.
+ */
+struct drm_mvgal_pool_lru {
+	/** @gpu: (in) the GPU. */
+	__u32 gpu;
+	/** @flags: (in) 0. */
+	__u32 flags;
+	/** @entries: (in) user pointer to @count &struct drm_mvgal_lru_entry. */
+	__u64 entries;
+	/**
+	 * @count: (in/out) room in @entries; out: the placements the pool
+	 * has (only the first @count, in order, are written).
+	 */
+	__u32 count;
+	/** @policy: (out) MVGAL_EVICT_POLICY_*. */
+	__u32 policy;
+	/** @clock: (out) the access clock now. */
+	__u64 clock;
+	/** @budget: (out) as DRM_IOCTL_MVGAL_GPU_BUDGET reports it. */
+	__u64 budget;
+	/** @used: (out) bytes allocated in the pool. */
+	__u64 used;
+	/** @evictions: (out) placements evicted since the GPU was attached. */
+	__u64 evictions;
+	/** @evicted_bytes: (out) bytes of those placements. */
+	__u64 evicted_bytes;
+	/** @written_back: (out) bytes eviction copied home first. */
+	__u64 written_back;
+	/** @refusals: (out) requests that found no room (-ENOSPC). */
+	__u64 refusals;
+};
+
+/**
+ * struct drm_mvgal_replicate - DRM_IOCTL_MVGAL_REPLICATE
+ *
+ * Read-only copies of [@offset, @offset + @size) in the pools of every
+ * GPU listed, as one job of the migration engine with one fence. Every
+ * copy stays current until something writes its chunks: a WRITE
+ * session's END, a CPU write or a copy into the buffer invalidates every
+ * other copy of each chunk written. Replicas are ordinary placements:
+ * they count against the pools' budgets and may be evicted (cheaply:
+ * another copy exists).
+ * Errors: -EINVAL (non-zero flags or padding, a bad range or priority,
+ * @nr_gpus 0 or above MVGAL_MAX_GPUS, a GPU out of range or listed
+ * twice), -ENOENT, -ENODEV (a GPU not
+ * attached), -EFAULT, -EBUSY (a live WRITE session), -ENOSPC, -EPERM
+ * (enable_memory_migration off, or a GPU the buffer may not use: see
+ * "buffer flags"), -ENOMEM, -EDQUOT (see "buffer
+ * metadata"). On any error nothing is placed for this
+ * buffer (placements of others evicted to make room stay evicted: their
+ * bytes are home). A device-only buffer's own GPU holds it already and
+ * needs no copy.
+ */
+struct drm_mvgal_replicate {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) 0. */
+	__u32 flags;
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes, not 0. */
+	__u64 size;
+	/** @gpus: (in) user pointer to @nr_gpus __u32 GPU indices. */
+	__u64 gpus;
+	/** @nr_gpus: (in) GPUs listed. */
+	__u32 nr_gpus;
+	/** @priority: (in) MVGAL_PRIO_*. */
+	__u32 priority;
+	/** @in_fence_fd: (in) sync_file the copies wait for too, or -1. */
+	__s32 in_fence_fd;
+	/** @out_fence_fd: (out) sync_file: every copy is there, or -1. */
+	__s32 out_fence_fd;
+	/** @bytes: (out) bytes the job copies. */
+	__u64 bytes;
+};
+
+/* &drm_mvgal_advise.workload */
+#define MVGAL_WORKLOAD_NONE	0
+#define MVGAL_WORKLOAD_GRAPHICS	1
+#define MVGAL_WORKLOAD_COMPUTE	2
+#define MVGAL_WORKLOAD_AI	3
+
+/* &drm_mvgal_advise.flags */
+#define MVGAL_ADVISE_SET		(1U << 0)
+#define MVGAL_ADVISE_READ_MOSTLY	(1U << 1)
+#define MVGAL_ADVISE_NOT_READ_MOSTLY	(1U << 2)
+#define MVGAL_ADVISE_APPLY		(1U << 3)
+#define MVGAL_ADVISE_FLAGS		0xfU
+
+/* &drm_mvgal_advise.placement: what the rules choose */
+#define MVGAL_PLACEMENT_HOST		0	/* no GPU named: stays home */
+#define MVGAL_PLACEMENT_REPLICATE	1	/* copies on every accessed-by GPU */
+#define MVGAL_PLACEMENT_PIN		2	/* on @target, never evicted */
+#define MVGAL_PLACEMENT_MOST_FREE	3	/* on the GPU with most free pool */
+#define MVGAL_PLACEMENT_FIRST		4	/* on the first GPU named */
+
+/** MVGAL_GRAPHICS_REPLICATE_MAX - graphics buffers below this replicate */
+#define MVGAL_GRAPHICS_REPLICATE_MAX	(64ULL << 20)
+
+/**
+ * struct drm_mvgal_advise - DRM_IOCTL_MVGAL_ADVISE
+ *
+ * Placement advice for a buffer, and the placement rules below applied
+ * to it. MVGAL_ADVISE_SET sets the workload type, the preferred
+ * GPU and the GPUs that access it (none of them otherwise: all three must
+ * be 0). The rules, in this order: a graphics buffer under
+ * MVGAL_GRAPHICS_REPLICATE_MAX accessed by more than one GPU is
+ * replicated to those GPUs, a larger one pinned to the first (the
+ * preferred GPU if set, else the lowest accessed-by index), a smaller one
+ * with one GPU goes to it as any buffer would; compute and
+ * AI buffers go to the GPU with the most free pool memory (among the
+ * accessed-by GPUs if any are named); any other buffer goes to the first
+ * GPU named, or stays home when none is. MVGAL_ADVISE_APPLY carries the
+ * choice out now, as one job (with SET: the new advice). A pinned
+ * placement is never evicted, like a PERSISTENT buffer's.
+ *
+ * MVGAL_ADVISE_READ_MOSTLY marks the chunks of [@offset, @offset + @size)
+ * read-mostly (MVGAL_ADVISE_NOT_READ_MOSTLY clears them): READ sessions
+ * then copy them into the reading GPU's own pool rather than use another
+ * GPU's copy in place, so every GPU that reads them keeps a replica,
+ * which writes invalidate as always. REPLICATED buffers behave so whole.
+ * Without either flag @offset and @size must be 0.
+ *
+ * Every call returns the advice in effect (the fields marked out).
+ * -EACCES: advice set or read-mostly changed through a read-only handle.
+ * Errors: -EINVAL (unknown flags or workload, both read-mostly flags, a
+ * bad range, a GPU out of range, in fields without SET), -ENOENT,
+ * -ENODEV (a GPU not attached), -EPERM (advice naming a GPU the buffer
+ * is not for: see "buffer flags"), -ENOMEM and -EDQUOT (a read-mostly
+ * range: see "buffer metadata"), and those of DRM_IOCTL_MVGAL_REPLICATE
+ * with APPLY. On any error nothing changes.
+ */
+struct drm_mvgal_advise {
+	/** @handle: (in) GEM handle. */
+	__u32 handle;
+	/** @flags: (in) MVGAL_ADVISE_*. */
+	__u32 flags;
+	/** @workload: (in/out) MVGAL_WORKLOAD_*. */
+	__u32 workload;
+	/** @preferred: (in/out) a GPU index, or MVGAL_GPU_ANY for none. */
+	__u32 preferred;
+	/** @accessed_by: (in/out) bit N: GPU N accesses the buffer. */
+	__u32 accessed_by;
+	/** @placement: (out) MVGAL_PLACEMENT_*: what the rules choose. */
+	__u32 placement;
+	/** @offset: (in) start of the read-mostly range. */
+	__u64 offset;
+	/** @size: (in) its length. */
+	__u64 size;
+	/** @read_mostly: (out) bytes advised read-mostly (whole chunks). */
+	__u64 read_mostly;
+	/**
+	 * @target: (out) the GPU the rule names (the first, for REPLICATE),
+	 * or MVGAL_GPU_ANY.
+	 */
+	__u32 target;
+	/** @out_fence_fd: (out) with APPLY, the placing job's sync_file, or -1. */
+	__s32 out_fence_fd;
+};
+
+#define DRM_MVGAL_GET_INFO	0x00
+
+#define DRM_MVGAL_GPU_ATTACH	0x01
+#define DRM_MVGAL_GPU_DETACH	0x02
+#define DRM_MVGAL_GPU_INFO	0x03
+#define DRM_MVGAL_GPU_LINK	0x04
+#define DRM_MVGAL_GET_HEAP	0x05
+#define DRM_MVGAL_BO_CREATE	0x06
+#define DRM_MVGAL_BO_INFO	0x07
+#define DRM_MVGAL_BO_PWRITE	0x08
+#define DRM_MVGAL_BO_PREAD	0x09
+#define DRM_MVGAL_BO_COPY	0x0a
+#define DRM_MVGAL_BO_LIST	0x0b
+#define DRM_MVGAL_BEGIN		0x0c
+#define DRM_MVGAL_END		0x0d
+#define DRM_MVGAL_MIGRATE	0x0e
+#define DRM_MVGAL_CANCEL	0x0f
+#define DRM_MVGAL_PLACE_FREE	0x10
+#define DRM_MVGAL_GET_STATS	0x11
+#define DRM_MVGAL_GET_PATH	0x12
+#define DRM_MVGAL_CALIBRATE	0x13
+#define DRM_MVGAL_POOL_FD	0x14
+#define DRM_MVGAL_HARVEST	0x15
+#define DRM_MVGAL_FILE_FLAGS	0x16
+#define DRM_MVGAL_GPU_BUDGET	0x17
+#define DRM_MVGAL_POOL_LRU	0x18
+#define DRM_MVGAL_REPLICATE	0x19
+#define DRM_MVGAL_ADVISE	0x1a
+#define DRM_MVGAL_PLACE_FD	0x1b
+
+#define DRM_IOCTL_MVGAL_GET_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
+#define DRM_IOCTL_MVGAL_GPU_ATTACH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_ATTACH, struct drm_mvgal_gpu_attach)
+#define DRM_IOCTL_MVGAL_GPU_DETACH \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_GPU_DETACH, struct drm_mvgal_gpu_detach)
+#define DRM_IOCTL_MVGAL_GPU_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_INFO, struct drm_mvgal_gpu_info)
+#define DRM_IOCTL_MVGAL_GPU_LINK \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_LINK, struct drm_mvgal_gpu_link)
+#define DRM_IOCTL_MVGAL_GET_HEAP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_HEAP, struct drm_mvgal_get_heap)
+#define DRM_IOCTL_MVGAL_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_CREATE, struct drm_mvgal_bo_create)
+#define DRM_IOCTL_MVGAL_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_INFO, struct drm_mvgal_bo_info)
+#define DRM_IOCTL_MVGAL_BO_PWRITE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_PWRITE, struct drm_mvgal_bo_rw)
+#define DRM_IOCTL_MVGAL_BO_PREAD \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_PREAD, struct drm_mvgal_bo_rw)
+#define DRM_IOCTL_MVGAL_BO_COPY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_COPY, struct drm_mvgal_bo_copy)
+#define DRM_IOCTL_MVGAL_BO_LIST \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_LIST, struct drm_mvgal_bo_list)
+#define DRM_IOCTL_MVGAL_BEGIN \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BEGIN, struct drm_mvgal_begin)
+#define DRM_IOCTL_MVGAL_END \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_END, struct drm_mvgal_end)
+#define DRM_IOCTL_MVGAL_MIGRATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_MIGRATE, struct drm_mvgal_migrate)
+#define DRM_IOCTL_MVGAL_CANCEL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_CANCEL, struct drm_mvgal_cancel)
+#define DRM_IOCTL_MVGAL_PLACE_FREE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FREE, struct drm_mvgal_place_free)
+#define DRM_IOCTL_MVGAL_GET_STATS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_STATS, struct drm_mvgal_stats)
+#define DRM_IOCTL_MVGAL_GET_PATH \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_PATH, struct drm_mvgal_path)
+#define DRM_IOCTL_MVGAL_CALIBRATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_CALIBRATE, struct drm_mvgal_calibrate)
+#define DRM_IOCTL_MVGAL_POOL_FD \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_FD, struct drm_mvgal_pool_fd)
+#define DRM_IOCTL_MVGAL_HARVEST \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_HARVEST, struct drm_mvgal_harvest)
+#define DRM_IOCTL_MVGAL_FILE_FLAGS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_FILE_FLAGS, struct drm_mvgal_file_flags)
+#define DRM_IOCTL_MVGAL_GPU_BUDGET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GPU_BUDGET, struct drm_mvgal_gpu_budget)
+#define DRM_IOCTL_MVGAL_POOL_LRU \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_POOL_LRU, struct drm_mvgal_pool_lru)
+#define DRM_IOCTL_MVGAL_REPLICATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_REPLICATE, struct drm_mvgal_replicate)
+#define DRM_IOCTL_MVGAL_ADVISE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_ADVISE, struct drm_mvgal_advise)
+#define DRM_IOCTL_MVGAL_PLACE_FD \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FD, struct drm_mvgal_place_fd)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_MVGAL_DRM_H_ */

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libmvgal: the public API.
+ *
+ * Conventions: functions return 0 or a negative errno; handles are
+ * opaque; file descriptors are opened O_CLOEXEC; EINTR is retried.
+ */
+#ifndef MVGAL_MVGAL_H
+#define MVGAL_MVGAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <drm/mvgal_drm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MVGAL_API __attribute__((visibility("default")))
+
+/* Default location of the configuration file; MVGAL_CONFIG overrides. */
+#define MVGAL_CONFIG_PATH "/etc/mvgal/mvgal.conf"
+
+/** An open mvgal device. */
+struct mvgal;
+
+/** What the module says about itself (DRM_IOCTL_MVGAL_GET_INFO). */
+struct mvgal_info {
+	uint32_t abi_version;	/* MVGAL_ABI_VERSION of the module */
+	uint32_t chunk_size;	/* coherence chunk in bytes */
+	uint32_t gpu_count;	/* GPUs attached now */
+	uint32_t max_gpus;	/* MVGAL_MAX_GPUS */
+	uint32_t core_flags;	/* MVGAL_CORE_* */
+	uint32_t stats_interval; /* seconds */
+	uint64_t caps;		/* MVGAL_CAP_* */
+	char driver_version[32]; /* "major.minor.patch" of the DRM driver */
+};
+
+/**
+ * mvgal_open() - open the mvgal render node
+ * @out: (out) the device
+ *
+ * Finds the DRM device whose driver is "mvgal" through libdrm's device
+ * enumeration. Return: 0, -ENODEV when the module is not loaded, or the
+ * errno of the failed open (e.g. -EACCES).
+ */
+MVGAL_API int mvgal_open(struct mvgal **out);
+
+/** mvgal_open_path() - open a given DRM node that must be an mvgal node. */
+MVGAL_API int mvgal_open_path(const char *path, struct mvgal **out);
+
+/** mvgal_close() - close a device; NULL is allowed. */
+MVGAL_API void mvgal_close(struct mvgal *dev);
+
+/** mvgal_fd() - the DRM file descriptor of the device. */
+MVGAL_API int mvgal_fd(const struct mvgal *dev);
+
+/** mvgal_node_path() - the /dev/dri path the device was opened from. */
+MVGAL_API const char *mvgal_node_path(const struct mvgal *dev);
+
+/** mvgal_get_info() - fill @info from the module. */
+MVGAL_API int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info);
+
+/** mvgal_cap_name() - name of one MVGAL_CAP_* bit, or NULL if unknown. */
+MVGAL_API const char *mvgal_cap_name(uint64_t cap);
+
+/** The contents of mvgal.conf; see etc/mvgal.conf for every key. */
+struct mvgal_config {
+	/* [core] */
+	bool enable_memory_migration;
+	bool enable_dmabuf;
+	unsigned int stats_interval;
+	/* [gpu_N] */
+	uint64_t memory_limit_mb[MVGAL_MAX_GPUS];
+	/* [dri] */
+	char device_pattern[256];
+	bool enable_prime;
+	/* [policy]: module parameters, set by mvgal_config_apply() */
+	unsigned int evict_policy;
+	bool prefetch;
+	unsigned int mirror_window_ms;
+	unsigned int mirror_start_reads;
+	unsigned int mirror_stop_writes;
+	unsigned int mirror_hold_windows;
+};
+
+/** mvgal_config_defaults() - fill @cfg with every key's default. */
+MVGAL_API void mvgal_config_defaults(struct mvgal_config *cfg);
+
+/**
+ * mvgal_config_apply() - set the module parameters of @cfg's [policy]
+ * section (/sys/module/mvgal/parameters, root); mvgal_attach_all() calls
+ * it and ignores its errors
+ *
+ * Return: 0 or -errno of the first parameter that could not be written.
+ */
+MVGAL_API int mvgal_config_apply(const struct mvgal_config *cfg);
+
+/**
+ * mvgal_config_load() - parse a configuration file
+ * @path: the file; NULL means $MVGAL_CONFIG, else MVGAL_CONFIG_PATH
+ * @cfg: (out) defaults overlaid with the file's keys; on failure, defaults
+ * @err: (out, optional) a message naming the file, line and key
+ * @errlen: size of @err
+ *
+ * Unknown sections or keys, duplicate keys and malformed values are
+ * rejected. Return: 0, -ENOENT when the file does not exist, -EINVAL when
+ * it is malformed, -EFBIG when it is larger than 1 MiB, or the errno of a
+ * failed read.
+ */
+MVGAL_API int mvgal_config_load(const char *path, struct mvgal_config *cfg,
+				char *err, size_t errlen);
+
+/** mvgal_config_path() - the path mvgal_config_load(NULL, ...) reads. */
+MVGAL_API const char *mvgal_config_path(void);
+
+/* ---- GPUs, pools, topology, heap ---- */
+
+/*
+ * The GPU calls return the uapi structs of <drm/mvgal_drm.h> as the module
+ * fills them; see there for every field.
+ */
+
+/** Pool size tried first when [gpu_N] memory_limit_mb is 0, in MiB. */
+#define MVGAL_POOL_DEFAULT_MB	256
+/** Smallest pool libmvgal asks a driver for, in MiB. */
+#define MVGAL_POOL_MIN_MB	64
+
+/**
+ * mvgal_gpu_attach() - attach a GPU and the dma-buf pool it lends
+ * @dev: the mvgal device
+ * @drm_fd: an open fd of the GPU's DRM node
+ * @pool_fd: a dma-buf allocated through that GPU's driver
+ * @slot: the slot to use, or MVGAL_GPU_ANY
+ * @index: (out, optional) the slot used
+ *
+ * Needs CAP_SYS_ADMIN. Return: 0 or the module's -errno (see
+ * &struct drm_mvgal_gpu_attach).
+ */
+MVGAL_API int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
+			       uint32_t slot, uint32_t *index);
+
+/**
+ * mvgal_gpu_attach_node() - allocate a GPU's pool and attach the GPU
+ * @dev: the mvgal device
+ * @path: a DRM node of the GPU (card or render)
+ * @pool_mb: pool size in MiB; 0 = the largest the driver grants, tried
+ *	from MVGAL_POOL_DEFAULT_MB down to MVGAL_POOL_MIN_MB, halving
+ * @slot: the slot to use, or MVGAL_GPU_ANY
+ * @index: (out, optional) the slot used
+ *
+ * The pool is a dumb buffer created on the GPU's card node and exported
+ * with PRIME. Return: 0, -EEXIST if the GPU is attached already, -ENOMEM
+ * when not even the smallest pool is granted, or another -errno.
+ */
+MVGAL_API int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
+				    uint64_t pool_mb, uint32_t slot,
+				    uint32_t *index);
+
+/** mvgal_gpu_detach() - detach a GPU (CAP_SYS_ADMIN); -EBUSY while in use. */
+MVGAL_API int mvgal_gpu_detach(struct mvgal *dev, uint32_t gpu);
+
+/** mvgal_gpu_info() - identity, topology, pool and state of one GPU. */
+MVGAL_API int mvgal_gpu_info(struct mvgal *dev, uint32_t gpu,
+			     struct drm_mvgal_gpu_info *info);
+
+/**
+ * mvgal_gpu_list() - the slots that hold a GPU, in ascending order
+ * @dev: the mvgal device
+ * @gpus: (out) up to @max slot numbers
+ * @max: capacity of @gpus
+ *
+ * Return: the number of attached GPUs (may exceed @max), or -errno.
+ */
+MVGAL_API int mvgal_gpu_list(struct mvgal *dev, uint32_t *gpus,
+			     unsigned int max);
+
+/** mvgal_gpu_link() - how GPU @dst reaches data in GPU @src's pool. */
+MVGAL_API int mvgal_gpu_link(struct mvgal *dev, uint32_t src, uint32_t dst,
+			     struct drm_mvgal_gpu_link *link);
+
+/**
+ * mvgal_get_heap() - the unified heap
+ * @dev: the mvgal device
+ * @regions: (out) region 0 system RAM, then one per attached GPU pool
+ * @nr_regions: (in) capacity of @regions; (out) regions that exist
+ * @nodes: (out, optional) system RAM per online NUMA node
+ * @nr_nodes: (in) capacity of @nodes; (out) online nodes
+ */
+MVGAL_API int mvgal_get_heap(struct mvgal *dev,
+			     struct drm_mvgal_heap_region *regions,
+			     uint32_t *nr_regions,
+			     struct drm_mvgal_heap_region *nodes,
+			     uint32_t *nr_nodes);
+
+/** Called by mvgal_attach_all() for every node it considered. */
+typedef void (*mvgal_attach_cb)(const char *path, int result, uint32_t gpu,
+				void *ctx);
+
+/**
+ * mvgal_attach_all() - attach every GPU the configuration names
+ * @dev: the mvgal device
+ * @cfg: the configuration ([dri] device_pattern, [gpu_N] memory_limit_mb)
+ * @cb: (optional) told the result of each node: 0 attached at @gpu,
+ *	-EEXIST already attached, or the error
+ * @ctx: passed to @cb
+ *
+ * Nodes matching device_pattern are taken in sorted order; mvgal's own
+ * node is skipped, as are nodes of GPUs attached already. Each new GPU
+ * takes the lowest free slot N and a pool of [gpu_N] memory_limit_mb.
+ * When at least one GPU was attached, the caller is root and the module
+ * has MVGAL_CAP_MIGRATION, the paths are then calibrated (best effort:
+ * a failed calibration does not fail the call).
+ *
+ * Return: the number of GPUs attached now, or the first -errno (after
+ * trying every node).
+ */
+MVGAL_API int mvgal_attach_all(struct mvgal *dev,
+			       const struct mvgal_config *cfg,
+			       mvgal_attach_cb cb, void *ctx);
+
+/** mvgal_method_name() - "in-place", "p2p", "cpu-copy", "staging", "none". */
+MVGAL_API const char *mvgal_method_name(uint32_t method);
+/** mvgal_reason_text() - why a method is not possible (MVGAL_REASON_*). */
+MVGAL_API const char *mvgal_reason_text(uint32_t reason);
+/** mvgal_why_text() - why a method was chosen (MVGAL_WHY_*). */
+MVGAL_API const char *mvgal_why_text(uint32_t why);
+
+/* ---- buffers ---- */
+
+/**
+ * mvgal_bo_create() - create a buffer
+ * @dev: the mvgal device
+ * @size: bytes, 1..MVGAL_BO_MAX_SIZE
+ * @flags: MVGAL_BO_*
+ * @gpu: the GPU it is for (NUMA node of its pages; pool of a device-only
+ *	buffer), or MVGAL_GPU_ANY
+ * @handle: (out) the buffer
+ */
+MVGAL_API int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
+			      uint32_t gpu, uint32_t *handle);
+/**
+ * mvgal_bo_create_shared() - mvgal_bo_create() with a sharing mode
+ * @sharing: MVGAL_SHARING_*; anything but NONE needs MVGAL_BO_DMA_BUF
+ */
+MVGAL_API int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size,
+				     uint32_t flags, uint32_t gpu,
+				     uint32_t sharing, uint32_t *handle);
+/**
+ * mvgal_bo_export() - export a buffer as a dma-buf fd (O_CLOEXEC, read-write)
+ *
+ * -EPERM unless created with MVGAL_BO_DMA_BUF and a sharing mode;
+ * -EOPNOTSUPP for device-only buffers.
+ */
+MVGAL_API int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd);
+/**
+ * mvgal_bo_import() - a dma-buf fd as a buffer; its size is the dma-buf's.
+ * Importing the same dma-buf again gives the same handle.
+ */
+MVGAL_API int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle);
+/**
+ * mvgal_bo_list() - the caller's buffers (its user's; all for root)
+ * @dev: the mvgal device
+ * @entries: (out) up to *@count entries
+ * @count: (in) capacity; (out) how many buffers there are
+ */
+MVGAL_API int mvgal_bo_list(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
+			    uint32_t *count);
+/** mvgal_bo_destroy() - drop the handle (GEM_CLOSE); mappings stay valid. */
+MVGAL_API int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle);
+/** mvgal_bo_info() - properties and statistics of a buffer. */
+MVGAL_API int mvgal_bo_info(struct mvgal *dev, uint32_t handle,
+			    struct drm_mvgal_bo_info *info);
+/**
+ * mvgal_bo_map() - map a host-valid buffer into the caller's memory
+ * @dev: the mvgal device
+ * @handle: the buffer
+ * @ptr: (out) the mapping, of the buffer's size rounded up to pages
+ *
+ * Unmap with munmap(ptr, size). -EINVAL for device-only buffers.
+ */
+MVGAL_API int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr);
+/** mvgal_bo_write() - copy @size bytes from @src into the buffer at @offset. */
+MVGAL_API int mvgal_bo_write(struct mvgal *dev, uint32_t handle,
+			     uint64_t offset, const void *src, uint64_t size);
+/** mvgal_bo_read() - copy @size bytes of the buffer at @offset into @dst. */
+MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
+			    uint64_t offset, void *dst, uint64_t size);
+/**
+ * mvgal_bo_copy() - copy @size bytes between two buffers (or within one,
+ * with memmove() semantics), each offset applied once.
+ */
+MVGAL_API int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
+			    uint32_t src, uint64_t src_offset, uint64_t size);
+
+/* ---- access sessions, migration, paths (MVGAL_CAP_SESSIONS/_MIGRATION) ---- */
+
+/*
+ * Locations are MVGAL_LOC_HOST or 1 + a GPU slot. Fences are sync_file
+ * fds (O_CLOEXEC) that the caller closes; -1 means "none" where a fence
+ * is passed in.
+ */
+
+/**
+ * mvgal_begin() - begin an access session (DRM_IOCTL_MVGAL_BEGIN)
+ * @dev: the mvgal device
+ * @gpu: the GPU that will access the buffers
+ * @flags: MVGAL_ACCESS_READ or _WRITE, optionally MVGAL_ACCESS_NO_IN_PLACE
+ * @priority: MVGAL_PRIO_* of the copies
+ * @in_fence_fd: a sync_file the copies wait for too, or -1
+ * @accesses: (in/out) the buffers and their ranges; pool_gpu and
+ *	pool_offset tell where each buffer's bytes are
+ * @count: entries in @accesses, 1..MVGAL_SESSION_MAX_BUFFERS
+ * @session: (out) the session, for mvgal_end()
+ * @out_fence_fd: (out) sync_file that signals when the data is in place
+ * @bytes_copied: (out, optional) bytes the copies move
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_begin).
+ */
+MVGAL_API int mvgal_begin(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			  uint32_t priority, int in_fence_fd,
+			  struct drm_mvgal_access *accesses, uint32_t count,
+			  uint32_t *session, int *out_fence_fd,
+			  uint64_t *bytes_copied);
+/**
+ * mvgal_end() - end a session (DRM_IOCTL_MVGAL_END)
+ * @dev: the mvgal device
+ * @session: from mvgal_begin()
+ * @fence_fd: sync_file of the GPU work, or -1 when it is done
+ * @written: (optional) the ranges written (handle and ranges only)
+ * @count: entries in @written; 0 for WRITE: everything named was written
+ */
+MVGAL_API int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
+			const struct drm_mvgal_access *written, uint32_t count);
+/**
+ * mvgal_migrate() - make a range current at a location, as one job
+ *
+ * The caller fills the (in) fields of @m; job, bytes and out_fence_fd are
+ * filled on success only. -EPERM while enable_memory_migration is off.
+ */
+MVGAL_API int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m);
+/** mvgal_cancel() - cancel a job that has not started; -EBUSY once it has. */
+MVGAL_API int mvgal_cancel(struct mvgal *dev, uint64_t job);
+/** mvgal_place_free() - free a buffer's placement in @gpu's pool. */
+MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,
+			       uint32_t gpu);
+/**
+ * mvgal_place_fd() - a dma-buf of a buffer's copy in a GPU's pool
+ * (DRM_IOCTL_MVGAL_PLACE_FD), for a GPU API to import
+ * @dev: the device
+ * @handle: the buffer
+ * @gpu: the GPU
+ * @flags: MVGAL_PLACE_FD_RDWR for a read-write fd, or 0
+ * @fd: (out) the dma-buf (O_CLOEXEC)
+ * @size: (out, may be NULL) its size
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_place_fd).
+ */
+MVGAL_API int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
+			     uint32_t flags, int *fd, uint64_t *size);
+/** mvgal_get_stats() - the migration engine's counters since load. */
+MVGAL_API int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats);
+/**
+ * mvgal_get_path() - how @size bytes move from location @src to @dst:
+ * possible methods, calibrated figures, and the method chosen.
+ */
+MVGAL_API int mvgal_get_path(struct mvgal *dev, uint32_t src, uint32_t dst,
+			     uint64_t size, struct drm_mvgal_path *path);
+/**
+ * mvgal_calibrate() - measure every path now (CAP_SYS_ADMIN)
+ * @dev: the mvgal device
+ * @paths: (out, optional) ordered pairs of locations measured
+ */
+MVGAL_API int mvgal_calibrate(struct mvgal *dev, uint32_t *paths);
+/**
+ * mvgal_set_file_flags() - settings of this handle's open file, for its
+ * own sessions only (MVGAL_FILE_NO_COPIES: keep no GPU copies past END)
+ * @dev: the mvgal device
+ * @flags: MVGAL_FILE_*
+ * @old: (out, optional) the settings before
+ */
+MVGAL_API int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags,
+				   uint32_t *old);
+/**
+ * mvgal_harvest() - what the CPU wrote in @count buffers, in one call
+ * @dev: the mvgal device
+ * @flags: MVGAL_HARVEST_RESET to clear what is reported, 0 to peek
+ * @entries: per buffer: handle, format, output (see struct
+ *	     drm_mvgal_harvest_entry); count and chunks are filled
+ * @count: entries, at most MVGAL_HARVEST_MAX_BUFFERS
+ *
+ * Return: 0 or -errno; with -ENOSPC the entries short of room say how
+ * much they need in their count, and no record changed.
+ */
+MVGAL_API int mvgal_harvest(struct mvgal *dev, uint32_t flags,
+			    struct drm_mvgal_harvest_entry *entries,
+			    uint32_t count);
+/**
+ * mvgal_gpu_budget() - read, or set (CAP_SYS_ADMIN), how much of a GPU's
+ * pool mvgal may use
+ * @dev: the mvgal device
+ * @gpu: the GPU
+ * @flags: MVGAL_BUDGET_SET to set *@budget, 0 to read
+ * @budget: (in/out) bytes, a page multiple, 0 = the whole pool; out: the
+ *	    budget before (SET) or now
+ * @size: (out, optional) the pool's size
+ */
+MVGAL_API int mvgal_gpu_budget(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			       uint64_t *budget, uint64_t *size);
+/**
+ * mvgal_pool_lru() - a pool's placements in eviction order, first to go
+ * first, and its eviction counters
+ * @dev: the mvgal device
+ * @gpu: the GPU
+ * @entries: (out) room for @lru->count entries (may be NULL with 0)
+ * @lru: (in/out) count = room; filled as DRM_IOCTL_MVGAL_POOL_LRU says
+ *	 (count = placements the pool has)
+ */
+MVGAL_API int mvgal_pool_lru(struct mvgal *dev, uint32_t gpu,
+			     struct drm_mvgal_lru_entry *entries,
+			     struct drm_mvgal_pool_lru *lru);
+/**
+ * mvgal_replicate() - read-only copies of bytes [@offset, @offset + @size)
+ * of a buffer in the pools of @nr_gpus GPUs, as one job
+ * @dev: the mvgal device
+ * @handle: the buffer
+ * @offset: byte offset
+ * @size: bytes
+ * @gpus: GPU indices
+ * @nr_gpus: how many
+ * @in_fence: sync_file the copies wait for, or -1
+ * @out_fence: (out) sync_file: every copy is there; -1 when none was needed
+ */
+MVGAL_API int mvgal_replicate(struct mvgal *dev, uint32_t handle,
+			      uint64_t offset, uint64_t size,
+			      const uint32_t *gpus, uint32_t nr_gpus,
+			      int in_fence, int *out_fence);
+/**
+ * mvgal_advise() - set (MVGAL_ADVISE_SET), mark read-mostly, apply and
+ * query a buffer's placement advice (DRM_IOCTL_MVGAL_ADVISE)
+ * @dev: the mvgal device
+ * @advice: (in/out) handle, flags and the (in) fields; the (out) fields
+ *	    are filled
+ */
+MVGAL_API int mvgal_advise(struct mvgal *dev, struct drm_mvgal_advise *advice);
+/**
+ * mvgal_fence_wait() - wait for a sync_file to signal
+ * @fence_fd: the sync_file
+ * @timeout_ms: milliseconds; 0 polls, negative waits forever
+ *
+ * Return: 0 once signaled (with or without error: see
+ * mvgal_fence_status()), -ETIME on timeout, or another -errno.
+ */
+MVGAL_API int mvgal_fence_wait(int fence_fd, int timeout_ms);
+/**
+ * mvgal_fence_status() - 1 signaled without error, 0 pending, or the
+ * fence's negative error (e.g. -ECANCELED); -errno if @fence_fd is not
+ * a sync_file (SYNC_IOC_FILE_INFO fails).
+ */
+MVGAL_API int mvgal_fence_status(int fence_fd);
+/** mvgal_prio_name() - "high", "normal", "low" (MVGAL_PRIO_*), or NULL. */
+MVGAL_API const char *mvgal_prio_name(uint32_t prio);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MVGAL_MVGAL_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmvgal's sized entry points, as a program built against a later
+ * header than the library's calls them: a struct larger than the library
+ * knows gets its tail zeroed, never left as it was; a struct of ABI 1's
+ * size gets exactly that many bytes. The configuration calls need no
+ * device (the device calls: tests/selftests/uapi_test.c).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+
+#define GUARD 0xA5
+#define MORE 32
+#define V1_CONFIG 360	/* sizeof(struct mvgal_config) in ABI 1 */
+
+static bool all_are(const void *p, size_t n, uint8_t v)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}
+
+TEST(config_defaults_zero_a_larger_struct)
+{
+	uint8_t buf[sizeof(struct mvgal_config) + MORE];
+	struct mvgal_config *c = (struct mvgal_config *)buf, ref;
+
+	memset(buf, GUARD, sizeof(buf));
+	mvgal_config_defaults_sz(c, sizeof(buf));
+	EXPECT_TRUE(all_are(buf + sizeof(*c), MORE, 0));
+	mvgal_config_defaults(&ref);
+	EXPECT_EQ(0, memcmp(&ref, c, sizeof(ref)));
+	EXPECT_EQ(64, c->graphics_replicate_mb);
+	EXPECT_EQ(0, c->pad_v1);
+	EXPECT_EQ(0, c->pad_v2);
+}
+
+TEST(config_defaults_fill_exactly_abi1s_size)
+{
+	uint8_t buf[sizeof(struct mvgal_config) + MORE];
+	struct mvgal_config *c = (struct mvgal_config *)buf;
+
+	_Static_assert(sizeof(struct mvgal_config) > V1_CONFIG,
+		       "a grown struct needs a size of its own");
+	memset(buf, GUARD, sizeof(buf));
+	mvgal_config_defaults_sz(c, V1_CONFIG);
+	EXPECT_TRUE(all_are(buf + V1_CONFIG, sizeof(buf) - V1_CONFIG, GUARD));
+	EXPECT_EQ(2, c->mirror_hold_windows);
+}
+
+TEST(config_load_zeroes_a_larger_struct)
+{
+	uint8_t buf[sizeof(struct mvgal_config) + MORE];
+	struct mvgal_config *c = (struct mvgal_config *)buf;
+	char path[] = "/tmp/mvgal-sizes-XXXXXX";
+	const char *text = "[policy]\ngraphics_replicate_mb = 7\n";
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+	memset(buf, GUARD, sizeof(buf));
+	ASSERT_EQ(0, mvgal_config_load_sz(path, c, NULL, 0, sizeof(buf)));
+	EXPECT_TRUE(all_are(buf + sizeof(*c), MORE, 0));
+	EXPECT_EQ(7, c->graphics_replicate_mb);
+	/* Into ABI 1's struct: its bytes only. */
+	memset(buf, GUARD, sizeof(buf));
+	ASSERT_EQ(0, mvgal_config_load_sz(path, c, NULL, 0, V1_CONFIG));
+	EXPECT_TRUE(all_are(buf + V1_CONFIG, sizeof(buf) - V1_CONFIG, GUARD));
+	EXPECT_EQ(8, c->mirror_start_reads);
+	unlink(path);
+	/* Smaller than any struct there was: refused, nothing written. */
+	memset(buf, GUARD, sizeof(buf));
+	EXPECT_EQ(-EINVAL, mvgal_config_load_sz(path, c, NULL, 0, 100));
+	EXPECT_TRUE(all_are(buf, sizeof(buf), GUARD));
+	EXPECT_EQ(-EINVAL, mvgal_config_apply_sz(c, 100));
+}
+
+TEST_HARNESS_MAIN
