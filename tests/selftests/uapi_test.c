@@ -24,6 +24,7 @@
 #define GUARD 0xAA
 #define EXTRA 16	/* bytes a "newer" element has beyond the kernel's */
 #define NBO 3
+#define REPLICATE_MB "/sys/module/mvgal/parameters/graphics_replicate_mb"
 
 FIXTURE(uapi) {
 	COH_FIELDS;
@@ -39,6 +40,7 @@ FIXTURE_SETUP(uapi)
 
 FIXTURE_TEARDOWN(uapi)
 {
+	write_param(REPLICATE_MB, "64");
 	for (int i = 0; i < NBO; i++)
 		mvgal_bo_destroy(self->m, self->h[i]);
 	coh_teardown(self->m, self->pool);
@@ -659,6 +661,39 @@ TEST_F(uapi, end_rejections_leave_the_session)
 	buf[st - 1] = 0;
 	EXPECT_EQ(0, end_at(self->fd, s, buf, 1, st));
 	EXPECT_EQ(0, live_sessions(self->m, self->h[0]));
+}
+
+/* ---- the graphics replica threshold, a module parameter since ABI 2 ---- */
+
+static uint32_t graphics_placement(struct mvgal *m, uint32_t h, int g0,
+				   int g1)
+{
+	struct drm_mvgal_advise a = {
+		.handle = h, .flags = MVGAL_ADVISE_SET,
+		.workload = MVGAL_WORKLOAD_GRAPHICS,
+		.preferred = MVGAL_GPU_ANY,
+		.accessed_by = (1u << g0) | (1u << g1),
+	};
+
+	return mvgal_advise(m, &a) ? ~0u : a.placement;
+}
+
+TEST_F(uapi, graphics_replicate_mb_moves_the_rule)
+{
+	/* h[0] is one chunk: below the default 64 MiB it replicates. */
+	EXPECT_EQ(MVGAL_PLACEMENT_REPLICATE,
+		  graphics_placement(self->m, self->h[0], self->g0, self->g1));
+	ASSERT_EQ(0, write_param(REPLICATE_MB, "0"));
+	EXPECT_EQ(MVGAL_PLACEMENT_PIN,
+		  graphics_placement(self->m, self->h[0], self->g0, self->g1));
+	ASSERT_EQ(0, write_param(REPLICATE_MB, "1"));
+	EXPECT_EQ(MVGAL_PLACEMENT_REPLICATE,
+		  graphics_placement(self->m, self->h[0], self->g0, self->g1));
+	/* Out of range: refused, the value stays. */
+	EXPECT_NE(0, write_param(REPLICATE_MB, "1000001"));
+	EXPECT_EQ(MVGAL_PLACEMENT_REPLICATE,
+		  graphics_placement(self->m, self->h[0], self->g0, self->g1));
+	ASSERT_EQ(0, write_param(REPLICATE_MB, "64"));
 }
 
 /* ---- libmvgal's sized entry points, with structs larger than it knows ---- */
