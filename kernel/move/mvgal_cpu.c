@@ -200,29 +200,68 @@ int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 }
 
 /*
+ * Both buffers' reservations in ww order, then their own locks. The copy
+ * adds no fence, but drm_exec locks with at least one slot reserved.
+ */
+static int mvgal_copy_lock_all(struct drm_gem_object **objs, unsigned int n,
+			       struct drm_exec *exec)
+{
+	unsigned int i;
+	int ret = 0;
+
+	drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, n);
+	drm_exec_until_all_locked(exec) {
+		ret = drm_exec_prepare_array(exec, objs, n, 1);
+		drm_exec_retry_on_contention(exec);
+	}
+	if (ret) {
+		drm_exec_fini(exec);
+		return ret;
+	}
+	for (i = 0; i < n; i++)
+		mutex_lock_nest_lock(&to_mvgal_bo(objs[i])->lock,
+				     &exec->ticket);
+	return 0;
+}
+
+/**
+ * mvgal_copy_unlock() - drop what mvgal_copy_lock() took
+ * @objs: the buffers
+ * @n: how many
+ * @exec: the locking context
+ */
+void mvgal_copy_unlock(struct drm_gem_object **objs, unsigned int n,
+		       struct drm_exec *exec)
+{
+	unsigned int i;
+
+	for (i = n; i--;)
+		mutex_unlock(&to_mvgal_bo(objs[i])->lock);
+	drm_exec_fini(exec);
+}
+
+/*
  * Locks both buffers of a copy, their reservations first (as BEGIN does:
- * the ww context orders them), once no fence either access must wait for
+ * drm_exec orders them), once no fence either access must wait for
  * is pending, and makes both ranges ready at home.
  *
- * Return: 0 with everything held, or -errno with nothing held.
+ * Return: 0 with everything held (mvgal_copy_unlock() drops it), or
+ * -errno with nothing held.
  */
 int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
 		    struct drm_gem_object **objs, unsigned int n,
-		    struct ww_acquire_ctx *ctx)
+		    struct drm_exec *exec)
 {
 	struct mvgal_bo *src = to_mvgal_bo(objs[0]), *dst = to_mvgal_bo(objs[n - 1]);
-	unsigned int i;
 	long t;
 	int ret;
 
 	for (;;) {
 		struct mvgal_bo *busy = NULL;
 
-		ret = drm_gem_lock_reservations(objs, n, ctx);
+		ret = mvgal_copy_lock_all(objs, n, exec);
 		if (ret)
 			return ret;
-		for (i = 0; i < n; i++)
-			mutex_lock_nest_lock(&to_mvgal_bo(objs[i])->lock, ctx);
 		if (!dma_resv_test_signaled(src->base.resv, DMA_RESV_USAGE_WRITE))
 			busy = src;
 		else if (!dma_resv_test_signaled(dst->base.resv,
@@ -230,9 +269,7 @@ int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
 			busy = dst;
 		if (!busy)
 			break;
-		for (i = n; i--;)
-			mutex_unlock(&to_mvgal_bo(objs[i])->lock);
-		drm_gem_unlock_reservations(objs, n, ctx);
+		mvgal_copy_unlock(objs, n, exec);
 		mvgal_resv_boost(busy, busy == dst ? DMA_RESV_USAGE_BOOKKEEP :
 				 DMA_RESV_USAGE_WRITE);
 		t = dma_resv_wait_timeout(busy->base.resv, busy == dst ?
@@ -251,9 +288,7 @@ int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
 				      MVGAL_CPU_WHOLE);
 	if (!ret)
 		return 0;
-	for (i = n; i--;)
-		mutex_unlock(&to_mvgal_bo(objs[i])->lock);
-	drm_gem_unlock_reservations(objs, n, ctx);
+	mvgal_copy_unlock(objs, n, exec);
 	return ret;
 }
 

@@ -13,7 +13,7 @@ struct drm_gem_object;
 struct drm_mvgal_bo_copy;
 struct mvgal_bo;
 struct vm_area_struct;
-struct ww_acquire_ctx;
+struct drm_exec;
 
 /* How a CPU access goes: see mvgal_cpu_ready(). */
 #define MVGAL_CPU_FAULT	BIT(0)
@@ -23,7 +23,9 @@ extern const struct vm_operations_struct mvgal_bo_vm_ops;
 int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma);
 int mvgal_copy_lock(struct drm_mvgal_bo_copy *args,
 		    struct drm_gem_object **objs, unsigned int n,
-		    struct ww_acquire_ctx *ctx);
+		    struct drm_exec *exec);
+void mvgal_copy_unlock(struct drm_gem_object **objs, unsigned int n,
+		       struct drm_exec *exec);
 void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
 		       struct drm_mvgal_bo_copy *args, void *bounce);
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,

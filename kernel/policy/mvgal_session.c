@@ -255,27 +255,6 @@ static void mvgal_sbo_zap(struct mvgal_sbo *b, unsigned long *map)
 		mvgal_bo_zap(b->bo, base + start, base + end - 1);
 }
 
-/* Locks every reservation of the session and reserves a fence slot. */
-int mvgal_session_lock(struct mvgal_session *s,
-		       struct ww_acquire_ctx *ctx)
-{
-	struct drm_gem_object **objs = s->objs;
-	unsigned int i;
-	int ret;
-
-	ret = drm_gem_lock_reservations(objs, s->count, ctx);
-	if (ret)
-		return ret;
-	for (i = 0; i < s->count; i++) {
-		ret = dma_resv_reserve_fences(objs[i]->resv, 1);
-		if (ret) {
-			drm_gem_unlock_reservations(objs, s->count, ctx);
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /*
  * The job of a BEGIN, made when it first has something to copy or wait
  * for: most BEGINs, on resident data, need none.
@@ -452,15 +431,17 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 	return 0;
 }
 
-/*
- * Locks every reservation of the session in ww order, with a fence slot
- * each; drm_exec backs off and retries when another context holds one.
+/**
+ * mvgal_session_lock() - lock every reservation of the session in ww
+ * order, with a fence slot each (drm_exec backs off and retries when
+ * another context holds one); drm_exec_fini() unlocks them
+ * @s: the session
+ * @exec: (out) the locking context
  *
  * Return: 0 with all held, or -errno (-EINTR, -ENOMEM, -EALREADY for an
  * object named twice) with none held.
  */
-static int mvgal_session_reserve(struct mvgal_session *s,
-				 struct drm_exec *exec)
+int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec)
 {
 	int ret = 0;
 
@@ -491,7 +472,7 @@ static int mvgal_session_lock_bos(struct mvgal_session *s,
 	*lean = mvgal_lean_begin && mvgal_begin_lean(s, gpu);
 	if (*lean)
 		return 0;
-	ret = mvgal_session_reserve(s, exec);
+	ret = mvgal_session_lock(s, exec);
 	if (ret)
 		return ret;
 	/*

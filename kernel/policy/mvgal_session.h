@@ -23,7 +23,7 @@ struct mvgal_device;
 struct mvgal_gpu;
 struct mvgal_job;
 struct sync_file;
-struct ww_acquire_ctx;
+struct drm_exec;
 
 /*
  * A session's use of one buffer. Its chunk sets are bitmaps over the span
@@ -51,7 +51,7 @@ struct mvgal_session {
 	bool write;
 	bool no_copies;		/* its file's MVGAL_FILE_NO_COPIES */
 	unsigned int count;
-	/* The buffers' GEM objects, for drm_gem_lock_reservations(). */
+	/* The buffers' GEM objects, for mvgal_session_lock(). */
 	struct drm_gem_object **objs;
 	struct mvgal_sbo b[];
 };
@@ -68,8 +68,7 @@ void mvgal_begin_probe(struct mvgal_device *mdev,
 		       struct mvgal_session *s);
 void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 		    int d);
-int mvgal_session_lock(struct mvgal_session *s,
-		       struct ww_acquire_ctx *ctx);
+int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec);
 int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
 		    const struct drm_mvgal_begin *args,
 		    struct drm_file *file);

@@ -19,6 +19,7 @@
 #include <drm/mvgal_drm.h>
 
 #include "core/mvgal_range.h"
+#include "dev/mvgal_compat.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_view.h"
@@ -207,9 +208,9 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 {
 	struct drm_mvgal_bo_copy *args = data;
 	struct drm_gem_object *objs[2];
-	struct ww_acquire_ctx ctx;
 	struct mvgal_bo *src, *dst;
-	unsigned int i, n;
+	struct drm_exec exec;
+	unsigned int n;
 	void *bounce;
 	int ret;
 
@@ -238,12 +239,10 @@ int mvgal_ioctl_bo_copy(struct drm_device *dev, void *data,
 	objs[0] = &src->base;
 	objs[1] = &dst->base;
 	n = src == dst ? 1 : 2;
-	ret = mvgal_copy_lock(args, objs, n, &ctx);
+	ret = mvgal_copy_lock(args, objs, n, &exec);
 	if (!ret) {
 		mvgal_copy_locked(src, dst, args, bounce);
-		for (i = n; i--;)
-			mutex_unlock(&to_mvgal_bo(objs[i])->lock);
-		drm_gem_unlock_reservations(objs, n, &ctx);
+		mvgal_copy_unlock(objs, n, &exec);
 		mvgal_bo_count(src, args->size, false);
 		mvgal_bo_count(dst, args->size, true);
 	}

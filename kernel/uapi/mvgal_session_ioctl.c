@@ -19,6 +19,7 @@
 
 #include "core/mvgal_chunk.h"
 #include "core/mvgal_range.h"
+#include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
@@ -506,11 +507,11 @@ static int mvgal_end_session(struct mvgal_file *mf, struct mvgal_session *s,
 			     unsigned long **written, struct dma_fence *fence,
 			     struct mvgal_commit **commits)
 {
-	struct ww_acquire_ctx ctx;
+	struct drm_exec exec;
 	int ret;
 
 	if (fence) {
-		ret = mvgal_session_lock(s, &ctx);
+		ret = mvgal_session_lock(s, &exec);
 		if (ret)
 			return ret;
 	}
@@ -518,7 +519,7 @@ static int mvgal_end_session(struct mvgal_file *mf, struct mvgal_session *s,
 	mf->count--;
 	mvgal_session_finish(s, written, fence, commits);
 	if (fence)
-		drm_gem_unlock_reservations(s->objs, s->count, &ctx);
+		drm_exec_fini(&exec);
 	mvgal_session_free(s);
 	return 0;
 }

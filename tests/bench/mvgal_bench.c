@@ -723,11 +723,20 @@ static void bench_boost(struct mvgal *m, int g0, int g1)
 	double ratio[REPS];
 	const uint32_t fl = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
 
-	if (mvgal_bo_create(m, BOOST_SMALL, fl, MVGAL_GPU_ANY, &x))
+	uint8_t *data = malloc(BOOST_BIG);
+
+	/* Written, so that every copy moves bytes (a never-written chunk
+	 * is only cleared at its destination).
+	 */
+	if (!data || mvgal_bo_create(m, BOOST_SMALL, fl, MVGAL_GPU_ANY, &x))
 		return;
+	memset(data, 0x5a, BOOST_BIG);
+	mvgal_bo_write(m, x, 0, data, BOOST_SMALL);
 	for (int i = 0; i < BOOST_NORMAL; i++)
-		if (mvgal_bo_create(m, BOOST_BIG, fl, MVGAL_GPU_ANY, &big[i]))
+		if (mvgal_bo_create(m, BOOST_BIG, fl, MVGAL_GPU_ANY, &big[i]) ||
+		    mvgal_bo_write(m, big[i], 0, data, BOOST_BIG))
 			return;
+	free(data);
 	for (int r = 0; r < REPS; r++) {
 		write_param("job_boost", "1");
 		ton[r] = boost_round(m, g0, g1, x, big);
