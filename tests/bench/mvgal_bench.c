@@ -175,6 +175,26 @@ static void bench_migration(struct mvgal *m, int g0, int g1)
 	}
 }
 
+/* The mean time of @inner BEGIN + END pairs of READ on @h at @g, in ns. */
+static uint64_t begin_end_ns(struct mvgal *m, int g, uint32_t h, int inner)
+{
+	uint64_t t0 = now_ns();
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	for (int i = 0; i < inner; i++) {
+		a = (struct drm_mvgal_access) { .handle = h };
+		if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1,
+				&a, 1, &s, &fence, NULL))
+			return 0;
+		if (fence >= 0)
+			close(fence);
+		mvgal_end(m, s, -1, NULL, 0);
+	}
+	return (now_ns() - t0) / inner;
+}
+
 static void bench_session(struct mvgal *m, int g0)
 {
 	struct drm_mvgal_get_info gi;
@@ -206,16 +226,7 @@ static void bench_session(struct mvgal *m, int g0)
 			drmIoctl(mvgal_fd(m), DRM_IOCTL_MVGAL_GET_INFO, &gi);
 		}
 		tn[r] = (now_ns() - t0) / inner;
-		t0 = now_ns();
-		for (int i = 0; i < inner; i++) {
-			a = (struct drm_mvgal_access) { .handle = h };
-			mvgal_begin(m, g0, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL,
-				    -1, &a, 1, &s, &fence, NULL);
-			if (fence >= 0)
-				close(fence);
-			mvgal_end(m, s, -1, NULL, 0);
-		}
-		ts[r] = (now_ns() - t0) / inner;
+		ts[r] = begin_end_ns(m, g0, h, inner);
 		ratio[r] = (double)ts[r] / tn[r];
 	}
 	printf("# BEGIN + END on a resident clean buffer vs a null ioctl (goal: <= 3.0x)\n");
@@ -604,26 +615,6 @@ static void bench_prefetch(struct mvgal *m, int g)
 	       (unsigned long long)(s1.prefetch_cancelled - s0.prefetch_cancelled));
 	write_param("prefetch", "Y");
 	set_budget(m, g, 0);
-}
-
-/* Median of REPS runs of @inner BEGIN + END pairs on resident @h, in ns. */
-static uint64_t begin_end_ns(struct mvgal *m, int g, uint32_t h, int inner)
-{
-	uint64_t t0 = now_ns();
-	struct drm_mvgal_access a;
-	uint32_t s;
-	int fence;
-
-	for (int i = 0; i < inner; i++) {
-		a = (struct drm_mvgal_access) { .handle = h };
-		if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1,
-				&a, 1, &s, &fence, NULL))
-			return 0;
-		if (fence >= 0)
-			close(fence);
-		mvgal_end(m, s, -1, NULL, 0);
-	}
-	return (now_ns() - t0) / inner;
 }
 
 /*
