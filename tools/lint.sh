@@ -88,6 +88,15 @@ else
 	fi
 fi
 
+# Every allocation a caller can cause is charged to its memory cgroup
+# (GFP_KERNEL_ACCOUNT, or a cache made with SLAB_ACCOUNT): a plain
+# GFP_KERNEL is a finding unless lint/allowlist says why it is not the
+# caller's (probe, root-only set-up, work items).
+mkdir -p "$out"
+(cd "$top" && grep -rnE 'GFP_KERNEL([^_]|$)' kernel --include='*.c') |
+	grep -v '__GFP_ACCOUNT' | sed 's/^/gfp: /' >"$out/gfp.findings"
+report "allocations a caller causes are charged to its cgroup" "$out/gfp.findings"
+
 cp=$cache/src/scripts/checkpatch.pl
 if [ ! -f "$cp" ]; then
 	echo "not ok - lint: checkpatch.pl missing (tools/deps.sh unpacks it)"

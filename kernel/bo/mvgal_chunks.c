@@ -123,7 +123,7 @@ static int mvgal_leaf_add(struct mvgal_bo *bo, unsigned long i)
 	}
 	if (nr == MVGAL_LEAF_CHUNKS)
 		leaf = kmem_cache_alloc(mvgal_leaf_cache,
-					GFP_KERNEL | __GFP_NOWARN);
+					GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	else
 		leaf = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!leaf) {

@@ -196,7 +196,7 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 			break;
 		if (!bounce) {
 			/* On the node of the memory it fills. */
-			bounce = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL,
+			bounce = kmalloc_node(MVGAL_BOUNCE_SIZE, GFP_KERNEL_ACCOUNT,
 					      mvgal_loc_node(bo, dst));
 			if (!bounce) {
 				ret = -ENOMEM;

@@ -88,7 +88,7 @@ static int mvgal_heap_nodes_snapshot(struct drm_mvgal_heap_region **out,
 	*out = NULL;
 	if (!*n)
 		return 0;
-	nodes = kcalloc(*n, sizeof(*nodes), GFP_KERNEL);
+	nodes = kcalloc(*n, sizeof(*nodes), GFP_KERNEL_ACCOUNT);
 	if (!nodes)
 		return -ENOMEM;
 	for_each_online_node(nid) {
@@ -119,7 +119,7 @@ static int mvgal_heap_regions_snapshot(struct mvgal_device *mdev, u32 want,
 	*n = min(want, *nr);
 	if (!*n)
 		goto out;
-	regions = kcalloc(*n, sizeof(*regions), GFP_KERNEL);
+	regions = kcalloc(*n, sizeof(*regions), GFP_KERNEL_ACCOUNT);
 	if (!regions) {
 		mutex_unlock(&mdev->gpu_lock);
 		return -ENOMEM;
