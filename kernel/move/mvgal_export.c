@@ -93,10 +93,10 @@ static const struct vm_operations_struct mvgal_export_vm_ops = {
 };
 
 /*
- * The dma-buf core has checked the range against the size already. A
- * private writable mapping would copy pages on write: the pool's pages
- * are never to be copied into a process, so only shared ones (or
- * read-only ones of a read-only fd) are made.
+ * The dma-buf core has checked the range against the size already (and
+ * refused a writable mapping of a read-only fd). A private mapping could
+ * copy pages on write, and the pool's pages are never to be copied into
+ * a process: only shared mappings are made, read-only ones too.
  */
 static int mvgal_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {

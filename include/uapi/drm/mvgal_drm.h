@@ -152,7 +152,7 @@ struct drm_mvgal_get_info {
  * &drm_mvgal_gpu_info.state: active while its pool holds allocations;
  * gone once its device was unplugged (driver unbound, device removed):
  * every new use of it (BEGIN, MIGRATE or REPLICATE to it, a buffer for it,
- * POOL_FD) is then -ENODEV, while what its pool still holds can be taken
+ * POOL_FD, PLACE_FD) is then -ENODEV, while what its pool still holds can be taken
  * home (CPU access, PLACE_FREE, GPU_DETACH), as far as the pool's memory
  * can still be read.
  */
@@ -1077,9 +1077,13 @@ struct drm_mvgal_pool_fd {
  * Any process may ask for its own buffers: this is how an application
  * hands a placement to its GPU API (Vulkan imports it with
  * VK_EXT_external_memory_dma_buf). It maps with mmap(MAP_SHARED)
- * (read-write with MVGAL_PLACE_FD_RDWR, which opens the fd O_RDWR), and
- * importing drivers get an sg table of exactly the range, vmap and
- * begin/end_cpu_access.
+ * (read-write with MVGAL_PLACE_FD_RDWR, which opens the fd O_RDWR; a
+ * writable mapping of a read-only fd is -EACCES, a private mapping or one
+ * past the size -EINVAL), and importing drivers get an sg table of
+ * exactly the range, vmap and begin/end_cpu_access. When @gpu is
+ * unplugged, an export of before keeps showing @gpu's copy as mvgal's
+ * mapping of the pool reads it, and holds PLACE_FREE and GPU_DETACH
+ * -EBUSY until it is closed; a CPU access brings the bytes home.
  *
  * While the dma-buf lives the placement stays where it is: it is never
  * evicted (POOL_LRU shows it PERSISTENT), PLACE_FREE of it and
