@@ -1,8 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Locking a buffer for planning copies: its reservation, a fence slot
- * and its lock, with the CPU's pending writes taken in; and MIGRATE, the
- * plain copy made that way.
+ * Copy transactions. Every call that copies a buffer's chunks between
+ * locations ahead of their use (MIGRATE, REPLICATE and ADVISE, prefetch)
+ * does it the same way: under gpu_lock and the buffer's locks it makes the
+ * placements the copies need and plans the copies into one job, which
+ * waits for the buffer's fences; then, once nothing can fail, the job is
+ * published in the reservation and queued, or on any failure the
+ * placements it made go again and nothing has changed. Copies never run
+ * under these locks: the job runs them.
+ *
+ *	mvgal_xact_begin()	the locks, the GPUs named, an empty job
+ *	mvgal_xact_wait()	what the job waits for
+ *	mvgal_xact_place()	a placement, undone by an abort
+ *	mvgal_xact_plan()	the copies that make a range current somewhere
+ *	mvgal_xact_commit()	publish and queue (or drop an empty job)
+ *	mvgal_xact_end()	drop the locks after a commit
+ *	mvgal_xact_abort()	undo and drop the locks instead
  */
 
 #include <linux/dma-fence.h>
@@ -57,75 +70,241 @@ void mvgal_bo_unlock_copies(struct mvgal_bo *bo)
 	dma_resv_unlock(bo->base.resv);
 }
 
-/*
- * Plans a MIGRATE under the locks: a live session on the range is
- * -EBUSY; a placement is made at a GPU location (*@new_place: made now,
- * for the undo); the job waits for the in-fence and the reservation and
- * copies the missing chunks; a MOVE also takes the other copies away.
+/**
+ * mvgal_xact_begin() - start a copy transaction on @bo
+ * @x: the transaction
+ * @mdev: the device
+ * @bo: the buffer; the caller holds a reference
+ * @gpus: the GPUs it names; each must be attached and not unplugged
+ * @prio: the job's priority
+ * @file: the caller, charged for the job (or NULL: the module's own)
+ *
+ * Takes gpu_lock, then the buffer's locks (mvgal_bo_lock_copies()).
+ *
+ * Return: 0 with the locks held, or -errno with nothing held: -ENOMEM,
+ * the errno of mvgal_gpu_use() for a GPU named, -ERESTARTSYS.
  */
-static int mvgal_migrate_plan_job(struct mvgal_device *mdev,
-				  struct mvgal_migration *m,
-				  struct mvgal_job *job, struct mvgal_gpu *gpu,
-				  bool *new_place)
+int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
+		     struct mvgal_bo *bo, u32 gpus, u32 prio,
+		     struct drm_file *file)
 {
-	struct mvgal_bo *bo = m->bo;
+	unsigned int g;
+	int ret = 0;
+
+	memset(x, 0, sizeof(*x));
+	x->mdev = mdev;
+	x->bo = bo;
+	x->job = mvgal_job_alloc(mdev, prio, file);
+	if (IS_ERR(x->job))
+		return PTR_ERR(x->job);
+	mutex_lock(&mdev->gpu_lock);
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
+		if (gpus & BIT(g))
+			x->gpu[g] = mvgal_gpu_use(mdev, g, &ret);
+	if (!ret)
+		ret = mvgal_bo_lock_copies(bo);
+	if (ret) {
+		mutex_unlock(&mdev->gpu_lock);
+		mvgal_job_abort(x->job);
+	}
+	return ret;
+}
+
+/**
+ * mvgal_xact_wait() - what the copies wait for
+ * @x: the transaction
+ * @fence: a fence, or NULL
+ * @write: the buffer's readers too, not only its writers (the copies
+ *	   take chunks away from where readers may be using them)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_xact_wait(struct mvgal_xact *x, struct dma_fence *fence,
+		    bool write)
+{
+	int ret = mvgal_job_add_dep(x->job, fence);
+
+	return ret ?: mvgal_job_add_resv_deps(x->job, x->bo, write);
+}
+
+/**
+ * mvgal_xact_place() - the buffer gets a placement on a GPU
+ * @x: the transaction
+ * @g: the GPU, named at begin; the buffer's home GPU needs none
+ * @ahead: evict only what is predicted to be used more than this many
+ *	   ticks from now (0: anything evictable)
+ *
+ * An abort takes a placement made here away again.
+ *
+ * Return: 0, -ENOMEM or -ENOSPC.
+ */
+int mvgal_xact_place(struct mvgal_xact *x, unsigned int g, u64 ahead)
+{
+	struct mvgal_bo *bo = x->bo;
+	bool made = x->gpu[g] != bo->home && !bo->place[g];
 	int ret;
 
-	if (mvgal_live_conflict(bo, m->first, m->last, m->move)) {
-		atomic64_inc(&mdev->ctr.busy);
+	ret = mvgal_place_get_for(bo, x->gpu[g], ahead);
+	if (!ret && made)
+		x->made |= BIT(g);
+	return ret;
+}
+
+/**
+ * mvgal_xact_plan() - plan the copies that make chunks current somewhere
+ * @x: the transaction
+ * @first: the first chunk
+ * @last: the last chunk
+ * @loc: the location; a GPU's placement was made by mvgal_xact_place()
+ *
+ * Return: 0 or -errno.
+ */
+int mvgal_xact_plan(struct mvgal_xact *x, unsigned long first,
+		    unsigned long last, unsigned int loc)
+{
+	return mvgal_migrate_plan(x->job, x->bo, first, last, loc);
+}
+
+/**
+ * mvgal_xact_move() - the planned copies move chunks rather than copy
+ * @x: the transaction
+ * @first: the first chunk
+ * @last: the last chunk
+ * @loc: once the copies are done, the only holder of the chunks
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_xact_move(struct mvgal_xact *x, unsigned long first,
+		    unsigned long last, unsigned int loc)
+{
+	return mvgal_job_set_move(x->job, x->bo, first, last, loc);
+}
+
+/* Has nothing been planned to copy? */
+bool mvgal_xact_empty(const struct mvgal_xact *x)
+{
+	return mvgal_job_empty(x->job);
+}
+
+/**
+ * mvgal_xact_commit() - start what was planned
+ * @x: the transaction
+ * @fd: (out, or NULL for none) a sync_file fd of the job's fence,
+ *	installed; -1 when there is nothing to copy
+ *
+ * A job with something to copy is marked (the chunk states say its
+ * copies are coming), published in the reservation and queued; an empty
+ * one is dropped. The locks stay held for the caller's own updates,
+ * which can no longer fail, until mvgal_xact_end().
+ *
+ * Return: 0, or -errno (the fd could not be made) with nothing started:
+ * the caller aborts.
+ */
+int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
+{
+	struct sync_file *sf = NULL;
+	struct mvgal_job *job = x->job;
+	int ret = -1;
+
+	if (fd)
+		*fd = -1;
+	if (mvgal_job_empty(job)) {
+		x->job = NULL;
+		mvgal_job_abort(job);
+		return 0;
+	}
+	if (fd) {
+		ret = mvgal_fence_fd(mvgal_job_fence(job), &sf);
+		if (ret < 0)
+			return ret;
+	}
+	/* Nothing can fail from here on. */
+	x->job = NULL;
+	x->bytes = mvgal_job_bytes(job);
+	mvgal_job_fence(job);
+	mvgal_job_mark(job);
+	mvgal_job_publish(job);
+	mvgal_job_push(job);
+	/* The reservation, locked, holds the job's fence: still readable. */
+	x->id = mvgal_job_id(job);
+	if (fd) {
+		fd_install(ret, sf->file);
+		*fd = ret;
+	}
+	return 0;
+}
+
+/* mvgal_xact_end() - drop the locks of a committed transaction */
+void mvgal_xact_end(struct mvgal_xact *x)
+{
+	mvgal_bo_unlock_copies(x->bo);
+	mutex_unlock(&x->mdev->gpu_lock);
+}
+
+/**
+ * mvgal_xact_abort() - undo a transaction not committed
+ * @x: the transaction
+ *
+ * The placements it made go (they hold nothing yet), then the locks and
+ * the job.
+ */
+void mvgal_xact_abort(struct mvgal_xact *x)
+{
+	unsigned int g;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (x->made & BIT(g) && x->bo->place[g])
+			mvgal_place_drain(x->bo, g, true);
+	mvgal_xact_end(x);
+	if (x->job)
+		mvgal_job_abort(x->job);
+}
+
+/*
+ * Plans a MIGRATE: a live session on the range is -EBUSY; a GPU location
+ * gets a placement; the copies of the missing chunks wait for the
+ * in-fence and the reservation; a MOVE also takes the other copies away.
+ */
+static int mvgal_migrate_plan_xact(struct mvgal_migration *m,
+				   struct mvgal_xact *x)
+{
+	int ret;
+
+	if (mvgal_live_conflict(m->bo, m->first, m->last, m->move)) {
+		atomic64_inc(&x->mdev->ctr.busy);
 		return -EBUSY;
 	}
-	if (gpu) {
-		bool made = gpu != bo->home && !bo->place[gpu->index];
-
-		ret = mvgal_place_get(bo, gpu);
+	if (m->loc != MVGAL_LOC_HOST) {
+		ret = mvgal_xact_place(x, m->loc - 1, 0);
 		if (ret)
 			return ret;
-		/* Only a placement this call made is undone on failure. */
-		*new_place = made;
 	}
-	ret = mvgal_job_add_dep(job, m->in_fence);
+	ret = mvgal_xact_wait(x, m->in_fence, m->move);
 	if (!ret)
-		ret = mvgal_job_add_resv_deps(job, bo, m->move);
-	if (!ret)
-		ret = mvgal_migrate_plan(job, bo, m->first, m->last, m->loc);
-	if (ret)
-		return ret;
-	if (m->move && !mvgal_job_empty(job))
-		ret = mvgal_job_set_move(job, bo, m->first, m->last, m->loc);
+		ret = mvgal_xact_plan(x, m->first, m->last, m->loc);
+	if (!ret && m->move && !mvgal_xact_empty(x))
+		ret = mvgal_xact_move(x, m->first, m->last, m->loc);
 	return ret;
 }
 
 /*
- * Starts a planned MIGRATE; cannot fail. A job with nothing to copy goes
- * (an empty MOVE still makes the location the chunks' only holder);
- * else it is published in the reservation before it is queued, and its
- * fence's fd installed.
+ * A committed MIGRATE's own updates: the placement's use is counted; a
+ * MOVE away from home unmaps the CPU's view, and one with nothing to copy
+ * makes the location the chunks' only holder at once.
  */
-static void mvgal_migrate_commit(struct mvgal_migration *m,
-				 struct mvgal_job *job, struct mvgal_gpu *gpu,
-				 struct sync_file *sf)
+static void mvgal_migrate_done(struct mvgal_migration *m,
+			       struct mvgal_xact *x)
 {
 	struct mvgal_bo *bo = m->bo;
 
-	if (gpu)
-		mvgal_place_touch(bo, gpu, m->loc);
-	m->bytes = mvgal_job_bytes(job);
+	if (m->loc != MVGAL_LOC_HOST)
+		mvgal_place_touch(bo, x->gpu[m->loc - 1], m->loc);
 	if (m->move && m->loc != bo->home_loc)
 		mvgal_bo_zap(bo, m->first, m->last);
-	if (mvgal_job_empty(job)) {
-		if (m->move)
-			mvgal_chunks_written(bo, m->first, m->last, m->loc);
-		m->job = 0;
-		mvgal_job_abort(job);
-	} else {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-		/* The sync_file's reference keeps the job readable. */
-		mvgal_job_push(job);
-		m->job = mvgal_job_id(job);
-		fd_install(m->fd, sf->file);
-	}
+	if (m->move && !x->id)
+		mvgal_chunks_written(bo, m->first, m->last, m->loc);
+	m->bytes = x->bytes;
+	m->job = x->id;
 }
 
 /**
@@ -137,57 +316,28 @@ static void mvgal_migrate_commit(struct mvgal_migration *m,
  *     (installed), or 0 and -1 when there is nothing to copy
  * @file: the caller, charged for the job
  *
- * Under gpu_lock and the buffer's reservation and lock. The job is
- * published in the reservation before the chunk states say the bytes
- * are there, and queued.
- *
  * Return: 0, or -errno (-EBUSY for a live session on the range) with
  * nothing changed.
  */
 int mvgal_migrate(struct mvgal_device *mdev, struct mvgal_migration *m,
 		  struct drm_file *file)
 {
-	struct mvgal_bo *bo = m->bo;
-	struct sync_file *sf = NULL;
-	struct mvgal_gpu *gpu = NULL;
-	struct mvgal_job *job;
-	bool new_place = false;
+	u32 gpus = m->loc == MVGAL_LOC_HOST ? 0 : BIT(m->loc - 1);
+	struct mvgal_xact x;
 	int ret;
 
 	m->fd = -1;
-	job = mvgal_job_alloc(mdev, m->priority, file);
-	if (IS_ERR(job))
-		return PTR_ERR(job);
-	mutex_lock(&mdev->gpu_lock);
-	if (m->loc != MVGAL_LOC_HOST) {
-		gpu = mvgal_gpu_use(mdev, m->loc - 1, &ret);
-		if (!gpu)
-			goto out_gpu;
-	}
-	ret = mvgal_bo_lock_copies(bo);
+	ret = mvgal_xact_begin(&x, mdev, m->bo, gpus, m->priority, file);
 	if (ret)
-		goto out_gpu;
-	ret = mvgal_migrate_plan_job(mdev, m, job, gpu, &new_place);
-	if (ret)
-		goto out_place;
-	if (!mvgal_job_empty(job)) {
-		ret = mvgal_fence_fd(mvgal_job_fence(job), &sf);
-		if (ret < 0)
-			goto out_place;
-		m->fd = ret;
+		return ret;
+	ret = mvgal_migrate_plan_xact(m, &x);
+	if (!ret)
+		ret = mvgal_xact_commit(&x, &m->fd);
+	if (ret) {
+		mvgal_xact_abort(&x);
+		return ret;
 	}
-	/* Nothing can fail from here on. */
-	mvgal_migrate_commit(m, job, gpu, sf);
-	mvgal_bo_unlock_copies(bo);
-	mutex_unlock(&mdev->gpu_lock);
+	mvgal_migrate_done(m, &x);
+	mvgal_xact_end(&x);
 	return 0;
-
-out_place:
-	if (new_place)
-		mvgal_place_drain(bo, gpu->index, true);
-	mvgal_bo_unlock_copies(bo);
-out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
-	mvgal_job_abort(job);
-	return ret;
 }

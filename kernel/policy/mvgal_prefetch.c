@@ -15,7 +15,6 @@
  */
 
 #include <linux/bitmap.h>
-#include <linux/dma-resv.h>
 #include <linux/slab.h>
 
 #include <drm/mvgal_drm.h>
@@ -29,8 +28,6 @@
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_coherence.h"
 #include "bo/mvgal_live.h"
-#include "move/mvgal_fetch.h"
-#include "move/mvgal_job.h"
 #include "move/mvgal_place.h"
 #include "move/mvgal_xact.h"
 #include "policy/mvgal_prefetch.h"
@@ -94,10 +91,10 @@ static bool mvgal_prefetch_lacks(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
- * Is every chunk a prefetch of @bo would bring held at @loc? With
- * @job, plans the copies of those it lacks instead. Caller holds bo->lock.
+ * Is every chunk a prefetch of @bo would bring held at @loc? With @x
+ * (a transaction on @bo), plans the copies of those it lacks too.
  */
-static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
+static int mvgal_prefetch_plan(struct mvgal_xact *x, struct mvgal_bo *bo,
 			       unsigned int loc, bool *held)
 {
 	unsigned long last = bo->nchunks - 1, s, e;
@@ -107,13 +104,13 @@ static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 	/* No session sampled yet (mvgal_policy_begun()): all of it. */
 	if (!bo->begins) {
 		*held = !mvgal_prefetch_lacks(bo, 0, last, loc);
-		return job ? mvgal_migrate_plan(job, bo, 0, last, loc) : 0;
+		return x ? mvgal_xact_plan(x, 0, last, loc) : 0;
 	}
 	for (e = 0; mvgal_cbit_next_run(bo, MVGAL_CB_TOUCHED, e, &s, &e);) {
 		if (mvgal_prefetch_lacks(bo, s, e - 1, loc))
 			*held = false;
-		if (job) {
-			ret = mvgal_migrate_plan(job, bo, s, e - 1, loc);
+		if (x) {
+			ret = mvgal_xact_plan(x, s, e - 1, loc);
 			if (ret)
 				return ret;
 		}
@@ -122,19 +119,19 @@ static int mvgal_prefetch_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 }
 
 /*
- * Plans and starts the prefetch of @bo into @gpu's pool; caller holds
- * gpu_lock and the buffer's locks (mvgal_bo_lock_copies()). A placement
- * made for a job that then copies nothing goes again.
+ * Plans and starts the prefetch of the transaction's buffer into GPU
+ * @g's pool. A placement made for a job that then copies nothing goes
+ * again.
  *
- * Return: 1 with @job queued, 0 with nothing to do (resident already),
- * or -errno: the prefetch is cancelled.
+ * Return: 1 with the job queued, 0 with nothing to do (resident
+ * already), or -errno: the prefetch is cancelled. The caller ends or
+ * aborts the transaction.
  */
-static int mvgal_prefetch_locked(struct mvgal_device *mdev,
-				 struct mvgal_gpu *gpu, struct mvgal_bo *bo,
-				 struct mvgal_job *job, u64 ahead)
+static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
+				 u64 ahead)
 {
-	unsigned int g = gpu->index;
-	bool new_place, held;
+	struct mvgal_bo *bo = x->bo;
+	bool held;
 	u64 soon;
 	int ret;
 
@@ -145,32 +142,20 @@ static int mvgal_prefetch_locked(struct mvgal_device *mdev,
 	/* A writer is live: what would be copied is about to change. */
 	if (mvgal_live_conflict(bo, 0, bo->nchunks - 1, false))
 		return -EBUSY;
-	new_place = !bo->place[g];
 	/* Keep what is needed before this buffer: its own predicted next
 	 * use when it has a period, else its place in the predicted order.
 	 */
-	soon = mvgal_reuse_ahead(&bo->reuse[g], mdev->clock);
+	soon = mvgal_reuse_ahead(&bo->reuse[g], x->mdev->clock);
 	if (soon != MVGAL_REUSE_NEVER)
 		ahead = soon;
-	ret = mvgal_place_get_for(bo, gpu, ahead);
-	if (ret)
-		return ret;
-	ret = mvgal_job_add_resv_deps(job, bo, false);
+	ret = mvgal_xact_place(x, g, ahead);
 	if (!ret)
-		ret = mvgal_prefetch_plan(job, bo, 1 + g, &held);
-	if (ret || mvgal_job_empty(job)) {
-		if (new_place)
-			mvgal_place_drain(bo, g, true);
-		return ret;
-	}
-	mvgal_job_fence(job);
-	mvgal_job_mark(job);
-	mvgal_job_publish(job);
-	mvgal_job_push(job);
-	if (!(bo->prefetched & BIT(g)))
-		atomic64_inc(&mdev->ctr.prefetch_issued);
-	bo->prefetched |= BIT(g);
-	return 1;
+		ret = mvgal_xact_wait(x, NULL, false);
+	if (!ret)
+		ret = mvgal_prefetch_plan(x, bo, 1 + g, &held);
+	if (!ret && !mvgal_xact_empty(x))
+		ret = mvgal_xact_commit(x, NULL) ?: 1;
+	return ret;
 }
 
 /*
@@ -181,33 +166,25 @@ static int mvgal_prefetch_locked(struct mvgal_device *mdev,
 static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 			       struct mvgal_bo *bo, u64 ahead)
 {
-	struct mvgal_job *job;
-	struct mvgal_gpu *gpu;
+	struct mvgal_xact x;
 	int ret;
 
 	/* Only where its sessions could have gone (advice names any GPU). */
 	if (mvgal_bo_gpu_may_use(bo, g))
 		return;
-	job = mvgal_job_alloc(mdev, MVGAL_PRIO_LOW, NULL);
-	if (IS_ERR(job))
+	if (mvgal_xact_begin(&x, mdev, bo, BIT(g), MVGAL_PRIO_LOW, NULL))
 		return;
-	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_use(mdev, g, &ret);
-	if (!gpu || bo->home == gpu)
-		goto out_gpu;
-	ret = mvgal_bo_lock_copies(bo);
-	if (ret)
-		goto out_gpu;
-	ret = mvgal_prefetch_locked(mdev, gpu, bo, job, ahead);
-	if (ret > 0)
-		job = NULL;
-	else if (ret < 0)
-		atomic64_inc(&mdev->ctr.prefetch_cancelled);
-	mvgal_bo_unlock_copies(bo);
-out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
-	if (job)
-		mvgal_job_abort(job);
+	ret = bo->home == x.gpu[g] ? 0 : mvgal_prefetch_locked(&x, g, ahead);
+	if (ret <= 0) {
+		if (ret < 0)
+			atomic64_inc(&mdev->ctr.prefetch_cancelled);
+		mvgal_xact_abort(&x);
+		return;
+	}
+	if (!(bo->prefetched & BIT(g)))
+		atomic64_inc(&mdev->ctr.prefetch_issued);
+	bo->prefetched |= BIT(g);
+	mvgal_xact_end(&x);
 }
 
 /*

@@ -22,10 +22,6 @@
  * resolution) times them, as it costs a load where a BEGIN pays for it.
  */
 
-#include <linux/file.h>
-#include <linux/slab.h>
-#include <linux/sync_file.h>
-#include <linux/uaccess.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -34,8 +30,6 @@
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_live.h"
-#include "move/mvgal_fetch.h"
-#include "move/mvgal_job.h"
 #include "move/mvgal_place.h"
 #include "move/mvgal_xact.h"
 #include "policy/mvgal_replicate.h"
@@ -80,86 +74,32 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const struct mvgal_live *l)
 				  l->base + e - 1, true);
 }
 
-/* The GPUs of @gpus, each one @bo may use and still there, into @gpu. */
-static int mvgal_copies_gpus(struct mvgal_device *mdev, struct mvgal_bo *bo,
-			     u32 gpus, struct mvgal_gpu **gpu)
-{
-	unsigned int g;
-	int ret = 0;
-
-	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
-		if (!(gpus & BIT(g)))
-			continue;
-		ret = mvgal_bo_gpu_may_use(bo, g);
-		if (ret)
-			return ret;
-		gpu[g] = mvgal_gpu_use(mdev, g, &ret);
-		if (!gpu[g])
-			return ret;
-	}
-	return 0;
-}
-
 /*
- * Plans the copies under the buffer's locks: a live session on the
- * chunks is -EBUSY; a placement is made on each GPU but the buffer's
- * home (*@made: those made now, for the undo); the job waits for
- * @in_fence and the reservation and copies what each GPU lacks.
+ * Plans the copies: a live session on the chunks is -EBUSY; each GPU but
+ * the buffer's home gets a placement (a device-only buffer's own GPU
+ * holds it already) and the copies of what it lacks, after @in_fence
+ * and the reservation.
  */
-static int mvgal_copies_plan(struct mvgal_device *mdev, struct mvgal_job *job,
-			     struct mvgal_bo *bo, unsigned long first,
-			     unsigned long last, struct mvgal_gpu **gpu,
-			     struct dma_fence *in_fence, u32 *made)
+static int mvgal_copies_plan(struct mvgal_xact *x, unsigned long first,
+			     unsigned long last, struct dma_fence *in_fence)
 {
+	struct mvgal_bo *bo = x->bo;
 	unsigned int g;
 	int ret = 0;
 
 	if (mvgal_live_conflict(bo, first, last, false)) {
-		atomic64_inc(&mdev->ctr.busy);
+		atomic64_inc(&x->mdev->ctr.busy);
 		return -EBUSY;
 	}
-	/* A device-only buffer's own GPU holds it already. */
-	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++) {
-		if (!gpu[g] || bo->home == gpu[g])
-			continue;
-		if (!bo->place[g])
-			*made |= BIT(g);
-		ret = mvgal_place_get(bo, gpu[g]);
-	}
-	if (!ret)
-		ret = mvgal_job_add_dep(job, in_fence);
-	if (!ret)
-		ret = mvgal_job_add_resv_deps(job, bo, false);
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
-		if (gpu[g] && bo->home != gpu[g])
-			ret = mvgal_migrate_plan(job, bo, first, last, 1 + g);
+		if (x->gpu[g] && bo->home != x->gpu[g])
+			ret = mvgal_xact_place(x, g, 0);
+	if (!ret)
+		ret = mvgal_xact_wait(x, in_fence, false);
+	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
+		if (x->gpu[g] && bo->home != x->gpu[g])
+			ret = mvgal_xact_plan(x, first, last, 1 + g);
 	return ret;
-}
-
-/*
- * Starts planned copies; cannot fail. A job with nothing to copy goes;
- * else it is published, queued and its fence's fd (@fd, @sf) installed.
- */
-static void mvgal_copies_commit(struct mvgal_bo *bo, struct mvgal_gpu **gpu,
-				struct mvgal_job *job, bool set_pins, u32 pin,
-				int fd, struct sync_file *sf, u64 *bytes)
-{
-	unsigned int g;
-
-	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (gpu[g])
-			mvgal_place_touch(bo, gpu[g], 1 + g);
-	if (set_pins)
-		bo->pinned = pin;
-	*bytes = mvgal_job_bytes(job);
-	if (mvgal_job_empty(job)) {
-		mvgal_job_abort(job);
-	} else {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-		mvgal_job_push(job);
-		fd_install(fd, sf->file);
-	}
 }
 
 /*
@@ -174,49 +114,33 @@ int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 		       u32 gpus, bool set_pins, u32 pin, u32 prio,
 		       struct dma_fence *in_fence, int *fd, u64 *bytes)
 {
-	struct mvgal_gpu *gpu[MVGAL_MAX_GPUS] = { NULL };
-	struct sync_file *sf = NULL;
-	struct mvgal_job *job;
-	u32 made = 0;
+	struct mvgal_xact x;
 	unsigned int g;
 	int ret;
 
 	*fd = -1;
 	*bytes = 0;
-	job = mvgal_job_alloc(mdev, prio, file);
-	if (IS_ERR(job))
-		return PTR_ERR(job);
-	mutex_lock(&mdev->gpu_lock);
-	ret = mvgal_copies_gpus(mdev, bo, gpus, gpu);
-	if (ret)
-		goto out_gpu;
-	ret = mvgal_bo_lock_copies(bo);
-	if (ret)
-		goto out_gpu;
-	ret = mvgal_copies_plan(mdev, job, bo, first, last, gpu, in_fence,
-				&made);
-	if (!ret && !mvgal_job_empty(job)) {
-		ret = mvgal_fence_fd(mvgal_job_fence(job), &sf);
-		if (ret >= 0) {
-			*fd = ret;
-			ret = 0;
-		}
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		ret = gpus & BIT(g) ? mvgal_bo_gpu_may_use(bo, g) : 0;
+		if (ret)
+			return ret;
 	}
+	ret = mvgal_xact_begin(&x, mdev, bo, gpus, prio, file);
 	if (ret)
-		goto out_places;
-	/* Nothing can fail from here on. */
-	mvgal_copies_commit(bo, gpu, job, set_pins, pin, *fd, sf, bytes);
-	mvgal_bo_unlock_copies(bo);
-	mutex_unlock(&mdev->gpu_lock);
-	return 0;
-
-out_places:
+		return ret;
+	ret = mvgal_copies_plan(&x, first, last, in_fence);
+	if (!ret)
+		ret = mvgal_xact_commit(&x, fd);
+	if (ret) {
+		mvgal_xact_abort(&x);
+		return ret;
+	}
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (made & BIT(g) && bo->place[g])
-			mvgal_place_drain(bo, g, true);
-	mvgal_bo_unlock_copies(bo);
-out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
-	mvgal_job_abort(job);
-	return ret;
+		if (x.gpu[g])
+			mvgal_place_touch(bo, x.gpu[g], 1 + g);
+	if (set_pins)
+		bo->pinned = pin;
+	*bytes = x.bytes;
+	mvgal_xact_end(&x);
+	return 0;
 }
