@@ -3,7 +3,9 @@
  * The struct sizes of ABI 1 (libmvgal 0.1 to 0.4, <drm/mvgal_drm.h>
  * version 1): what the unsized entry points read and fill, forever.
  * tests/abi checks them against the stored headers of that version.
- * The element sizes of the arrays are MVGAL_*_SIZE_V1 of the uapi.
+ * The element sizes of the arrays are not here: they are the uapi's
+ * MVGAL_*_SIZE_V1 (<drm/mvgal_drm.h>), what a stride of 0 stands for,
+ * and the library uses those names.
  */
 #ifndef MVGAL_LIB_ABI_V1_H
 #define MVGAL_LIB_ABI_V1_H
@@ -18,10 +20,5 @@
 #define MVGAL_V1_MIGRATE_SIZE		56	/* struct drm_mvgal_migrate */
 #define MVGAL_V1_POOL_LRU_SIZE		80	/* struct drm_mvgal_pool_lru */
 #define MVGAL_V1_ADVISE_SIZE		56	/* struct drm_mvgal_advise */
-#define MVGAL_V1_BO_ENTRY_SIZE		448	/* struct drm_mvgal_bo_entry */
-#define MVGAL_V1_HEAP_REGION_SIZE	56	/* struct drm_mvgal_heap_region */
-#define MVGAL_V1_LRU_ENTRY_SIZE		40	/* struct drm_mvgal_lru_entry */
-#define MVGAL_V1_HARVEST_ENTRY_SIZE	32	/* struct drm_mvgal_harvest_entry */
-#define MVGAL_V1_ACCESS_SIZE		32	/* struct drm_mvgal_access */
 
 #endif /* MVGAL_LIB_ABI_V1_H */

@@ -151,7 +151,7 @@ int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
 int (mvgal_bo_list)(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
 		    uint32_t *count)
 {
-	return mvgal_bo_list_sz(dev, entries, count, MVGAL_V1_BO_ENTRY_SIZE);
+	return mvgal_bo_list_sz(dev, entries, count, MVGAL_BO_ENTRY_SIZE_V1);
 }
 
 int mvgal_bo_list_sz(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
@@ -164,7 +164,7 @@ int mvgal_bo_list_sz(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
 		return -EINVAL;
 	l.count = *count;
 	l.entries = (uintptr_t)entries;
-	l.stride = mvgal_stride(esz, MVGAL_V1_BO_ENTRY_SIZE);
+	l.stride = mvgal_stride(esz, MVGAL_BO_ENTRY_SIZE_V1);
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_LIST, &l);
 	if (!ret)
 		*count = l.count;

@@ -113,7 +113,7 @@ int (mvgal_get_heap)(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
 		     uint32_t *nr_nodes)
 {
 	return mvgal_get_heap_sz(dev, regions, nr_regions, nodes, nr_nodes,
-				 MVGAL_V1_HEAP_REGION_SIZE);
+				 MVGAL_HEAP_REGION_SIZE_V1);
 }
 
 int mvgal_get_heap_sz(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
@@ -125,7 +125,7 @@ int mvgal_get_heap_sz(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
 
 	if (!dev || !nr_regions)
 		return -EINVAL;
-	h.stride = mvgal_stride(esz, MVGAL_V1_HEAP_REGION_SIZE);
+	h.stride = mvgal_stride(esz, MVGAL_HEAP_REGION_SIZE_V1);
 	h.regions = (uintptr_t)regions;
 	h.num_regions = regions ? *nr_regions : 0;
 	h.nodes = (uintptr_t)nodes;

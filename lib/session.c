@@ -21,7 +21,7 @@ int (mvgal_begin)(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 {
 	return mvgal_begin_sz(dev, gpu, flags, priority, in_fence_fd, accesses,
 			      count, session, out_fence_fd, bytes_copied,
-			      MVGAL_V1_ACCESS_SIZE);
+			      MVGAL_ACCESS_SIZE_V1);
 }
 
 int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
@@ -37,7 +37,7 @@ int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 		.flags = flags,
 		.in_fence_fd = in_fence_fd,
 		.priority = priority,
-		.stride = mvgal_stride(esz, MVGAL_V1_ACCESS_SIZE),
+		.stride = mvgal_stride(esz, MVGAL_ACCESS_SIZE_V1),
 	};
 	int ret;
 
@@ -57,7 +57,7 @@ int (mvgal_end)(struct mvgal *dev, uint32_t session, int fence_fd,
 		const struct drm_mvgal_access *written, uint32_t count)
 {
 	return mvgal_end_sz(dev, session, fence_fd, written, count,
-			    MVGAL_V1_ACCESS_SIZE);
+			    MVGAL_ACCESS_SIZE_V1);
 }
 
 int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
@@ -69,7 +69,7 @@ int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
 		.fence_fd = fence_fd,
 		.count = count,
 		.written = (uintptr_t)written,
-		.stride = mvgal_stride(esz, MVGAL_V1_ACCESS_SIZE),
+		.stride = mvgal_stride(esz, MVGAL_ACCESS_SIZE_V1),
 	};
 
 	if (!dev || (count && !written))
@@ -264,7 +264,7 @@ int (mvgal_harvest)(struct mvgal *dev, uint32_t flags,
 		    struct drm_mvgal_harvest_entry *entries, uint32_t count)
 {
 	return mvgal_harvest_sz(dev, flags, entries, count,
-				MVGAL_V1_HARVEST_ENTRY_SIZE);
+				MVGAL_HARVEST_ENTRY_SIZE_V1);
 }
 
 int mvgal_harvest_sz(struct mvgal *dev, uint32_t flags,
@@ -275,7 +275,7 @@ int mvgal_harvest_sz(struct mvgal *dev, uint32_t flags,
 		.entries = (uintptr_t)entries,
 		.count = count,
 		.flags = flags,
-		.stride = mvgal_stride(esz, MVGAL_V1_HARVEST_ENTRY_SIZE),
+		.stride = mvgal_stride(esz, MVGAL_HARVEST_ENTRY_SIZE_V1),
 	};
 
 	if (!dev || !entries)
@@ -306,7 +306,7 @@ int (mvgal_pool_lru)(struct mvgal *dev, uint32_t gpu,
 		     struct drm_mvgal_pool_lru *lru)
 {
 	return mvgal_pool_lru_sz(dev, gpu, entries, lru,
-				 MVGAL_V1_LRU_ENTRY_SIZE,
+				 MVGAL_LRU_ENTRY_SIZE_V1,
 				 MVGAL_V1_POOL_LRU_SIZE);
 }
 
@@ -324,7 +324,7 @@ int mvgal_pool_lru_sz(struct mvgal *dev, uint32_t gpu,
 	l.gpu = gpu;
 	l.count = lru->count;
 	l.entries = (uintptr_t)entries;
-	l.stride = mvgal_stride(esz, MVGAL_V1_LRU_ENTRY_SIZE);
+	l.stride = mvgal_stride(esz, MVGAL_LRU_ENTRY_SIZE_V1);
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l);
 	/* The stride was the library's business, not the caller's. */
 	l.stride = 0;

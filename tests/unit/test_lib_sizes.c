@@ -21,6 +21,17 @@
 #define MORE 32
 #define V1_CONFIG 360	/* sizeof(struct mvgal_config) in ABI 1 */
 
+/*
+ * The element sizes of ABI 1 that the library's unsized calls and a
+ * stride of 0 use: the sizes tests/abi/abi.h asserts for ABI 1's stored
+ * headers, which do not have these names.
+ */
+_Static_assert(MVGAL_BO_ENTRY_SIZE_V1 == 448, "bo_entry");
+_Static_assert(MVGAL_HEAP_REGION_SIZE_V1 == 56, "heap_region");
+_Static_assert(MVGAL_LRU_ENTRY_SIZE_V1 == 40, "lru_entry");
+_Static_assert(MVGAL_HARVEST_ENTRY_SIZE_V1 == 32, "harvest_entry");
+_Static_assert(MVGAL_ACCESS_SIZE_V1 == 32, "access");
+
 static bool all_are(const void *p, size_t n, uint8_t v)
 {
 	const uint8_t *b = p;
