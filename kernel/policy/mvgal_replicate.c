@@ -22,7 +22,6 @@
  * resolution) times them, as it costs a load where a BEGIN pays for it.
  */
 
-
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_device.h"
