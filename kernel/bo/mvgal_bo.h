@@ -40,6 +40,43 @@ struct mvgal_place {
 	struct mvgal_bo *bo;
 	struct list_head lru;
 	struct mvgal_pool_alloc alloc;
+	/* ADVISE pinned it: never evicted. Under gpu_lock and bo->lock. */
+	bool pinned;
+	/* A prefetch filled it and no session used it yet; under gpu_lock. */
+	bool prefetched;
+};
+
+/*
+ * What policy/ decides for a buffer and keeps on it: data only here,
+ * written by policy/ under the buffer's lock. All zero, as a new buffer
+ * has it, is no advice and nothing learnt yet.
+ */
+struct mvgal_bo_policy {
+	/* Placement advice (policy/mvgal_advice.c); the read-mostly chunks
+	 * are MVGAL_CB_READ_MOSTLY bits.
+	 */
+	u32 workload;
+	u32 preferred;		/* 1 + the preferred GPU, or 0: none */
+	u32 accessed_by;
+	/*
+	 * Sessions begun; the first and every MVGAL_TOUCH_SAMPLE-th after
+	 * it leave the chunks they named as MVGAL_CB_TOUCHED bits: what a
+	 * prefetch brings.
+	 */
+	u64 begins;
+	/*
+	 * Sessions per GPU, and 1 + the GPU whose node the pages follow, or
+	 * 0 (policy/mvgal_numa.c). @numa_work is set up by its first use.
+	 */
+	u32 uses[MVGAL_MAX_GPUS];
+	u32 numa_gpu;
+	bool numa_pending;	/* pages are to move to the buffer's nid */
+	struct work_struct numa_work;
+	/* GPUs (bits) whose driver imports the buffer's dma-buf, and GPUs
+	 * that were asked (policy/mvgal_session.c).
+	 */
+	u16 host_ok;
+	u16 host_probed;
 };
 
 struct mvgal_bo {
@@ -117,13 +154,8 @@ struct mvgal_bo {
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
 	struct mvgal_place *place[MVGAL_MAX_GPUS];
-	/* Uses per GPU, for the eviction order; GPUs (bits) whose placement
-	 * a prefetch filled and no session used yet; under gpu_lock.
-	 */
+	/* Uses per GPU, for the eviction order; under gpu_lock. */
 	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
-	u16 prefetched;
-	/* GPUs whose placement ADVISE pinned: never evicted; under gpu_lock. */
-	u16 pinned;
 	/* Live placement exports per GPU (move/mvgal_export.c): the placement
 	 * stays where it is while there are any (not a u16: a process may
 	 * hold more fds than that); under gpu_lock.
@@ -131,31 +163,12 @@ struct mvgal_bo {
 	unsigned int exported[MVGAL_MAX_GPUS];
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
-	/*
-	 * Placement policy (policy/), under @lock: the advice (the
-	 * read-mostly chunks are MVGAL_CB_READ_MOSTLY bits), the mirror
-	 * controller and the GPUs it has READ sessions keep replicas on.
+	/* The mirror controller's notes (bo/mvgal_mirror.c), under @lock,
+	 * and the GPUs its READ sessions keep replicas on.
 	 */
-	u32 workload;
-	u32 preferred;
-	u32 accessed_by;
 	struct mvgal_mirror mirror;
 	u16 mirror_set;
-	/*
-	 * Sessions begun; the first and every MVGAL_TOUCH_SAMPLE-th after
-	 * it leave the chunks they named as MVGAL_CB_TOUCHED bits: what a
-	 * prefetch brings. Under @lock.
-	 */
-	u64 begins;
-	/*
-	 * Sessions per GPU, and the GPU whose node the pages follow
-	 * (policy/mvgal_numa.c); under @lock. @nid is the node new pages
-	 * come from. @numa_work is set up by its first use.
-	 */
-	u32 uses[MVGAL_MAX_GPUS];
-	u32 nid_gpu;
-	bool numa_pending;	/* pages are to move to @nid */
-	struct work_struct numa_work;
+	struct mvgal_bo_policy policy;
 	/*
 	 * Write-watch (bo/mvgal_cpuwrite.c), under @lock: how many chunks
 	 * the CPU wrote since HARVEST reset the record (MVGAL_CB_WRITTEN),
@@ -168,11 +181,6 @@ struct mvgal_bo {
 	 */
 	unsigned long nrefused;
 	u64 handoffs;
-	/* GPUs (bits) whose driver imports the buffer's dma-buf, and GPUs
-	 * that were asked; under @lock.
-	 */
-	u16 host_ok;
-	u16 host_probed;
 	/* An import of a dma-buf opened read-only: every write is refused. */
 	bool read_only;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */

@@ -34,8 +34,6 @@ void mvgal_bo_coherence_init(struct mvgal_bo *bo)
 	mvgal_chunks_init(bo);
 	INIT_LIST_HEAD(&bo->live);
 	INIT_LIST_HEAD(&bo->commits);
-	bo->preferred = MVGAL_GPU_ANY;
-	bo->nid_gpu = MVGAL_GPU_ANY;
 	mvgal_mirror_init(&bo->mirror, ktime_get_coarse_ns());
 }
 

@@ -89,7 +89,7 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 	struct mvgal_bo *bo = p->bo;
 	unsigned int g = p->gpu->index;
 
-	return !(bo->flags & MVGAL_BO_PERSISTENT) && !(bo->pinned & BIT(g)) &&
+	return !(bo->flags & MVGAL_BO_PERSISTENT) && !p->pinned &&
 	       !bo->exported[g] && !READ_ONCE(bo->sessions_at[g]);
 }
 
@@ -426,19 +426,45 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	return 0;
 }
 
+/**
+ * mvgal_place_pin() - pin @bo's placements on the GPUs of @pin (never
+ * evicted), and unpin the others
+ * @bo: the buffer; caller holds gpu_lock and bo->lock
+ * @pin: GPUs (bits)
+ */
+void mvgal_place_pin(struct mvgal_bo *bo, u32 pin)
+{
+	unsigned int g;
+
+	lockdep_assert_held(&bo->lock);
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (bo->place[g])
+			bo->place[g]->pinned = pin & BIT(g);
+}
+
+/* The GPUs whose placement of @bo is pinned; caller holds bo->lock. */
+u32 mvgal_place_pins(struct mvgal_bo *bo)
+{
+	unsigned int g;
+	u32 pins = 0;
+
+	lockdep_assert_held(&bo->lock);
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (bo->place[g] && bo->place[g]->pinned)
+			pins |= BIT(g);
+	return pins;
+}
+
 /* Gives a placement's range back. Caller holds bo->lock and gpu_lock. */
 static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 {
 	struct mvgal_place *p = bo->place[gidx];
 
 	bo->place[gidx] = NULL;
-	bo->pinned &= ~BIT(gidx);
 	list_del(&p->lru);
 	/* Prefetched and gone before any session used it: a miss. */
-	if (bo->prefetched & BIT(gidx)) {
-		bo->prefetched &= ~BIT(gidx);
+	if (p->prefetched)
 		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.prefetch_misses);
-	}
 	p->gpu->nr_places--;
 	mvgal_pool_free(p->gpu, &p->alloc);
 	kfree(p);

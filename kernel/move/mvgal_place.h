@@ -21,6 +21,8 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
 int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 			u64 keep_ahead);
+void mvgal_place_pin(struct mvgal_bo *bo, u32 pin);
+u32 mvgal_place_pins(struct mvgal_bo *bo);
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying);
 int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait);
 int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu);

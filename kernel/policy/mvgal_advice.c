@@ -127,3 +127,25 @@ int mvgal_advice_check(struct mvgal_device *mdev,
 	mutex_unlock(&mdev->gpu_lock);
 	return ret;
 }
+
+/**
+ * mvgal_advice_set() - @args's advice becomes @bo's
+ * @bo: the buffer; caller holds bo->lock
+ * @args: checked advice (mvgal_advice_check())
+ */
+void mvgal_advice_set(struct mvgal_bo *bo,
+		      const struct drm_mvgal_advise *args)
+{
+	lockdep_assert_held(&bo->lock);
+	bo->policy.workload = args->workload;
+	/* A new buffer's zero is no preference: the GPU is kept plus one. */
+	bo->policy.preferred = args->preferred == MVGAL_GPU_ANY ? 0 :
+			       args->preferred + 1;
+	bo->policy.accessed_by = args->accessed_by;
+}
+
+/* The GPU @bo's advice prefers, or MVGAL_GPU_ANY; caller holds bo->lock. */
+u32 mvgal_advice_preferred(const struct mvgal_bo *bo)
+{
+	return bo->policy.preferred ? bo->policy.preferred - 1 : MVGAL_GPU_ANY;
+}

@@ -19,5 +19,8 @@ u32 mvgal_advice_rule(struct mvgal_device *mdev,
 u32 mvgal_advice_gpus(const struct drm_mvgal_advise *args);
 int mvgal_advice_check(struct mvgal_device *mdev,
 		       const struct drm_mvgal_advise *args);
+void mvgal_advice_set(struct mvgal_bo *bo,
+		      const struct drm_mvgal_advise *args);
+u32 mvgal_advice_preferred(const struct mvgal_bo *bo);
 
 #endif /* MVGAL_POLICY_ADVICE_H */

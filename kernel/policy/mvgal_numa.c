@@ -115,8 +115,8 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 		i = mvgal_numa_next(bo, i);
 	}
 	/* Pages left behind on a full node move at a later END. */
-	bo->numa_pending = i >= 0;
-	more = bo->numa_pending && room;
+	bo->policy.numa_pending = i >= 0;
+	more = bo->policy.numa_pending && room;
 	/* One mapping of all pages again, once all exist (never allocating
 	 * the pages a lazy buffer has not touched).
 	 */
@@ -130,7 +130,8 @@ out_unlock:
 
 static void mvgal_numa_work(struct work_struct *work)
 {
-	struct mvgal_bo *bo = container_of(work, struct mvgal_bo, numa_work);
+	struct mvgal_bo *bo = container_of(work, struct mvgal_bo,
+					     policy.numa_work);
 
 	/* More to move: the reference goes on with the work. */
 	if (mvgal_numa_move(bo) &&
@@ -147,15 +148,15 @@ static void mvgal_numa_work(struct work_struct *work)
 void mvgal_numa_kick(struct mvgal_bo *bo)
 {
 	lockdep_assert_held(&bo->lock);
-	if (!bo->numa_pending || !bo->nr_pages || bo->sessions)
+	if (!bo->policy.numa_pending || !bo->nr_pages || bo->sessions)
 		return;
 	/* Set up on first use, under @bo->lock, so that creating a buffer
 	 * needs nothing of this file.
 	 */
-	if (!bo->numa_work.func)
-		INIT_WORK(&bo->numa_work, mvgal_numa_work);
+	if (!bo->policy.numa_work.func)
+		INIT_WORK(&bo->policy.numa_work, mvgal_numa_work);
 	drm_gem_object_get(&bo->base);
-	if (!queue_work(to_mvgal(bo->base.dev)->free_wq, &bo->numa_work))
+	if (!queue_work(to_mvgal(bo->base.dev)->free_wq, &bo->policy.numa_work))
 		drm_gem_object_put(&bo->base);
 }
 
@@ -172,20 +173,22 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	unsigned int g, top = gpu->index;
 
 	lockdep_assert_held(&bo->lock);
-	if (bo->uses[gpu->index] < U32_MAX)
-		bo->uses[gpu->index]++;
+	if (bo->policy.uses[gpu->index] < U32_MAX)
+		bo->policy.uses[gpu->index]++;
 	/* Write-combined pages stay: their attributes would move too. */
 	if (!bo->host || bo->flags & MVGAL_BO_CPU_UNCACHED)
 		return;
 	/* The GPU used most; a tie keeps the one the pages follow now. */
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (bo->uses[g] > bo->uses[top] ||
-		    (bo->uses[g] == bo->uses[top] && g == bo->nid_gpu))
+		if (bo->policy.uses[g] > bo->policy.uses[top] ||
+		    (bo->policy.uses[g] == bo->policy.uses[top] &&
+		     g + 1 == bo->policy.numa_gpu))
 			top = g;
 	if (!mdev->gpus[top] || mdev->gpus[top]->numa_node < 0 ||
-	    (top == bo->nid_gpu && mdev->gpus[top]->numa_node == bo->nid))
+	    (top + 1 == bo->policy.numa_gpu &&
+	     mdev->gpus[top]->numa_node == bo->nid))
 		return;
-	bo->nid_gpu = top;
+	bo->policy.numa_gpu = top + 1;
 	bo->nid = mdev->gpus[top]->numa_node;
-	bo->numa_pending = true;
+	bo->policy.numa_pending = true;
 }

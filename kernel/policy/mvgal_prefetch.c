@@ -39,9 +39,11 @@
 static void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 			       unsigned int loc)
 {
-	if (!(bo->prefetched & BIT(gpu->index)) || loc != 1 + gpu->index)
+	struct mvgal_place *p = bo->place[gpu->index];
+
+	if (!p || !p->prefetched || loc != 1 + gpu->index)
 		return;
-	bo->prefetched &= ~BIT(gpu->index);
+	p->prefetched = false;
 	atomic64_inc(&gpu->mdev->ctr.prefetch_hits);
 }
 
@@ -102,7 +104,7 @@ static int mvgal_prefetch_plan(struct mvgal_xact *x, struct mvgal_bo *bo,
 
 	*held = true;
 	/* No session sampled yet (mvgal_policy_begun()): all of it. */
-	if (!bo->begins) {
+	if (!bo->policy.begins) {
 		*held = !mvgal_prefetch_lacks(bo, 0, last, loc);
 		return x ? mvgal_xact_plan(x, 0, last, loc) : 0;
 	}
@@ -181,9 +183,10 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 		mvgal_xact_abort(&x);
 		return;
 	}
-	if (!(bo->prefetched & BIT(g)))
+	/* The copies went into a placement: the job is not empty. */
+	if (!bo->place[g]->prefetched)
 		atomic64_inc(&mdev->ctr.prefetch_issued);
-	bo->prefetched |= BIT(g);
+	bo->place[g]->prefetched = true;
 	mvgal_xact_end(&x);
 }
 

@@ -65,7 +65,7 @@ void mvgal_policy_begun(struct mvgal_bo *bo, const struct mvgal_live *l)
 	unsigned long s, e;
 
 	lockdep_assert_held(&bo->lock);
-	if (bo->begins++ % MVGAL_TOUCH_SAMPLE)
+	if (bo->policy.begins++ % MVGAL_TOUCH_SAMPLE)
 		return;
 	mvgal_cbit_clear_all(bo, MVGAL_CB_TOUCHED);
 	for_each_set_bitrange(s, e, l->chunks, l->n)
@@ -138,7 +138,7 @@ int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 		if (x.gpu[g])
 			mvgal_place_touch(bo, x.gpu[g], 1 + g);
 	if (set_pins)
-		bo->pinned = pin;
+		mvgal_place_pin(bo, pin);
 	*bytes = x.bytes;
 	mvgal_xact_end(&x);
 	return 0;

@@ -146,9 +146,9 @@ static void mvgal_sbo_probe_host(struct mvgal_bo *bo, struct drm_device *ddev,
 	    ret == -EAGAIN || ret == -EBUSY)
 		return;
 	mutex_lock(&bo->lock);
-	bo->host_probed |= bit;
+	bo->policy.host_probed |= bit;
 	if (!ret)
-		bo->host_ok |= bit;
+		bo->policy.host_ok |= bit;
 	mutex_unlock(&bo->lock);
 }
 
@@ -169,7 +169,7 @@ void mvgal_begin_probe(struct mvgal_device *mdev,
 		struct mvgal_bo *bo = s->b[i].bo;
 
 		if (!READ_ONCE(bo->nrefused) ||
-		    (READ_ONCE(bo->host_probed) & BIT(s->gpu)))
+		    (READ_ONCE(bo->policy.host_probed) & BIT(s->gpu)))
 			continue;
 		if (!ddev) {
 			mutex_lock(&mdev->gpu_lock);
@@ -357,7 +357,7 @@ static int mvgal_sbo_stage(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 	 * bytes in the pool, for a placement export).
 	 */
 	if (b->loc == 1 + gpu->index && in_place &&
-	    (b->bo->host_ok & BIT(gpu->index)) &&
+	    (b->bo->policy.host_ok & BIT(gpu->index)) &&
 	    mvgal_cbit_any_of(b->bo, MVGAL_CB_REFUSED, b->live.base,
 			      b->live.chunks, b->live.n)) {
 		b->loc = b->bo->home_loc;

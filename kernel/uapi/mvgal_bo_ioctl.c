@@ -37,6 +37,7 @@
 #include "bo/mvgal_ro.h"
 #include "move/mvgal_place.h"
 #include "move/mvgal_prime.h"
+#include "policy/mvgal_advice.h"
 #include "uapi/mvgal_bo_ioctl.h"
 #include "uapi/mvgal_uapi_array.h"
 
@@ -241,11 +242,11 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->handoffs = bo->handoffs;
 	args->refused = bo->nrefused;
 	args->id = bo->id;
-	args->workload = bo->workload;
-	args->preferred = bo->preferred;
-	args->accessed_by = bo->accessed_by;
+	args->workload = bo->policy.workload;
+	args->preferred = mvgal_advice_preferred(bo);
+	args->accessed_by = bo->policy.accessed_by;
 	args->mirrored = bo->mirror_set;
-	args->pinned = READ_ONCE(bo->pinned);
+	args->pinned = mvgal_place_pins(bo);
 	args->mirror_changes = bo->mirror.starts + bo->mirror.stops;
 	args->read_mostly =
 		min_t(u64, (u64)mvgal_cbit_weight(bo, MVGAL_CB_READ_MOSTLY) <<

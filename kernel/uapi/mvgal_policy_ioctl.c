@@ -17,6 +17,7 @@
 #include "dev/mvgal_params.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "move/mvgal_place.h"
 #include "policy/mvgal_advice.h"
 #include "policy/mvgal_replicate.h"
 #include "uapi/mvgal_policy_ioctl.h"
@@ -118,9 +119,9 @@ static void mvgal_advise_current(struct mvgal_bo *bo,
 	if (args->flags & MVGAL_ADVISE_SET)
 		return;
 	mutex_lock(&bo->lock);
-	args->workload = bo->workload;
-	args->preferred = bo->preferred;
-	args->accessed_by = bo->accessed_by;
+	args->workload = bo->policy.workload;
+	args->preferred = mvgal_advice_preferred(bo);
+	args->accessed_by = bo->policy.accessed_by;
 	mutex_unlock(&bo->lock);
 }
 
@@ -149,7 +150,9 @@ static int mvgal_advise_apply(struct mvgal_device *mdev,
 	}
 	if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
 		mutex_lock(&mdev->gpu_lock);
-		bo->pinned = 0;
+		mutex_lock(&bo->lock);
+		mvgal_place_pin(bo, 0);
+		mutex_unlock(&bo->lock);
 		mutex_unlock(&mdev->gpu_lock);
 	}
 	return 0;
@@ -161,11 +164,8 @@ static void mvgal_advise_store(struct mvgal_bo *bo,
 			       unsigned long first, unsigned long last)
 {
 	mutex_lock(&bo->lock);
-	if (args->flags & MVGAL_ADVISE_SET) {
-		bo->workload = args->workload;
-		bo->preferred = args->preferred;
-		bo->accessed_by = args->accessed_by;
-	}
+	if (args->flags & MVGAL_ADVISE_SET)
+		mvgal_advice_set(bo, args);
 	if (rm)
 		mvgal_cbit_assign(bo, MVGAL_CB_READ_MOSTLY, first, last,
 				  rm == MVGAL_ADVISE_READ_MOSTLY);

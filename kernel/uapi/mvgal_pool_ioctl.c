@@ -75,7 +75,7 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 	e->bytes = p->alloc.node.size;
 	e->last_use = c->last;
 	e->ahead = c->ahead;
-	if (bo->flags & MVGAL_BO_PERSISTENT || bo->pinned & BIT(p->gpu->index) ||
+	if (bo->flags & MVGAL_BO_PERSISTENT || p->pinned ||
 	    bo->exported[p->gpu->index])
 		e->flags |= MVGAL_LRU_PERSISTENT;
 	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
