@@ -33,7 +33,7 @@ struct mvgal_gpu;
 
 /*
  * A buffer's copy in one GPU's pool, allocated on first need, on the
- * GPU's LRU list (under gpu_lock) until it goes.
+ * GPU's LRU list (under its lru_lock) until it goes.
  */
 struct mvgal_place {
 	struct mvgal_gpu *gpu;
@@ -42,7 +42,7 @@ struct mvgal_place {
 	struct mvgal_pool_alloc alloc;
 	/* ADVISE pinned it: never evicted. Under gpu_lock and bo->lock. */
 	bool pinned;
-	/* A prefetch filled it and no session used it yet; under gpu_lock. */
+	/* A prefetch filled it and no session used it yet; under bo->lock. */
 	bool prefetched;
 };
 
@@ -154,7 +154,9 @@ struct mvgal_bo {
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
 	/* Placements in other GPUs' pools (never the device-only home). */
 	struct mvgal_place *place[MVGAL_MAX_GPUS];
-	/* Uses per GPU, for the eviction order; under gpu_lock. */
+	/* Uses per GPU, for the eviction order; under that GPU's lru_lock,
+	 * and written under this buffer's lock too.
+	 */
 	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
 	/* Live placement exports per GPU (move/mvgal_export.c): the placement
 	 * stays where it is while there are any (not a u16: a process may

@@ -83,13 +83,14 @@ struct mvgal_device {
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
 	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];
 	unsigned int gpu_count;
-	/* The access clock of eviction (move/mvgal_place.c); under gpu_lock. */
-	u64 clock;
+	/* The access clock of eviction (move/mvgal_place.c). */
+	atomic64_t clock;
 	/* Serializes ADVISE (uapi/mvgal_policy_ioctl.c). */
 	struct mutex advise_lock;
-	/* Per GPU, the ids of buffers to prefetch (0: none); under gpu_lock.
-	 * The work runs on @free_wq.
+	/* Per GPU, the ids of buffers to prefetch (0: none), and each GPU's
+	 * predictor; under @prefetch_lock. The work runs on @free_wq.
 	 */
+	spinlock_t prefetch_lock;
 	u64 prefetch_want[MVGAL_MAX_GPUS][MVGAL_PREFETCH_DEPTH];
 	struct work_struct prefetch_work;
 	/* Host pages that buffers hold now. */

@@ -40,9 +40,14 @@ struct mvgal_gpu {
 	char slot[MVGAL_NAME_LEN];
 	char root[MVGAL_NAME_LEN];
 	struct mvgal_pool pool;
-	/* Placements of buffers in @pool, least recently used first, and
-	 * what eviction did; under mdev->gpu_lock.
+	/*
+	 * Placements of buffers in @pool, least recently used first, what
+	 * eviction did, and each buffer's record of use here (bo->reuse[],
+	 * whose writers hold the buffer's lock too); under @lru_lock. A
+	 * mutex, not a spinlock: eviction's scan takes pool.lock under it.
+	 * Never held across a copy, and never with another GPU's.
 	 */
+	struct mutex lru_lock;
 	unsigned int nr_places;
 	struct list_head lru;
 	u64 evictions;
@@ -50,7 +55,7 @@ struct mvgal_gpu {
 	u64 written_back;
 	u64 refusals;
 	/* The order it uses buffers in (policy/mvgal_prefetch.c); under
-	 * gpu_lock.
+	 * mdev->prefetch_lock.
 	 */
 	struct mvgal_predict *pred;
 	/* Idle/active, counted under pool.lock. */

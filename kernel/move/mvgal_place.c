@@ -60,27 +60,31 @@
  * @loc: the location whose copy is used (a placement moves to the tail
  *	 of its pool's LRU list)
  *
- * Caller holds gpu_lock.
+ * Caller holds bo->lock. Each pool's lock is taken in turn, never both.
  */
 void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		       unsigned int loc)
 {
-	struct mvgal_device *mdev = gpu->mdev;
-	struct mvgal_place *p;
+	u64 now = atomic64_inc_return(&gpu->mdev->clock);
+	struct mvgal_place *p = NULL;
 
-	lockdep_assert_held(&mdev->gpu_lock);
-	mvgal_reuse_touch(&bo->reuse[gpu->index], ++mdev->clock);
-	if (loc == MVGAL_LOC_HOST || loc > MVGAL_MAX_GPUS)
+	lockdep_assert_held(&bo->lock);
+	if (loc != MVGAL_LOC_HOST && loc <= MVGAL_MAX_GPUS)
+		p = bo->place[loc - 1];
+	mutex_lock(&gpu->lru_lock);
+	mvgal_reuse_touch(&bo->reuse[gpu->index], now);
+	if (p && p->gpu == gpu)
+		list_move_tail(&p->lru, &gpu->lru);
+	mutex_unlock(&gpu->lru_lock);
+	if (!p || p->gpu == gpu)
 		return;
-	p = bo->place[loc - 1];
-	if (!p)
-		return;
-	list_move_tail(&p->lru, &p->gpu->lru);
 	/* A peer's placement used in place: its own record of use too, by
 	 * which its pool ranks it.
 	 */
-	if (p->gpu != gpu)
-		mvgal_reuse_touch(&bo->reuse[p->gpu->index], mdev->clock);
+	mutex_lock(&p->gpu->lru_lock);
+	list_move_tail(&p->lru, &p->gpu->lru);
+	mvgal_reuse_touch(&bo->reuse[p->gpu->index], now);
+	mutex_unlock(&p->gpu->lru_lock);
 }
 
 /* Evictable by rank? (Its lock and fences are checked once chosen.) */
@@ -209,19 +213,21 @@ static int mvgal_evict_set_alloc(struct mvgal_evict_set *e, unsigned int n)
 
 /*
  * Ranks the placements of @gpu that may go: not predicted to be used
- * within @keep_ahead ticks, and evictable. No buffer lock is taken:
- * gpu_lock keeps them and their records still.
+ * within @keep_ahead ticks, and evictable. No buffer lock is taken: the
+ * GPU's lru_lock, held, keeps the list and the records of use still.
  */
 static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
 			     struct mvgal_evict_set *e)
 {
 	enum mvgal_evict_policy policy = READ_ONCE(mvgal_evict_policy) ==
 		MVGAL_EVICT_POLICY_LRU ? MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT;
+	u64 now = atomic64_read(&gpu->mdev->clock);
 	struct mvgal_place *p;
 
+	lockdep_assert_held(&gpu->lru_lock);
 	list_for_each_entry(p, &gpu->lru, lru) {
 		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
-		u64 ahead = mvgal_reuse_ahead(r, gpu->mdev->clock);
+		u64 ahead = mvgal_reuse_ahead(r, now);
 
 		if (ahead <= keep_ahead || !mvgal_victim_may(p))
 			continue;
@@ -280,10 +286,12 @@ static int mvgal_evict_drain_one(struct mvgal_gpu *gpu,
 	ret = mvgal_place_drain(x->bo, gpu->index, !ref);
 	if (ret)
 		return ret;
+	mutex_lock(&gpu->lru_lock);
 	/* Drains run under gpu_lock: the difference is this one's. */
 	gpu->written_back += atomic64_read(&mdev->ctr.drained) - before;
 	gpu->evictions++;
 	gpu->evicted_bytes += bytes;
+	mutex_unlock(&gpu->lru_lock);
 	return 0;
 }
 
@@ -309,37 +317,56 @@ static int mvgal_evict_drain_victims(struct mvgal_gpu *gpu,
 }
 
 /*
+ * Ranks the evictable placements of @gpu and locks the victims that make
+ * room for @size, all under the GPU's lru_lock. Return: 0 with the
+ * victims locked, -ENOSPC or -ENOMEM with none.
+ */
+static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
+			      u64 keep_ahead, struct mvgal_evict_set *e)
+{
+	struct mvgal_place *p;
+	unsigned int n = 0;
+	int ret = -ENOSPC;
+
+	mutex_lock(&gpu->lru_lock);
+	list_for_each_entry(p, &gpu->lru, lru)
+		n++;
+	if (n)
+		ret = mvgal_evict_set_alloc(e, n);
+	if (!ret) {
+		mvgal_evict_rank(gpu, keep_ahead, e);
+		if (!mvgal_evict_take_victims(gpu, size, e)) {
+			mvgal_evict_set_free(e);
+			ret = -ENOSPC;
+		}
+	}
+	mutex_unlock(&gpu->lru_lock);
+	return ret;
+}
+
+/*
  * Evicts placements from @gpu's pool until a range of @size fits below
  * its budget. The evictable placements are ranked without any buffer
- * lock (gpu_lock keeps them and their records still), the scan picks the
- * fewest that make room, and only those are locked; one that cannot be
- * taken is left out and the scan runs again. Caller holds gpu_lock.
- * Return: 0 (a later allocation of @size fits), -ENOSPC (nothing was
- * evicted), -ENOMEM (possibly after some victims went: their bytes are
- * home, nothing is lost).
+ * lock (the GPU's lru_lock keeps them and their records still), the scan
+ * picks the fewest that make room, and only those are locked; one that
+ * cannot be taken is left out and the scan runs again. The victims are
+ * drained with their own locks held, not the lru_lock. Caller holds
+ * gpu_lock. Return: 0 (a later allocation of @size fits), -ENOSPC
+ * (nothing was evicted), -ENOMEM (possibly after some victims went:
+ * their bytes are home, nothing is lost).
  */
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
 	struct mvgal_evict_set e = {};
-	struct mvgal_place *p;
-	unsigned int n = 0;
 	int ret;
 
 	lockdep_assert_held(&gpu->mdev->gpu_lock);
 	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
 		return -ENOSPC;
-	list_for_each_entry(p, &gpu->lru, lru)
-		n++;
-	if (!n)
-		return -ENOSPC;
-	ret = mvgal_evict_set_alloc(&e, n);
+	ret = mvgal_evict_choose(gpu, size, keep_ahead, &e);
 	if (ret)
 		return ret;
-	mvgal_evict_rank(gpu, keep_ahead, &e);
-	if (mvgal_evict_take_victims(gpu, size, &e))
-		ret = mvgal_evict_drain_victims(gpu, &e);
-	else
-		ret = -ENOSPC;
+	ret = mvgal_evict_drain_victims(gpu, &e);
 	mvgal_evict_set_free(&e);
 	return ret;
 }
@@ -368,8 +395,11 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 	ret = mvgal_evict(gpu, size, keep_ahead);
 	if (!ret)
 		ret = mvgal_pool_alloc(gpu, a, size);
-	if (ret == -ENOSPC && !keep_ahead)
+	if (ret == -ENOSPC && !keep_ahead) {
+		mutex_lock(&gpu->lru_lock);
 		gpu->refusals++;
+		mutex_unlock(&gpu->lru_lock);
+	}
 	return ret;
 }
 
@@ -420,8 +450,10 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	p->gpu = gpu;
 	p->bo = bo;
 	WRITE_ONCE(bo->ever_placed, true);
+	mutex_lock(&gpu->lru_lock);
 	list_add_tail(&p->lru, &gpu->lru);
 	gpu->nr_places++;
+	mutex_unlock(&gpu->lru_lock);
 	bo->place[gpu->index] = p;
 	return 0;
 }
@@ -461,11 +493,13 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 	struct mvgal_place *p = bo->place[gidx];
 
 	bo->place[gidx] = NULL;
+	mutex_lock(&p->gpu->lru_lock);
 	list_del(&p->lru);
+	p->gpu->nr_places--;
+	mutex_unlock(&p->gpu->lru_lock);
 	/* Prefetched and gone before any session used it: a miss. */
 	if (p->prefetched)
 		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.prefetch_misses);
-	p->gpu->nr_places--;
 	mvgal_pool_free(p->gpu, &p->alloc);
 	kfree(p);
 }
@@ -582,9 +616,13 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	int ret = 0;
 
 	lockdep_assert_held(&mdev->gpu_lock);
+	mutex_lock(&gpu->lru_lock);
 	mvgal_pool_usage(&gpu->pool, &used, &largest, &allocs);
-	if (allocs > gpu->nr_places)
+	n = gpu->nr_places;
+	mutex_unlock(&gpu->lru_lock);
+	if (allocs > n)
 		return -EBUSY;
+	n = 0;
 
 	mutex_lock(&mdev->bos_lock);
 	list_for_each_entry(bo, &mdev->bos, link)

@@ -34,7 +34,7 @@
 
 /*
  * A session of @gpu used @bo at @loc: a hit if it used the copy a
- * prefetch brought into the GPU's pool. gpu_lock held.
+ * prefetch brought into the GPU's pool. @bo's lock held.
  */
 static void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 			       unsigned int loc)
@@ -49,8 +49,8 @@ static void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 
 /**
  * mvgal_prefetch_access() - @gpu's session named @bo
- * @gpu: the GPU; caller holds gpu_lock
- * @bo: the buffer
+ * @gpu: the GPU, which the session keeps attached
+ * @bo: the buffer; caller holds its lock
  * @loc: the location whose copy the session uses
  * @last: the session's last buffer: predict from it and ask for the
  *	  buffers that come next
@@ -62,20 +62,21 @@ void mvgal_prefetch_access(struct mvgal_gpu *gpu, struct mvgal_bo *bo,
 	u64 next[MVGAL_PREFETCH_DEPTH];
 	unsigned int n, i;
 
-	lockdep_assert_held(&mdev->gpu_lock);
+	lockdep_assert_held(&bo->lock);
 	mvgal_prefetch_hit(bo, gpu, loc);
 	if (!gpu->pred)
 		return;
+	spin_lock(&mdev->prefetch_lock);
 	mvgal_predict_access(gpu->pred, bo->id);
-	if (!last || !READ_ONCE(mvgal_prefetch))
-		return;
 	/* Confidence 1: the order was seen twice in a row. */
-	n = mvgal_predict_next(gpu->pred, bo->id, 1, next, ARRAY_SIZE(next));
-	if (!n)
-		return;
-	for (i = 0; i < MVGAL_PREFETCH_DEPTH; i++)
+	n = last && READ_ONCE(mvgal_prefetch) ?
+	    mvgal_predict_next(gpu->pred, bo->id, 1, next, ARRAY_SIZE(next)) :
+	    0;
+	for (i = 0; i < MVGAL_PREFETCH_DEPTH && n; i++)
 		mdev->prefetch_want[gpu->index][i] = i < n ? next[i] : 0;
-	queue_work(mdev->free_wq, &mdev->prefetch_work);
+	spin_unlock(&mdev->prefetch_lock);
+	if (n)
+		queue_work(mdev->free_wq, &mdev->prefetch_work);
 }
 
 /* Does @loc lack a chunk of [first, last] that a prefetch would copy? */
@@ -133,8 +134,8 @@ static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
 				 u64 ahead)
 {
 	struct mvgal_bo *bo = x->bo;
+	u64 soon, now;
 	bool held;
-	u64 soon;
 	int ret;
 
 	/* Resident already: nothing to do, nothing to count. */
@@ -147,7 +148,8 @@ static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
 	/* Keep what is needed before this buffer: its own predicted next
 	 * use when it has a period, else its place in the predicted order.
 	 */
-	soon = mvgal_reuse_ahead(&bo->reuse[g], x->mdev->clock);
+	now = atomic64_read(&x->mdev->clock);
+	soon = mvgal_reuse_ahead(&bo->reuse[g], now);
 	if (soon != MVGAL_REUSE_NEVER)
 		ahead = soon;
 	ret = mvgal_xact_place(x, g, ahead);
@@ -198,8 +200,10 @@ static void mvgal_prefetch_forget(struct mvgal_device *mdev, unsigned int g,
 				  u64 id)
 {
 	mutex_lock(&mdev->gpu_lock);
+	spin_lock(&mdev->prefetch_lock);
 	if (mdev->gpus[g] && mdev->gpus[g]->pred)
 		mvgal_predict_forget(mdev->gpus[g]->pred, id);
+	spin_unlock(&mdev->prefetch_lock);
 	mutex_unlock(&mdev->gpu_lock);
 }
 
@@ -210,10 +214,10 @@ static void mvgal_prefetch_work(struct work_struct *work)
 	u64 want[MVGAL_MAX_GPUS][MVGAL_PREFETCH_DEPTH];
 	unsigned int g, d;
 
-	mutex_lock(&mdev->gpu_lock);
+	spin_lock(&mdev->prefetch_lock);
 	memcpy(want, mdev->prefetch_want, sizeof(want));
 	memset(mdev->prefetch_want, 0, sizeof(mdev->prefetch_want));
-	mutex_unlock(&mdev->gpu_lock);
+	spin_unlock(&mdev->prefetch_lock);
 	if (!READ_ONCE(mvgal_enable_memory_migration))
 		return;
 	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
@@ -232,5 +236,6 @@ static void mvgal_prefetch_work(struct work_struct *work)
 
 void mvgal_prefetch_init(struct mvgal_device *mdev)
 {
+	spin_lock_init(&mdev->prefetch_lock);
 	INIT_WORK(&mdev->prefetch_work, mvgal_prefetch_work);
 }

@@ -87,12 +87,13 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 /*
  * Every placement in @gpu's pool into @places, in the order eviction
  * under @policy (MVGAL_EVICT_POLICY_*) would take them, as @cand says.
- * Caller holds gpu_lock.
+ * Caller holds the GPU's lru_lock.
  */
 static void mvgal_lru_rank(struct mvgal_gpu *gpu, u32 policy,
 			   struct mvgal_evict_cand *cand,
 			   struct mvgal_place **places)
 {
+	u64 now = atomic64_read(&gpu->mdev->clock);
 	struct mvgal_place *p;
 	unsigned int i = 0;
 
@@ -102,7 +103,7 @@ static void mvgal_lru_rank(struct mvgal_gpu *gpu, u32 policy,
 		places[i] = p;
 		cand[i] = (struct mvgal_evict_cand){
 			.last = r->last,
-			.ahead = mvgal_reuse_ahead(r, gpu->mdev->clock),
+			.ahead = mvgal_reuse_ahead(r, now),
 			.index = i,
 		};
 		i++;
@@ -111,13 +112,13 @@ static void mvgal_lru_rank(struct mvgal_gpu *gpu, u32 policy,
 			  MVGAL_EVICT_LRU : MVGAL_EVICT_PREDICT);
 }
 
-/* The pool's eviction figures and use. Caller holds gpu_lock. */
+/* The pool's eviction figures and use. Caller holds the GPU's lru_lock. */
 static void mvgal_lru_stats(struct mvgal_gpu *gpu,
 			    struct drm_mvgal_pool_lru *args)
 {
 	u64 largest, allocs;
 
-	args->clock = gpu->mdev->clock;
+	args->clock = atomic64_read(&gpu->mdev->clock);
 	args->evictions = gpu->evictions;
 	args->evicted_bytes = gpu->evicted_bytes;
 	args->written_back = gpu->written_back;
@@ -152,6 +153,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	if (!gpu)
 		goto out_unlock;
 	args->policy = READ_ONCE(mvgal_evict_policy);
+	mutex_lock(&gpu->lru_lock);
 	list_for_each_entry(p, &gpu->lru, lru)
 		n++;
 	cand = kvcalloc(n ?: 1, sizeof(*cand), gfp);
@@ -159,13 +161,15 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 	out = kvcalloc(min(n, room) ?: 1, sizeof(*out), gfp);
 	if (!cand || !places || !out) {
 		ret = -ENOMEM;
-		goto out_unlock;
+		goto out_lru;
 	}
 	mvgal_lru_rank(gpu, args->policy, cand, places);
 	for (i = 0; i < min(n, room); i++)
 		mvgal_lru_entry(places[cand[i].index], &cand[i], &out[i], all);
 	args->count = n;
 	mvgal_lru_stats(gpu, args);
+out_lru:
+	mutex_unlock(&gpu->lru_lock);
 out_unlock:
 	mutex_unlock(&mdev->gpu_lock);
 	/* Copied out with no lock held: the array may fault. */
