@@ -165,6 +165,19 @@ struct mvgal_bo {
 	unsigned int exported[MVGAL_MAX_GPUS];
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
+	/*
+	 * Evictions that took it as a victim while it was dying (no
+	 * reference left): its free waits until none is left, as each may
+	 * still be letting go of @lock (move/mvgal_place.c).
+	 */
+	atomic_t victim_holds;
+	/* @lock is held to move its pages to another node, for one batch
+	 * (policy/mvgal_numa.c): eviction waits for that rather than pass
+	 * the buffer by as one in use, and counts itself in @evict_waits,
+	 * which the next batch waits for.
+	 */
+	bool page_move;
+	atomic_t evict_waits;
 	/* The mirror controller's notes (bo/mvgal_mirror.c), under @lock,
 	 * and the GPUs its READ sessions keep replicas on.
 	 */

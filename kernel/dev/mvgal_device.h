@@ -74,10 +74,9 @@ struct mvgal_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
 	/*
-	 * Guards @gpus, @links and @gpu_count; held across attach/detach,
-	 * across eviction, and around each batch of a NUMA page move (which
-	 * takes the buffer's lock under it by a try only), so that eviction
-	 * never finds a buffer locked by a move.
+	 * Guards @gpus, @links and @gpu_count, and each GPU's lifetime;
+	 * held across attach/detach and the planning of copies (which may
+	 * evict).
 	 */
 	struct mutex gpu_lock;
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];

@@ -223,6 +223,7 @@ static void mvgal_gpu_free(struct mvgal_gpu *gpu)
 	mvgal_gpu_put_refs(gpu);
 	mvgal_pool_fini(&gpu->pool);
 	kvfree(gpu->pred);
+	mutex_destroy(&gpu->evict_lock);
 	mutex_destroy(&gpu->lru_lock);
 	kfree(gpu);
 }
@@ -288,6 +289,7 @@ static struct mvgal_gpu *mvgal_gpu_new(struct mvgal_device *mdev,
 	gpu->mdev = mdev;
 	gpu->index = slot;
 	mutex_init(&gpu->lru_lock);
+	mutex_init(&gpu->evict_lock);
 	INIT_LIST_HEAD(&gpu->lru);
 	/* Without it the GPU works, only nothing is prefetched for it. */
 	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);

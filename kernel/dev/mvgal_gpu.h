@@ -48,6 +48,13 @@ struct mvgal_gpu {
 	 * Never held across a copy, and never with another GPU's.
 	 */
 	struct mutex lru_lock;
+	/*
+	 * One allocation that may evict in @pool at a time, held across
+	 * the victims' copies home (move/mvgal_place.c): the room they
+	 * make is the evicting caller's. Taken under buffers' locks, before
+	 * @lru_lock; victims' locks only by a try under it.
+	 */
+	struct mutex evict_lock;
 	unsigned int nr_places;
 	struct list_head lru;
 	u64 evictions;

@@ -11,6 +11,7 @@
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 #ifdef CONFIG_X86
 #include <asm/set_memory.h>
 #endif
@@ -37,24 +38,24 @@ static bool mvgal_bo_has_places(struct mvgal_bo *bo)
 
 /*
  * The deferred end of a buffer that still had fences or placements:
- * destroying waits for its fences, and giving placements back needs
- * gpu_lock, which the final reference may have been dropped under.
+ * destroying waits for its fences, and giving placements back takes the
+ * buffer's lock and the pools' LRU locks, which the final reference may
+ * have been dropped under. An eviction may have taken it as a dying
+ * victim meanwhile: the end waits until each has let its lock go.
  */
 static void mvgal_bo_free_work(struct work_struct *work)
 {
 	struct mvgal_bo *bo = container_of(work, struct mvgal_bo, free_work);
-	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	unsigned int i;
 
 	dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP, false,
 			      MAX_SCHEDULE_TIMEOUT);
-	mutex_lock(&mdev->gpu_lock);
 	mutex_lock(&bo->lock);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (bo->place[i])
 			mvgal_place_drain(bo, i, true);
 	mutex_unlock(&bo->lock);
-	mutex_unlock(&mdev->gpu_lock);
+	wait_var_event(&bo->victim_holds, !atomic_read(&bo->victim_holds));
 	mvgal_bo_release(bo);
 }
 
@@ -67,8 +68,7 @@ void mvgal_bo_free(struct drm_gem_object *obj)
 	 * A buffer that ever had a placement may lose its last reference
 	 * where eviction lets it go, with other buffers' locks held, and may
 	 * be drained as a victim while dying: its end (which takes bos_lock,
-	 * and an import's reservation) waits for the work item, which takes
-	 * gpu_lock first.
+	 * and an import's reservation) waits for the work item.
 	 */
 	if (READ_ONCE(bo->ever_placed) || mvgal_bo_has_places(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {

@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 
 #include <drm/drm_mm.h>
 #include <drm/drm_vma_manager.h>
@@ -52,6 +53,9 @@
 #include "bo/mvgal_commit.h"
 #include "move/mvgal_fetch.h"
 #include "move/mvgal_place.h"
+
+/* Page-move batches one eviction waits for before it gives up. */
+#define MVGAL_EVICT_WAITS 2
 
 /**
  * mvgal_place_touch() - a use of @bo by @gpu, through location @loc
@@ -102,10 +106,10 @@ static bool mvgal_victim_may(struct mvgal_place *p)
  * last placement going, its lock (tried: the caller holds its own
  * buffers' locks, and a buffer locked elsewhere is in use), no live
  * session at the GPU and every fence signaled (no job reads or writes the
- * range). A buffer that had a placement is always freed from a work item
- * that takes gpu_lock first (mvgal_bo_free()), so a dying one (no
- * reference left, *@ref false) stays whole while the caller holds
- * gpu_lock: it is taken too, and drained without its bytes.
+ * range). A dying one (no reference left, *@ref false) is taken too, and
+ * drained without its bytes: a buffer that had a placement is freed from
+ * a work item (mvgal_bo_free()) that drains it under its lock and then
+ * waits for bo->victim_holds, which counts such victims, to drop to 0.
  */
 static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 {
@@ -119,18 +123,24 @@ static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 		return false;
 	}
 	*ref = kref_get_unless_zero(&bo->base.refcount);
+	if (!*ref)
+		atomic_inc(&bo->victim_holds);
 	return true;
 }
 
 /*
  * Lets a victim go. Dropping what may be its last reference is safe with
  * the caller's locks held: the free runs from the work item, never here.
+ * A dying victim's free may go on once its hold is dropped: after the
+ * unlock, whose end may still touch the lock.
  */
 static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
 {
 	mutex_unlock(&bo->lock);
 	if (ref)
 		drm_gem_object_put(&bo->base);
+	else if (atomic_dec_and_test(&bo->victim_holds))
+		wake_up_var(&bo->victim_holds);
 }
 
 /*
@@ -183,6 +193,8 @@ struct mvgal_evict_set {
 	unsigned long *skip;	/* candidates that could not be locked */
 	unsigned long *victim;	/* the scan's pick */
 	unsigned int k;		/* candidates */
+	/* A candidate passed by while its pages move (a reference). */
+	struct mvgal_bo *moving;
 };
 
 static void mvgal_evict_set_free(struct mvgal_evict_set *e)
@@ -199,6 +211,7 @@ static int mvgal_evict_set_alloc(struct mvgal_evict_set *e, unsigned int n)
 {
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 
+	e->k = 0;
 	e->cand = kvcalloc(n, sizeof(*e->cand), gfp);
 	e->places = kvcalloc(n, sizeof(*e->places), gfp);
 	e->ref = kvcalloc(n, sizeof(*e->ref), gfp);
@@ -257,12 +270,19 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 		bool all = true;
 
 		for_each_set_bit(j, e->victim, e->k) {
-			if (!mvgal_victim_lock(places[cand[j].index],
-					       &e->ref[j])) {
-				__set_bit(j, e->skip);
-				__clear_bit(j, e->victim);
-				all = false;
+			struct mvgal_place *p = places[cand[j].index];
+
+			if (mvgal_victim_lock(p, &e->ref[j]))
+				continue;
+			if (!e->moving && READ_ONCE(p->bo->page_move) &&
+			    kref_get_unless_zero(&p->bo->base.refcount)) {
+				/* Its next batch waits for this eviction. */
+				atomic_inc(&p->bo->evict_waits);
+				e->moving = p->bo;
 			}
+			__set_bit(j, e->skip);
+			__clear_bit(j, e->victim);
+			all = false;
 		}
 		if (all)
 			return true;
@@ -278,17 +298,14 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 static int mvgal_evict_drain_one(struct mvgal_gpu *gpu,
 				 struct mvgal_place *x, bool ref)
 {
-	struct mvgal_device *mdev = gpu->mdev;
-	u64 bytes = x->alloc.node.size, before;
+	u64 bytes = x->alloc.node.size, drained = 0;
 	int ret;
 
-	before = atomic64_read(&mdev->ctr.drained);
-	ret = mvgal_place_drain(x->bo, gpu->index, !ref);
+	ret = mvgal_place_drain_counted(x->bo, gpu->index, !ref, &drained);
 	if (ret)
 		return ret;
 	mutex_lock(&gpu->lru_lock);
-	/* Drains run under gpu_lock: the difference is this one's. */
-	gpu->written_back += atomic64_read(&mdev->ctr.drained) - before;
+	gpu->written_back += drained;
 	gpu->evictions++;
 	gpu->evicted_bytes += bytes;
 	mutex_unlock(&gpu->lru_lock);
@@ -319,7 +336,9 @@ static int mvgal_evict_drain_victims(struct mvgal_gpu *gpu,
 /*
  * Ranks the evictable placements of @gpu and locks the victims that make
  * room for @size, all under the GPU's lru_lock. Return: 0 with the
- * victims locked, -ENOSPC or -ENOMEM with none.
+ * victims locked, -ENOSPC or -ENOMEM with none, or -EAGAIN with none
+ * and e->moving the buffer (a reference) whose page move kept it from
+ * being taken: room may be made once that batch is done.
  */
 static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
 			      u64 keep_ahead, struct mvgal_evict_set *e)
@@ -337,11 +356,24 @@ static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
 		mvgal_evict_rank(gpu, keep_ahead, e);
 		if (!mvgal_evict_take_victims(gpu, size, e)) {
 			mvgal_evict_set_free(e);
-			ret = -ENOSPC;
+			ret = e->moving ? -EAGAIN : -ENOSPC;
 		}
 	}
 	mutex_unlock(&gpu->lru_lock);
 	return ret;
+}
+
+/* Lets the buffer whose page move eviction waited for move on. */
+static void mvgal_evict_release_move(struct mvgal_evict_set *e)
+{
+	struct mvgal_bo *bo = e->moving;
+
+	if (!bo)
+		return;
+	e->moving = NULL;
+	if (atomic_dec_and_test(&bo->evict_waits))
+		wake_up_var(&bo->evict_waits);
+	drm_gem_object_put(&bo->base);
 }
 
 /*
@@ -349,32 +381,47 @@ static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
  * its budget. The evictable placements are ranked without any buffer
  * lock (the GPU's lru_lock keeps them and their records still), the scan
  * picks the fewest that make room, and only those are locked; one that
- * cannot be taken is left out and the scan runs again. The victims are
- * drained with their own locks held, not the lru_lock. Caller holds
- * gpu_lock. Return: 0 (a later allocation of @size fits), -ENOSPC
+ * cannot be taken is left out and the scan runs again, but for one whose
+ * pages are being moved: that batch is waited for, and the next one waits
+ * for this eviction.
+ * The victims are drained with their own locks held, not the lru_lock.
+ * Caller holds the GPU's evict_lock. Return: 0 (a later allocation of @size fits), -ENOSPC
  * (nothing was evicted), -ENOMEM (possibly after some victims went:
  * their bytes are home, nothing is lost).
  */
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
 	struct mvgal_evict_set e = {};
+	unsigned int waits = 0;
 	int ret;
 
-	lockdep_assert_held(&gpu->mdev->gpu_lock);
+	lockdep_assert_held(&gpu->evict_lock);
 	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
 		return -ENOSPC;
-	ret = mvgal_evict_choose(gpu, size, keep_ahead, &e);
-	if (ret)
-		return ret;
-	ret = mvgal_evict_drain_victims(gpu, &e);
-	mvgal_evict_set_free(&e);
-	return ret;
+	/* A buffer whose pages move is waited for (its batch ends, and the
+	 * next waits for this eviction) rather than passed by.
+	 */
+	while ((ret = mvgal_evict_choose(gpu, size, keep_ahead, &e)) ==
+	       -EAGAIN && waits++ < MVGAL_EVICT_WAITS)
+		wait_var_event(&e.moving->page_move,
+			       !READ_ONCE(e.moving->page_move));
+	if (!ret) {
+		ret = mvgal_evict_drain_victims(gpu, &e);
+		mvgal_evict_set_free(&e);
+	}
+	mvgal_evict_release_move(&e);
+	return ret == -EAGAIN ? -ENOSPC : ret;
 }
 
 /**
  * mvgal_pool_alloc_evict() - mvgal_pool_alloc(), evicting for room
- * @gpu: the GPU; caller holds gpu_lock, and the locks of every buffer
- *	 that must not lose its placement (they cannot be taken)
+ * @gpu: the GPU, which the caller keeps attached; the caller holds the
+ *	 locks of every buffer that must not lose its placement (they
+ *	 cannot be taken), and not the GPU's evict_lock
+ *
+ * Allocations that may evict in one pool are made one at a time (the
+ * GPU's evict_lock), victims' copies home included: other pools' and
+ * everything else go on meanwhile.
  * @a: the allocation
  * @size: bytes
  * @keep_ahead: placements predicted to be used within this many ticks
@@ -388,13 +435,15 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 {
 	int ret;
 
-	lockdep_assert_held(&gpu->mdev->gpu_lock);
+	/* The room eviction makes is taken before anyone else's turn. */
+	mutex_lock(&gpu->evict_lock);
 	ret = mvgal_pool_alloc(gpu, a, size);
-	if (ret != -ENOSPC)
-		return ret;
-	ret = mvgal_evict(gpu, size, keep_ahead);
-	if (!ret)
-		ret = mvgal_pool_alloc(gpu, a, size);
+	if (ret == -ENOSPC) {
+		ret = mvgal_evict(gpu, size, keep_ahead);
+		if (!ret)
+			ret = mvgal_pool_alloc(gpu, a, size);
+	}
+	mutex_unlock(&gpu->evict_lock);
 	if (ret == -ENOSPC && !keep_ahead) {
 		mutex_lock(&gpu->lru_lock);
 		gpu->refusals++;
@@ -506,7 +555,7 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 
 /* Chunk @c leaves @loc; see mvgal_place_drain(). */
 static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
-				  unsigned int loc, bool dying)
+				  unsigned int loc, bool dying, u64 *drained)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	u64 moved = 0;
@@ -527,6 +576,7 @@ static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
 	if (ret)
 		return ret;
 	atomic64_add(moved, &mdev->ctr.drained);
+	*drained += moved;
 	spin_lock(&bo->state_lock);
 	mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc);
 	spin_unlock(&bo->state_lock);
@@ -548,6 +598,18 @@ static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
  */
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
 {
+	u64 drained = 0;
+
+	return mvgal_place_drain_counted(bo, gidx, dying, &drained);
+}
+
+/*
+ * mvgal_place_drain_counted() - mvgal_place_drain(), adding the bytes
+ * copied home to *@drained
+ */
+int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
+			      bool dying, u64 *drained)
+{
 	unsigned long first, last, c = 0;
 	unsigned int loc = 1 + gidx;
 	int ret;
@@ -558,7 +620,8 @@ int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying)
 	/* Chunks without a record are at home only. */
 	while (mvgal_chunks_next_leaf(bo, c, &first, &last)) {
 		for (c = first; c <= last; c++) {
-			ret = mvgal_place_drop_chunk(bo, c, loc, dying);
+			ret = mvgal_place_drop_chunk(bo, c, loc, dying,
+						     drained);
 			if (ret)
 				return ret;
 		}
@@ -633,7 +696,7 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 		return -ENOMEM;
 	}
 	list_for_each_entry(bo, &mdev->bos, link) {
-		if (!bo->place[gpu->index])
+		if (!READ_ONCE(bo->place[gpu->index]))
 			continue;
 		/* An export holds a reference: its buffer is not dying. */
 		if (bo->exported[gpu->index])
@@ -642,7 +705,9 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 			bos[n++] = bo;
 			continue;
 		}
-		/* Dying: its free waits for gpu_lock; nothing to keep. */
+		/* Dying: nothing to keep; bos_lock keeps it (its end takes
+		 * it first).
+		 */
 		mutex_lock(&bo->lock);
 		if (bo->place[gpu->index])
 			mvgal_place_drain(bo, gpu->index, true);

@@ -24,6 +24,8 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 void mvgal_place_pin(struct mvgal_bo *bo, u32 pin);
 u32 mvgal_place_pins(struct mvgal_bo *bo);
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying);
+int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
+			      bool dying, u64 *drained);
 int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait);
 int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 

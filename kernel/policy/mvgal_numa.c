@@ -19,6 +19,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -83,32 +84,26 @@ static long mvgal_numa_next(struct mvgal_bo *bo, unsigned long i)
 }
 
 /*
- * Moves the next batch of pages of @bo that are not on bo->nid there.
- * gpu_lock is held around it, and bo->lock taken under it only by a try
- * (the usual order is the other way): eviction, which holds gpu_lock and
- * takes a locked buffer for one in use, never meets a move under way. A
- * buffer with a session or pending work is left for its next END.
+ * Moves the next batch of pages of @bo that are not on bo->nid there,
+ * under the buffer's lock alone. bo->page_move says so meanwhile:
+ * eviction, which takes a locked buffer for one in use, waits for the
+ * batch instead (it holds nothing the move needs). A buffer with a
+ * session or pending work is left for its next END.
  * Return: whether pages are left to move now.
  */
 static bool mvgal_numa_move(struct mvgal_bo *bo)
 {
-	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	bool room = true, more = false;
 	long i;
 
-	for (;;) {
-		mutex_lock(&mdev->gpu_lock);
-		if (mutex_trylock(&bo->lock))
-			break;
-		mutex_unlock(&mdev->gpu_lock);
-		/* Wait for the holder without gpu_lock: it may need it. */
-		mutex_lock(&bo->lock);
-		mutex_unlock(&bo->lock);
-	}
+	/* An eviction waits to take this buffer as a victim: it goes first. */
+	wait_var_event(&bo->evict_waits, !atomic_read(&bo->evict_waits));
+	mutex_lock(&bo->lock);
 	if (!bo->host || bo->sessions || bo->nr_attach ||
 	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
 	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
 		goto out_unlock;
+	WRITE_ONCE(bo->page_move, true);
 	i = mvgal_numa_next(bo, 0);
 	if (i >= 0) {
 		room = mvgal_numa_batch(bo, i);
@@ -124,7 +119,11 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 		mvgal_bo_populate_range(bo, 0, bo->base.size);
 out_unlock:
 	mutex_unlock(&bo->lock);
-	mutex_unlock(&mdev->gpu_lock);
+	/* The caller's reference keeps @bo: eviction retries after this. */
+	if (READ_ONCE(bo->page_move)) {
+		WRITE_ONCE(bo->page_move, false);
+		wake_up_var(&bo->page_move);
+	}
 	return more;
 }
 
