@@ -92,7 +92,7 @@ lane "vm/run carries files into the guest" sh -c \
 	'out=$(tools/vm/run --file etc/mvgal.conf --file etc/mvgal.conf:/tmp/x.conf -- sh -c "cmp /root/mvgal.conf /tmp/x.conf && md5sum < /tmp/x.conf"); test "$out" = "$(md5sum < etc/mvgal.conf)"'
 lane "vm/run kills a hung guest at its timeout (exit 124), having shown where it waits" sh -c \
 	'out=$(tools/vm/run --timeout 40 -- sleep 100000 2>&1); test $? = 124 && echo "$out" | grep -q "timed out after 40s" &&
-	 echo "$out" | grep -q "^-- pid [0-9]* sleep 100000 *state S"'
+	 echo "$out" | grep -q "^-- pid [0-9]* tid [0-9]* sleep 100000 *state S"'
 lane "vm/run fails a run whose kernel log has a WARN (exit 123)" sh -c \
 	'out=$(tools/vm/run -- sh -c "echo \"<4>WARNING: CPU: 0 PID: 1 at injected-by-make-check\" > /dev/kmsg" 2>&1); test $? = 123 && echo "$out" | grep -q "kernel log reports a problem"'
 
