@@ -160,9 +160,10 @@ struct mvgal_bo {
 	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
 	/* Live placement exports per GPU (move/mvgal_export.c): the placement
 	 * stays where it is while there are any (not a u16: a process may
-	 * hold more fds than that); under gpu_lock.
+	 * hold more fds than that). Raised under this buffer's lock (so an
+	 * eviction that holds it sees every export), dropped anywhere.
 	 */
-	unsigned int exported[MVGAL_MAX_GPUS];
+	atomic_t exported[MVGAL_MAX_GPUS];
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
 	/*

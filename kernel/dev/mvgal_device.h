@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -74,11 +75,14 @@ struct mvgal_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
 	/*
-	 * Guards @gpus, @links and @gpu_count, and each GPU's lifetime;
-	 * held across attach/detach and the planning of copies (which may
-	 * evict).
+	 * Guards @gpus, @links and @gpu_count, and each GPU's lifetime.
+	 * Held to read by whatever uses a GPU: the planning of copies and
+	 * the evictions it causes, which so never wait for each other. Held
+	 * to write only to change the table: attach, and a detach's mark
+	 * and removal, whose drain in between runs without it
+	 * (dev/mvgal_gpu.c). A writer waits for the readers in flight.
 	 */
-	struct mutex gpu_lock;
+	struct rw_semaphore gpu_lock;
 	struct mvgal_gpu *gpus[MVGAL_MAX_GPUS];
 	struct mvgal_link links[MVGAL_MAX_GPUS][MVGAL_MAX_GPUS];
 	unsigned int gpu_count;
@@ -99,12 +103,14 @@ struct mvgal_device {
 	struct list_head bos;
 	atomic64_t next_bo_id;
 	struct dentry *debugfs;
-	/* Allocations made through debugfs, for tests; under gpu_lock. */
+	/* Allocations made through debugfs, for tests; under gpu_lock
+	 * held to write.
+	 */
 	struct list_head debug_allocs;
 
 	struct mvgal_engine engine;
 	struct mvgal_counters ctr;
-	/* Buffers whose end waits for fences or gpu_lock. */
+	/* Buffers whose end waits for fences or evictions. */
 	struct workqueue_struct *free_wq;
 	/* Serializes calibrations (dev/mvgal_path.c), which time copies
 	 * without gpu_lock: two at once would time each other's.

@@ -69,14 +69,15 @@ bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu)
  * @mdev: the device; caller holds gpu_lock
  * @index: the slot
  * @err: (out) as mvgal_gpu_lookup(), and -ENODEV for a GPU whose device
- *	 was unplugged: what its pool holds can still be taken home (CPU
- *	 access, PLACE_FREE, detach), but nothing new goes there
+ *	 was unplugged or that is being detached: what its pool holds can
+ *	 still be taken home (CPU access, PLACE_FREE, detach), but nothing
+ *	 new goes there
  */
 struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err)
 {
 	struct mvgal_gpu *gpu = mvgal_gpu_lookup(mdev, index, err);
 
-	if (gpu && mvgal_gpu_unplugged(gpu)) {
+	if (gpu && (READ_ONCE(gpu->detaching) || mvgal_gpu_unplugged(gpu))) {
 		*err = -ENODEV;
 		return NULL;
 	}
@@ -343,14 +344,17 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 	struct mvgal_gpu *gpu;
 	int slot, ret;
 
-	mutex_lock(&mdev->gpu_lock);
+	/* Outside gpu_lock: the driver's import may reach any exporter's
+	 * callbacks, mvgal's own among them.
+	 */
+	if (!mvgal_pool_is_native(ddev, dmabuf)) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	down_write(&mdev->gpu_lock);
 	slot = mvgal_gpu_pick_slot(mdev, ddev, want);
 	if (slot < 0) {
 		ret = slot;
-		goto out_unlock;
-	}
-	if (!mvgal_pool_is_native(ddev, dmabuf)) {
-		ret = -EINVAL;
 		goto out_unlock;
 	}
 	gpu = mvgal_gpu_new(mdev, slot, ddev);
@@ -363,7 +367,7 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 		goto out_free;
 	/* The pool owns the reference to @dmabuf now. */
 	mvgal_gpu_publish(mdev, gpu);
-	mutex_unlock(&mdev->gpu_lock);
+	up_write(&mdev->gpu_lock);
 	return slot;
 
 out_free:
@@ -371,16 +375,20 @@ out_free:
 	kvfree(gpu->pred);
 	kfree(gpu);
 out_unlock:
-	mutex_unlock(&mdev->gpu_lock);
+	up_write(&mdev->gpu_lock);
+out_put:
 	dma_buf_put(dmabuf);
 	return ret;
 }
 
-/* Removes @gpu from @mdev; caller holds gpu_lock, the pool is empty. */
-void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
+/* Removes @gpu from @mdev; caller holds gpu_lock to write, the pool is
+ * empty.
+ */
+static void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 {
 	unsigned int i;
 
+	lockdep_assert_held_write(&mdev->gpu_lock);
 	mdev->gpus[gpu->index] = NULL;
 	mdev->gpu_count--;
 	mvgal_cal_forget(mdev, 1 + gpu->index);
@@ -394,6 +402,63 @@ void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 }
 
 /**
+ * mvgal_gpu_detach_begin() - mark a GPU detaching: from here on nothing
+ * new goes to it (mvgal_gpu_use() and new placements are -ENODEV), and
+ * every ioctl that was using it has returned
+ * @mdev: the device; caller holds no gpu_lock
+ * @index: the slot
+ * @err: (out) as mvgal_gpu_lookup(), or -EBUSY while another detach of
+ *	 the GPU runs
+ *
+ * The caller, alone now to free the GPU, drains its pool without
+ * gpu_lock and ends with mvgal_gpu_detach_end().
+ */
+struct mvgal_gpu *mvgal_gpu_detach_begin(struct mvgal_device *mdev,
+					 u32 index, int *err)
+{
+	struct mvgal_gpu *gpu;
+
+	down_write(&mdev->gpu_lock);
+	gpu = mvgal_gpu_lookup(mdev, index, err);
+	if (gpu && gpu->detaching) {
+		*err = -EBUSY;
+		gpu = NULL;
+	}
+	if (gpu)
+		WRITE_ONCE(gpu->detaching, true);
+	up_write(&mdev->gpu_lock);
+	return gpu;
+}
+
+/**
+ * mvgal_gpu_detach_end() - remove a detaching GPU whose pool is empty, or
+ * put it back to use
+ * @mdev: the device
+ * @gpu: from mvgal_gpu_detach_begin()
+ * @ret: the drain's outcome: 0 to remove @gpu (freed then)
+ *
+ * Return: @ret, or -EBUSY when the pool still holds an allocation (a
+ * calibration's scratch, a test's debugfs one): the GPU stays.
+ */
+int mvgal_gpu_detach_end(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+			 int ret)
+{
+	down_write(&mdev->gpu_lock);
+	if (!ret) {
+		mutex_lock(&gpu->pool.lock);
+		if (gpu->pool.nr_allocs)
+			ret = -EBUSY;
+		mutex_unlock(&gpu->pool.lock);
+	}
+	if (ret)
+		WRITE_ONCE(gpu->detaching, false);
+	else
+		mvgal_gpu_remove(mdev, gpu);
+	up_write(&mdev->gpu_lock);
+	return ret;
+}
+
+/**
  * mvgal_gpu_detach_all() - at unload: let every GPU and its pool go
  * @mdev: the device; no ioctl can run any more and the pools are empty
  */
@@ -401,9 +466,9 @@ void mvgal_gpu_detach_all(struct mvgal_device *mdev)
 {
 	unsigned int i;
 
-	mutex_lock(&mdev->gpu_lock);
+	down_write(&mdev->gpu_lock);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (mdev->gpus[i])
 			mvgal_gpu_remove(mdev, mdev->gpus[i]);
-	mutex_unlock(&mdev->gpu_lock);
+	up_write(&mdev->gpu_lock);
 }

@@ -65,6 +65,11 @@ struct mvgal_gpu {
 	 * mdev->prefetch_lock.
 	 */
 	struct mvgal_predict *pred;
+	/*
+	 * Being detached: nothing new goes here. Written under gpu_lock
+	 * held to write, so whoever holds it to read sees it stable.
+	 */
+	bool detaching;
 	/* Idle/active, counted under pool.lock. */
 	bool active;
 	u64 state_changes;
@@ -85,7 +90,10 @@ struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);
 int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 		     struct dma_buf *dmabuf, u32 want);
-void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+struct mvgal_gpu *mvgal_gpu_detach_begin(struct mvgal_device *mdev,
+					 u32 index, int *err);
+int mvgal_gpu_detach_end(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
+			 int ret);
 void mvgal_gpu_detach_all(struct mvgal_device *mdev);
 
 #endif /* MVGAL_DEV_GPU_H */

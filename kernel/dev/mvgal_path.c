@@ -231,17 +231,17 @@ unsigned int mvgal_calibrate_all(struct mvgal_device *mdev, void *bounce)
 	if (!c)
 		return 0;
 	mutex_lock(&mdev->cal_mutex);
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	mvgal_cal_prepare(mdev, c);
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	for (src = 0; src < MVGAL_LOC_COUNT; src++)
 		for (dst = 0; dst < MVGAL_LOC_COUNT; dst++)
 			if (c->methods[src][dst])
 				pairs += mvgal_cal_pair(mdev, c, src, dst,
 							bounce);
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	mvgal_cal_release(mdev, c);
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	spin_lock(&mdev->cal_lock);
 	mdev->calibrated_ns = ktime_get_ns();
 	spin_unlock(&mdev->cal_lock);

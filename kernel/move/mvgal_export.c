@@ -120,11 +120,8 @@ static int mvgal_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 static void mvgal_export_release(struct dma_buf *dmabuf)
 {
 	struct mvgal_export *e = dmabuf->priv;
-	struct mvgal_device *mdev = to_mvgal(e->bo->base.dev);
 
-	mutex_lock(&mdev->gpu_lock);
-	e->bo->exported[e->gpu->index]--;
-	mutex_unlock(&mdev->gpu_lock);
+	atomic_dec(&e->bo->exported[e->gpu->index]);
 	drm_gem_object_put(&e->bo->base);
 	kvfree(e->pages);
 	kfree(e);
@@ -208,7 +205,7 @@ int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu)
 			mvgal_place_drain(bo, gpu->index, true);
 		return ret;
 	}
-	bo->exported[gpu->index]++;
+	atomic_inc(&bo->exported[gpu->index]);
 	return 0;
 }
 
@@ -223,12 +220,7 @@ struct dma_buf *mvgal_export_dmabuf(struct mvgal_export *e, u32 flags)
 	exp_info.flags = flags & MVGAL_PLACE_FD_RDWR ? O_RDWR : O_RDONLY;
 	exp_info.priv = e;
 	dmabuf = dma_buf_export(&exp_info);
-	if (IS_ERR(dmabuf)) {
-		struct mvgal_device *mdev = to_mvgal(e->bo->base.dev);
-
-		mutex_lock(&mdev->gpu_lock);
-		e->bo->exported[e->gpu->index]--;
-		mutex_unlock(&mdev->gpu_lock);
-	}
+	if (IS_ERR(dmabuf))
+		atomic_dec(&e->bo->exported[e->gpu->index]);
 	return dmabuf;
 }

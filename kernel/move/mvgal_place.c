@@ -98,15 +98,17 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 	unsigned int g = p->gpu->index;
 
 	return !(bo->flags & MVGAL_BO_PERSISTENT) && !p->pinned &&
-	       !bo->exported[g] && !READ_ONCE(bo->sessions_at[g]);
+	       !atomic_read(&bo->exported[g]) &&
+	       !READ_ONCE(bo->sessions_at[g]);
 }
 
 /*
  * Takes a chosen victim: a reference, so that the buffer outlives its
  * last placement going, its lock (tried: the caller holds its own
- * buffers' locks, and a buffer locked elsewhere is in use), no live
- * session at the GPU and every fence signaled (no job reads or writes the
- * range). A dying one (no reference left, *@ref false) is taken too, and
+ * buffers' locks, and a buffer locked elsewhere is in use), still
+ * evictable under it (no pin, export or live session at the GPU: those
+ * change under the buffer's lock, and were read without it) and every
+ * fence signaled (no job reads or writes the range). A dying one (no reference left, *@ref false) is taken too, and
  * drained without its bytes: a buffer that had a placement is freed from
  * a work item (mvgal_bo_free()) that drains it under its lock and then
  * waits for bo->victim_holds, which counts such victims, to drop to 0.
@@ -117,7 +119,7 @@ static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 
 	if (!mutex_trylock(&bo->lock))
 		return false;
-	if (bo->sessions_at[p->gpu->index] ||
+	if (!mvgal_victim_may(p) ||
 	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		mutex_unlock(&bo->lock);
 		return false;
@@ -455,13 +457,13 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 /**
  * mvgal_place_get() - make sure @bo has a placement in @gpu's pool
  * @bo: the buffer; caller holds bo->lock
- * @gpu: the GPU; caller holds mdev->gpu_lock
+ * @gpu: the GPU; caller holds mdev->gpu_lock (to read)
  *
  * A new placement holds no chunk: nothing is valid there until copied.
  * A full pool evicts others (see the top of this file); never placements
  * of buffers whose locks the caller holds.
  *
- * Return: 0, -ENOMEM or -ENOSPC.
+ * Return: 0, -ENOMEM, -ENOSPC, or -ENODEV for a GPU being detached.
  */
 int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 {
@@ -480,8 +482,12 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	int ret;
 
 	lockdep_assert_held(&bo->lock);
+	lockdep_assert_held(&gpu->mdev->gpu_lock);
 	if (bo->home == gpu || bo->place[gpu->index])
 		return 0;
+	/* Its drain runs: nothing new goes there. */
+	if (READ_ONCE(gpu->detaching))
+		return -ENODEV;
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
@@ -510,7 +516,7 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 /**
  * mvgal_place_pin() - pin @bo's placements on the GPUs of @pin (never
  * evicted), and unpin the others
- * @bo: the buffer; caller holds gpu_lock and bo->lock
+ * @bo: the buffer; caller holds bo->lock
  * @pin: GPUs (bits)
  */
 void mvgal_place_pin(struct mvgal_bo *bo, u32 pin)
@@ -536,7 +542,11 @@ u32 mvgal_place_pins(struct mvgal_bo *bo)
 	return pins;
 }
 
-/* Gives a placement's range back. Caller holds bo->lock and gpu_lock. */
+/*
+ * Gives a placement's range back. Caller holds bo->lock; the GPU stays
+ * attached meanwhile (gpu_lock held, the GPU's own drain, or the
+ * buffer's free, which a detach waits for).
+ */
 static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 {
 	struct mvgal_place *p = bo->place[gidx];
@@ -587,8 +597,9 @@ static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
  * mvgal_place_drain() - give up the copy at GPU @gidx: chunks only it
  * holds are copied home first (unless the buffer is dying), then the
  * placement's range goes back to the pool
- * @bo: the buffer; caller holds gpu_lock and bo->lock, no session is
- *	live at the GPU and every fence has signaled
+ * @bo: the buffer; caller holds bo->lock and keeps the GPU attached (see
+ *	mvgal_place_put()), no session is live at the GPU and every fence
+ *	has signaled
  *
  * Afterwards no chunk is valid at the GPU, placement or not: a buffer
  * that only ever used a peer's pool in place has nothing to free, and
@@ -658,11 +669,36 @@ int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait)
 	}
 }
 
+/*
+ * One buffer's placement on a detaching GPU goes home once its fences
+ * have signaled. Return: 0, -EBUSY (a live session or an export there),
+ * -ERESTARTSYS or -ENOMEM.
+ */
+static int mvgal_gpu_drain_one(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
+{
+	unsigned int g = gpu->index;
+	int ret;
+
+	if (READ_ONCE(bo->sessions_at[g]))
+		return -EBUSY;
+	ret = mvgal_bo_lock_idle(bo, false);
+	if (ret)
+		return ret;
+	if (bo->sessions_at[g] || atomic_read(&bo->exported[g]))
+		ret = -EBUSY;
+	else
+		ret = mvgal_place_drain(bo, g, false);
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
 /**
  * mvgal_gpu_drain() - before a detach: every placement in @gpu's pool
  * goes home
- * @mdev: the device; caller holds gpu_lock
- * @gpu: the GPU
+ * @mdev: the device
+ * @gpu: the GPU, marked detaching by the caller (mvgal_gpu_detach_begin()):
+ *	 nothing new is placed there, and only this caller frees it. No
+ *	 device-wide lock is held: sessions elsewhere go on.
  *
  * Buffers whose home is the pool (device-only) cannot leave it: with any
  * of them, nothing is touched and the answer is -EBUSY. So it is with a
@@ -674,18 +710,17 @@ int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait)
 int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 {
 	struct mvgal_bo *bo, **bos = NULL;
-	unsigned int n = 0, cap = 0, i;
+	unsigned int n = 0, cap = 0, i, places;
 	u64 used, largest, allocs;
 	int ret = 0;
 
-	lockdep_assert_held(&mdev->gpu_lock);
+	lockdep_assert_not_held(&mdev->gpu_lock);
 	mutex_lock(&gpu->lru_lock);
 	mvgal_pool_usage(&gpu->pool, &used, &largest, &allocs);
-	n = gpu->nr_places;
+	places = gpu->nr_places;
 	mutex_unlock(&gpu->lru_lock);
-	if (allocs > n)
+	if (allocs > places)
 		return -EBUSY;
-	n = 0;
 
 	mutex_lock(&mdev->bos_lock);
 	list_for_each_entry(bo, &mdev->bos, link)
@@ -699,7 +734,7 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 		if (!READ_ONCE(bo->place[gpu->index]))
 			continue;
 		/* An export holds a reference: its buffer is not dying. */
-		if (bo->exported[gpu->index])
+		if (atomic_read(&bo->exported[gpu->index]))
 			ret = -EBUSY;
 		if (kref_get_unless_zero(&bo->base.refcount)) {
 			bos[n++] = bo;
@@ -715,21 +750,8 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	}
 	mutex_unlock(&mdev->bos_lock);
 
-	for (i = 0; i < n && !ret; i++) {
-		bo = bos[i];
-		if (READ_ONCE(bo->sessions_at[gpu->index])) {
-			ret = -EBUSY;
-			break;
-		}
-		ret = mvgal_bo_lock_idle(bo, false);
-		if (ret)
-			break;
-		if (bo->sessions_at[gpu->index])
-			ret = -EBUSY;
-		else
-			ret = mvgal_place_drain(bo, gpu->index, false);
-		mutex_unlock(&bo->lock);
-	}
+	for (i = 0; i < n && !ret; i++)
+		ret = mvgal_gpu_drain_one(bos[i], gpu);
 	for (i = 0; i < n; i++)
 		drm_gem_object_put(&bos[i]->base);
 	kvfree(bos);

@@ -36,7 +36,7 @@ static const char *mvgal_device_driver(struct mvgal_device *mdev,
 	unsigned int i;
 
 	*gpu = MVGAL_GPU_ANY;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
 		if (mdev->gpus[i] && mdev->gpus[i]->dev == dev) {
 			strscpy(buf, mdev->gpus[i]->driver, MVGAL_NAME_LEN);
@@ -45,7 +45,7 @@ static const char *mvgal_device_driver(struct mvgal_device *mdev,
 			break;
 		}
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return name;
 }
 
@@ -59,13 +59,13 @@ static const char *mvgal_bo_driver(struct mvgal_bo *bo, char *buf)
 
 	if (bo->gpu == MVGAL_GPU_ANY)
 		return NULL;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, bo->gpu, &err);
 	if (gpu) {
 		strscpy(buf, gpu->driver, MVGAL_NAME_LEN);
 		name = buf;
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return name;
 }
 

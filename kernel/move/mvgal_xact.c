@@ -97,14 +97,14 @@ int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
 	x->job = mvgal_job_alloc(mdev, prio, file);
 	if (IS_ERR(x->job))
 		return PTR_ERR(x->job);
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
 		if (gpus & BIT(g))
 			x->gpu[g] = mvgal_gpu_use(mdev, g, &ret);
 	if (!ret)
 		ret = mvgal_bo_lock_copies(bo);
 	if (ret) {
-		mutex_unlock(&mdev->gpu_lock);
+		up_read(&mdev->gpu_lock);
 		mvgal_job_abort(x->job);
 	}
 	return ret;
@@ -238,7 +238,7 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
 void mvgal_xact_end(struct mvgal_xact *x)
 {
 	mvgal_bo_unlock_copies(x->bo);
-	mutex_unlock(&x->mdev->gpu_lock);
+	up_read(&x->mdev->gpu_lock);
 }
 
 /**

@@ -34,7 +34,7 @@ static u32 mvgal_most_free(struct mvgal_device *mdev, u32 gpus)
 	u64 best = 0, used, largest, allocs, room;
 	u32 g, pick = MVGAL_GPU_ANY;
 
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
 		struct mvgal_gpu *gpu = mdev->gpus[g];
 
@@ -47,7 +47,7 @@ static u32 mvgal_most_free(struct mvgal_device *mdev, u32 gpus)
 			pick = g;
 		}
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return pick;
 }
 
@@ -120,11 +120,11 @@ int mvgal_advice_check(struct mvgal_device *mdev,
 	    args->accessed_by >> mvgal_max_gpus)
 		return -EINVAL;
 	gpus = mvgal_advice_gpus(args);
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
 		if (gpus & BIT(g) && !mdev->gpus[g])
 			ret = -ENODEV;
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }
 

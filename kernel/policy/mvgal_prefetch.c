@@ -199,12 +199,12 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 static void mvgal_prefetch_forget(struct mvgal_device *mdev, unsigned int g,
 				  u64 id)
 {
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	spin_lock(&mdev->prefetch_lock);
 	if (mdev->gpus[g] && mdev->gpus[g]->pred)
 		mvgal_predict_forget(mdev->gpus[g]->pred, id);
 	spin_unlock(&mdev->prefetch_lock);
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 }
 
 static void mvgal_prefetch_work(struct work_struct *work)

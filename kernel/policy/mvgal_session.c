@@ -172,13 +172,13 @@ void mvgal_begin_probe(struct mvgal_device *mdev,
 		    (READ_ONCE(bo->policy.host_probed) & BIT(s->gpu)))
 			continue;
 		if (!ddev) {
-			mutex_lock(&mdev->gpu_lock);
+			down_read(&mdev->gpu_lock);
 			gpu = mvgal_gpu_use(mdev, s->gpu, &ret);
 			if (gpu) {
 				ddev = gpu->ddev;
 				drm_dev_get(ddev);
 			}
-			mutex_unlock(&mdev->gpu_lock);
+			up_read(&mdev->gpu_lock);
 			if (!ddev)
 				return;
 		}
@@ -606,7 +606,7 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 
 	*out = (struct mvgal_begin_out){ .fd = -1 };
 	mvgal_begin_probe(mdev, s);
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
@@ -623,14 +623,14 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	mvgal_session_go_live(mdev, s, gpu);
 	mvgal_begin_start_job(job, out);
 	mvgal_session_unlock_bos(s, &exec, lean);
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return 0;
 
 out_places:
 	mvgal_begin_undo_places(s, gpu);
 	mvgal_session_unlock_bos(s, &exec, lean);
 out_gpu:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }
 

@@ -112,7 +112,7 @@ static int mvgal_bo_create_bind(struct mvgal_device *mdev,
 	/* Held until the pool range is taken: the GPU cannot be detached
 	 * in between.
 	 */
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_use(mdev, index, &ret);
 	if (gpu && gpu->numa_node >= 0)
 		bo->nid = gpu->numa_node;
@@ -124,7 +124,7 @@ static int mvgal_bo_create_bind(struct mvgal_device *mdev,
 			bo->map_offset = bo->alloc.node.start;
 		}
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	/* Without the GPU, mvgal_gpu_use() said why. */
 	return ret;
 }

@@ -56,11 +56,11 @@ static int mvgal_debug_alloc_show(struct seq_file *m, void *unused)
 	struct mvgal_device *mdev = m->private;
 	struct mvgal_debug_alloc *d;
 
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	list_for_each_entry(d, &mdev->debug_allocs, link)
 		seq_printf(m, "%u %llu %llu\n", d->gpu->index,
 			   d->alloc.node.start, d->alloc.node.size);
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return 0;
 }
 
@@ -127,14 +127,14 @@ static ssize_t mvgal_debug_alloc_write(struct file *file,
 		return -EFAULT;
 	buf[len] = '\0';
 
-	mutex_lock(&mdev->gpu_lock);
+	down_write(&mdev->gpu_lock);
 	if (sscanf(buf, "alloc %u %llu", &index, &size) == 2)
 		ret = mvgal_debug_do_alloc(mdev, index, size);
 	else if (sscanf(buf, "free %u", &index) == 1)
 		ret = mvgal_debug_do_free(mdev, index);
 	else
 		ret = -EINVAL;
-	mutex_unlock(&mdev->gpu_lock);
+	up_write(&mdev->gpu_lock);
 	return ret ? ret : len;
 }
 
@@ -385,11 +385,11 @@ void mvgal_debugfs_fini(struct mvgal_device *mdev)
 	struct mvgal_debug_alloc *d, *tmp;
 
 	debugfs_remove_recursive(mdev->debugfs);
-	mutex_lock(&mdev->gpu_lock);
+	down_write(&mdev->gpu_lock);
 	list_for_each_entry_safe(d, tmp, &mdev->debug_allocs, link) {
 		list_del(&d->link);
 		mvgal_pool_free(d->gpu, &d->alloc);
 		kfree(d);
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_write(&mdev->gpu_lock);
 }

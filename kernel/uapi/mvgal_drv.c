@@ -146,7 +146,7 @@ static int __init mvgal_init(void)
 		goto out_devres;
 	}
 	mvgal_dev->pdev = pdev;
-	mutex_init(&mvgal_dev->gpu_lock);
+	init_rwsem(&mvgal_dev->gpu_lock);
 	mutex_init(&mvgal_dev->bos_lock);
 	mutex_init(&mvgal_dev->advise_lock);
 	mutex_init(&mvgal_dev->cal_mutex);
@@ -200,7 +200,6 @@ static void __exit mvgal_exit(void)
 	mutex_destroy(&mvgal_dev->cal_mutex);
 	mutex_destroy(&mvgal_dev->advise_lock);
 	mutex_destroy(&mvgal_dev->bos_lock);
-	mutex_destroy(&mvgal_dev->gpu_lock);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
 	mvgal_chunks_cache_fini();

@@ -126,25 +126,15 @@ int mvgal_ioctl_gpu_detach(struct drm_device *dev, void *data,
 	if (args->flags)
 		return -EINVAL;
 
-	mutex_lock(&mdev->gpu_lock);
-	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
+	gpu = mvgal_gpu_detach_begin(mdev, args->gpu, &ret);
 	if (!gpu)
-		goto out;
-	/* Every placement goes home first; a pool that still holds a
+		return ret;
+	/* Every placement goes home first, with no device-wide lock held:
+	 * sessions on other GPUs go on. A pool that still holds a
 	 * device-only buffer (or a live session) cannot go.
 	 */
 	ret = mvgal_gpu_drain(mdev, gpu);
-	if (!ret) {
-		mutex_lock(&gpu->pool.lock);
-		if (gpu->pool.nr_allocs)
-			ret = -EBUSY;
-		mutex_unlock(&gpu->pool.lock);
-	}
-	if (!ret)
-		mvgal_gpu_remove(mdev, gpu);
-out:
-	mutex_unlock(&mdev->gpu_lock);
-	return ret;
+	return mvgal_gpu_detach_end(mdev, gpu, ret);
 }
 
 int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
@@ -159,7 +149,7 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 	if (args->flags)
 		return -EINVAL;
 
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out;
@@ -184,7 +174,7 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 	memcpy(args->slot, gpu->slot, sizeof(args->slot));
 	memcpy(args->root, gpu->root, sizeof(args->root));
 out:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }
 
@@ -200,7 +190,7 @@ int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 	if (args->flags || args->src == args->dst)
 		return -EINVAL;
 
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	if (!mvgal_gpu_lookup(mdev, args->src, &ret) ||
 	    !mvgal_gpu_lookup(mdev, args->dst, &ret))
 		goto out;
@@ -213,7 +203,7 @@ int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 	for (i = 0; i < MVGAL_METHOD_COUNT; i++)
 		args->reasons[i] = link->verdict.reasons[i];
 out:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }
 
@@ -230,13 +220,13 @@ int mvgal_ioctl_pool_fd(struct drm_device *dev, void *data,
 		return -EPERM;
 	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (gpu) {
 		dmabuf = gpu->pool.dmabuf;
 		get_dma_buf(dmabuf);
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	if (!dmabuf)
 		return ret;
 	fd = dma_buf_fd(dmabuf, O_CLOEXEC | O_RDWR);

@@ -114,14 +114,14 @@ static int mvgal_heap_regions_snapshot(struct mvgal_device *mdev, u32 want,
 	u32 i, j;
 
 	*out = NULL;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	*nr = 1 + mdev->gpu_count;
 	*n = min(want, *nr);
 	if (!*n)
 		goto out;
 	regions = kcalloc(*n, sizeof(*regions), GFP_KERNEL_ACCOUNT);
 	if (!regions) {
-		mutex_unlock(&mdev->gpu_lock);
+		up_read(&mdev->gpu_lock);
 		return -ENOMEM;
 	}
 	mvgal_heap_system(&regions[0], mdev);
@@ -130,7 +130,7 @@ static int mvgal_heap_regions_snapshot(struct mvgal_device *mdev, u32 want,
 			mvgal_heap_pool(&regions[j++], mdev->gpus[i]);
 	*out = regions;
 out:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return 0;
 }
 

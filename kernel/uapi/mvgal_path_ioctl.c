@@ -50,7 +50,7 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 	if (args->flags || args->src >= 1 + mvgal_max_gpus ||
 	    args->dst >= 1 + mvgal_max_gpus || args->src == args->dst)
 		return -EINVAL;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	if (!mvgal_pair_verdict(mdev, args->src, args->dst, &v)) {
 		ret = -ENODEV;
 		goto out;
@@ -69,6 +69,6 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 		args->cost_ns[m] = ch.cost[m];
 	}
 out:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }

@@ -43,14 +43,14 @@ int mvgal_ioctl_place_fd(struct drm_device *dev, void *data,
 	ret = mvgal_export_check(e->bo, args->gpu);
 	if (ret)
 		goto err_put;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (gpu) {
 		mutex_lock(&e->bo->lock);
 		ret = mvgal_export_pin(e, gpu);
 		mutex_unlock(&e->bo->lock);
 	}
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	if (ret)
 		goto err_put;
 	dmabuf = mvgal_export_dmabuf(e, args->flags);
@@ -91,7 +91,7 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	bo = mvgal_bo_lookup(file, args->handle);
 	if (!bo)
 		return -ENOENT;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_unlock;
@@ -104,13 +104,13 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_unlock;
 	/* An exported placement stays while the export lives. */
-	if (bo->sessions_at[gpu->index] || bo->exported[gpu->index])
+	if (bo->sessions_at[gpu->index] || atomic_read(&bo->exported[gpu->index]))
 		ret = -EBUSY;
 	else
 		ret = mvgal_place_drain(bo, gpu->index, false);
 	mutex_unlock(&bo->lock);
 out_unlock:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

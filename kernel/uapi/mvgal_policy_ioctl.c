@@ -149,11 +149,11 @@ static int mvgal_advise_apply(struct mvgal_device *mdev,
 					  fd, &bytes);
 	}
 	if (args->flags & (MVGAL_ADVISE_SET | MVGAL_ADVISE_APPLY)) {
-		mutex_lock(&mdev->gpu_lock);
+		down_read(&mdev->gpu_lock);
 		mutex_lock(&bo->lock);
 		mvgal_place_pin(bo, 0);
 		mutex_unlock(&bo->lock);
-		mutex_unlock(&mdev->gpu_lock);
+		up_read(&mdev->gpu_lock);
 	}
 	return 0;
 }

@@ -40,7 +40,7 @@ int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 		return -EINVAL;
 	if (args->flags & MVGAL_BUDGET_SET && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_unlock;
@@ -55,7 +55,7 @@ int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 		gpu->pool.budget = budget ?: gpu->pool.size;
 	mutex_unlock(&gpu->pool.lock);
 out_unlock:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	return ret;
 }
 
@@ -76,7 +76,7 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 	e->last_use = c->last;
 	e->ahead = c->ahead;
 	if (bo->flags & MVGAL_BO_PERSISTENT || p->pinned ||
-	    bo->exported[p->gpu->index])
+	    atomic_read(&bo->exported[p->gpu->index]))
 		e->flags |= MVGAL_LRU_PERSISTENT;
 	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
 		e->flags |= MVGAL_LRU_LIVE;
@@ -148,7 +148,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 				MVGAL_LRU_ENTRY_SIZE_V1, sizeof(*out));
 	if (ret)
 		return ret;
-	mutex_lock(&mdev->gpu_lock);
+	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_unlock;
@@ -171,7 +171,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 out_lru:
 	mutex_unlock(&gpu->lru_lock);
 out_unlock:
-	mutex_unlock(&mdev->gpu_lock);
+	up_read(&mdev->gpu_lock);
 	/* Copied out with no lock held: the array may fault. */
 	if (!ret && (!mvgal_uarray_writable(&ua, min(n, room)) ||
 		     mvgal_uarray_copy_out(&ua, out, min(n, room))))

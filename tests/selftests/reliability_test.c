@@ -4,12 +4,14 @@
  * another user's bytes, one regression test each. Read-only dma-bufs stay
  * read-only; a reused pool range never shows its last owner's bytes; a
  * MOVE queued before a WRITE session never drops the session's writes; a
+ * detach waits for work queued on its GPU and stalls no other GPU; a
  * refused write changes no byte; BEGINs naming the same buffers in both
  * orders never deadlock.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -278,6 +280,107 @@ TEST_F(rel, move_queued_before_a_write_session_keeps_its_writes)
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
 	vfence_free(&vf);
 	mvgal_bo_destroy(self->m, h);
+}
+
+struct detach_arg {
+	struct mvgal *m;
+	int gpu;
+	int ret;
+	atomic_int done;
+};
+
+static void *detach_worker(void *p)
+{
+	struct detach_arg *d = p;
+
+	d->ret = mvgal_gpu_detach(d->m, d->gpu);
+	atomic_store(&d->done, 1);
+	return NULL;
+}
+
+/* MIGRATEs @h to GPU @g until it is -ENODEV (the GPU is detaching). */
+static int migrate_until_enodev(struct mvgal *m, uint32_t h, uint64_t size,
+				int g)
+{
+	int ret = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		struct drm_mvgal_migrate mg = {
+			.handle = h, .size = size, .location = 1 + g,
+			.in_fence_fd = -1,
+		};
+
+		ret = mvgal_migrate(m, &mg);
+		if (ret)
+			return ret;
+		if (mg.out_fence_fd >= 0)
+			close(mg.out_fence_fd);
+		usleep(1000);
+	}
+	return ret;
+}
+
+/*
+ * A detach waits for the work queued on its GPU's pool and takes every
+ * byte home. Meanwhile nothing new goes to the GPU (-ENODEV), a second
+ * detach is -EBUSY, and a session on another GPU begins, reads its bytes
+ * and ends: no device-wide lock is held while the detach waits.
+ */
+TEST_F(rel, detach_waits_for_queued_work_and_stalls_no_other_gpu)
+{
+	const uint64_t size = 3 * CH + 4321, osize = CH + 77;
+	struct drm_mvgal_migrate mg = {
+		.size = size, .flags = MVGAL_MIGRATE_MOVE,
+	};
+	struct detach_arg d = { .m = self->m, .gpu = self->g1 };
+	struct drm_mvgal_access a;
+	uint32_t h, other, sess;
+	struct vfence vf;
+	uint64_t copied;
+	pthread_t t;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 3));
+	ASSERT_EQ(0, host_bo(self->m, osize, &other));
+	ASSERT_EQ(0, bo_fill(self->m, other, osize, 4));
+	/* A MOVE to the GPU queued behind a fence nobody signaled yet. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_NE(0, mg.job);
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, detach_worker, &d));
+	EXPECT_EQ(-ENODEV, migrate_until_enodev(self->m, other, osize,
+						 self->g1));
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
+	EXPECT_EQ(-ENODEV, begin1(self->m, self->g1, MVGAL_ACCESS_READ, other,
+				  0, osize, &a, &sess, &fence, &copied));
+	/* Another GPU: a whole session while the detach waits. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, other, 0, osize, &a,
+			    &sess, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(self->g0, a.pool_gpu);
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, osize, 0, 4));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	EXPECT_EQ(0, atomic_load(&d.done));
+
+	/* The MOVE runs, then the detach takes the bytes home. */
+	vfence_signal(&vf);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(0, d.ret);
+	EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+	close(mg.out_fence_fd);
+	EXPECT_EQ(NR_GPUS - 1, gpu_count(self->m));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 3));
+	EXPECT_EQ(-1, bo_check(self->m, other, osize, 4));
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, other);
+	mvgal_bo_destroy(self->m, h);
+	reset_state(_metadata, self->m);
 }
 
 /* Do two BO_INFOs say the same about where the bytes are? */
