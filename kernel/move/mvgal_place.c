@@ -108,10 +108,11 @@ static bool mvgal_victim_may(struct mvgal_place *p)
  * buffers' locks, and a buffer locked elsewhere is in use), still
  * evictable under it (no pin, export or live session at the GPU: those
  * change under the buffer's lock, and were read without it) and every
- * fence signaled (no job reads or writes the range). A dying one (no reference left, *@ref false) is taken too, and
- * drained without its bytes: a buffer that had a placement is freed from
- * a work item (mvgal_bo_free()) that drains it under its lock and then
- * waits for bo->victim_holds, which counts such victims, to drop to 0.
+ * fence signaled (no job reads or writes the range). A dying one (no
+ * reference left, *@ref false) is taken too, and drained without its
+ * bytes: a buffer that had a placement is freed from a work item
+ * (mvgal_bo_free()) that drains it under its lock and then waits for
+ * bo->victim_holds, which counts such victims, to drop to 0.
  */
 static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 {
@@ -387,9 +388,11 @@ static void mvgal_evict_release_move(struct mvgal_evict_set *e)
  * pages are being moved: that batch is waited for, and the next one waits
  * for this eviction.
  * The victims are drained with their own locks held, not the lru_lock.
- * Caller holds the GPU's evict_lock. Return: 0 (a later allocation of @size fits), -ENOSPC
- * (nothing was evicted), -ENOMEM (possibly after some victims went:
- * their bytes are home, nothing is lost).
+ * Caller holds the GPU's evict_lock.
+ *
+ * Return: 0 (a later allocation of @size fits), -ENOSPC (nothing was
+ * evicted), -ENOMEM (possibly after some victims went: their bytes are
+ * home, nothing is lost).
  */
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {

@@ -221,6 +221,7 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
 	/* Nothing can fail from here on. */
 	x->job = NULL;
 	x->bytes = mvgal_job_bytes(job);
+	/* Arms the fence (done above already when an fd was made). */
 	mvgal_job_fence(job);
 	mvgal_job_mark(job);
 	mvgal_job_publish(job);
