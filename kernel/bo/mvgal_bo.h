@@ -40,7 +40,7 @@ struct mvgal_place {
 	struct mvgal_bo *bo;
 	struct list_head lru;
 	struct mvgal_pool_alloc alloc;
-	/* ADVISE pinned it: never evicted. Under gpu_lock and bo->lock. */
+	/* ADVISE pinned it: never evicted. Under bo->lock. */
 	bool pinned;
 	/* A prefetch filled it and no session used it yet; under bo->lock. */
 	bool prefetched;
@@ -77,6 +77,57 @@ struct mvgal_bo_policy {
 	 */
 	u16 host_ok;
 	u16 host_probed;
+};
+
+/*
+ * The buffer's state in GPU pools, which move/ keeps (placements,
+ * eviction, exports): data only here. All zero, as a new buffer has it,
+ * is no placement. Each field says what guards it.
+ */
+struct mvgal_bo_pools {
+	/* Placements in other GPUs' pools (never the device-only home);
+	 * a slot changes under the buffer's lock.
+	 */
+	struct mvgal_place *place[MVGAL_MAX_GPUS];
+	/* Uses per GPU, for the eviction order; under that GPU's lru_lock,
+	 * and written under the buffer's lock too.
+	 */
+	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
+	/* Live placement exports per GPU (move/mvgal_export.c): the placement
+	 * stays where it is while there are any (not a u16: a process may
+	 * hold more fds than that). Raised under the buffer's lock (so an
+	 * eviction that holds it sees every export), dropped anywhere.
+	 */
+	atomic_t exported[MVGAL_MAX_GPUS];
+	/* It had a placement once: its free runs from a work item. */
+	bool ever_placed;
+	/*
+	 * Evictions that took it as a victim while it was dying (no
+	 * reference left): its free waits until none is left, as each may
+	 * still be letting go of the buffer's lock (move/mvgal_place.c).
+	 */
+	atomic_t victim_holds;
+	/* The buffer's lock is held to move its pages to another node, for
+	 * one batch (policy/mvgal_numa.c sets it): eviction waits for that
+	 * rather than pass the buffer by as one in use, and counts itself
+	 * in @evict_waits, which the next batch waits for.
+	 */
+	bool page_move;
+	atomic_t evict_waits;
+};
+
+/*
+ * Write-watch (bo/mvgal_cpuwrite.c), under the buffer's lock: how many
+ * chunks the CPU wrote since HARVEST reset the record (MVGAL_CB_WRITTEN),
+ * and since the chunk states took the writes in (MVGAL_CB_PENDING); the
+ * chunks refused for good after a hand-off (MVGAL_CB_REFUSED), and the
+ * hand-offs seen (policy/mvgal_handoff.c).
+ */
+struct mvgal_bo_watch {
+	unsigned long nwritten;
+	unsigned long npending;
+	unsigned long nrefused;
+	u64 handoffs;
 };
 
 struct mvgal_bo {
@@ -152,51 +203,14 @@ struct mvgal_bo {
 	struct list_head commits;
 	unsigned int sessions;		/* live sessions */
 	unsigned int sessions_at[MVGAL_MAX_GPUS];
-	/* Placements in other GPUs' pools (never the device-only home). */
-	struct mvgal_place *place[MVGAL_MAX_GPUS];
-	/* Uses per GPU, for the eviction order; under that GPU's lru_lock,
-	 * and written under this buffer's lock too.
-	 */
-	struct mvgal_reuse reuse[MVGAL_MAX_GPUS];
-	/* Live placement exports per GPU (move/mvgal_export.c): the placement
-	 * stays where it is while there are any (not a u16: a process may
-	 * hold more fds than that). Raised under this buffer's lock (so an
-	 * eviction that holds it sees every export), dropped anywhere.
-	 */
-	atomic_t exported[MVGAL_MAX_GPUS];
-	/* It had a placement once: its free runs from a work item. */
-	bool ever_placed;
-	/*
-	 * Evictions that took it as a victim while it was dying (no
-	 * reference left): its free waits until none is left, as each may
-	 * still be letting go of @lock (move/mvgal_place.c).
-	 */
-	atomic_t victim_holds;
-	/* @lock is held to move its pages to another node, for one batch
-	 * (policy/mvgal_numa.c): eviction waits for that rather than pass
-	 * the buffer by as one in use, and counts itself in @evict_waits,
-	 * which the next batch waits for.
-	 */
-	bool page_move;
-	atomic_t evict_waits;
 	/* The mirror controller's notes (bo/mvgal_mirror.c), under @lock,
 	 * and the GPUs its READ sessions keep replicas on.
 	 */
 	struct mvgal_mirror mirror;
 	u16 mirror_set;
 	struct mvgal_bo_policy policy;
-	/*
-	 * Write-watch (bo/mvgal_cpuwrite.c), under @lock: how many chunks
-	 * the CPU wrote since HARVEST reset the record (MVGAL_CB_WRITTEN),
-	 * and since the chunk states took the writes in (MVGAL_CB_PENDING).
-	 */
-	unsigned long nwritten;
-	unsigned long npending;
-	/* Chunks refused for good after a hand-off (MVGAL_CB_REFUSED);
-	 * hand-offs seen.
-	 */
-	unsigned long nrefused;
-	u64 handoffs;
+	struct mvgal_bo_pools pools;
+	struct mvgal_bo_watch watch;
 	/* An import of a dma-buf opened read-only: every write is refused. */
 	bool read_only;
 	/* Somebody mapped it for the CPU: zap PTEs when chunks leave. */

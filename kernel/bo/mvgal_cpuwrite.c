@@ -68,8 +68,8 @@ static void mvgal_watch_handoff(struct mvgal_bo *bo, unsigned long first,
 			if (l->cpu_wrote) {
 				__set_bit(c - l->base, l->cpu_wrote);
 			} else if (!mvgal_cbit_set(bo, MVGAL_CB_REFUSED, c)) {
-				bo->nrefused++;
-				bo->handoffs++;
+				bo->watch.nrefused++;
+				bo->watch.handoffs++;
 			}
 		}
 	}
@@ -91,9 +91,9 @@ void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 	lockdep_assert_held(&bo->lock);
 	for (c = first; c <= last; c++) {
 		if (!mvgal_cbit_set(bo, MVGAL_CB_WRITTEN, c))
-			bo->nwritten++;
+			bo->watch.nwritten++;
 		if (pending && !mvgal_cbit_set(bo, MVGAL_CB_PENDING, c))
-			bo->npending++;
+			bo->watch.npending++;
 	}
 	/* Only a mapped write can happen during a conflicting session. */
 	if (pending && bo->sessions)
@@ -153,7 +153,7 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 
 	lockdep_assert_held(&bo->lock);
 	mvgal_session_settle(bo);
-	if (!bo->npending)
+	if (!bo->watch.npending)
 		return;
 	mvgal_mirror_note_write(bo);
 	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_PENDING, end, &start, &end);) {
@@ -164,7 +164,7 @@ void mvgal_watch_fold(struct mvgal_bo *bo)
 		mvgal_cbit_assign(bo, MVGAL_CB_PENDING, start, end - 1, false);
 		mvgal_watch_protect(bo, start, end - 1);
 	}
-	bo->npending = 0;
+	bo->watch.npending = 0;
 }
 
 /* Runs of written chunks in @bo's record. Caller holds bo->lock. */
@@ -247,7 +247,7 @@ int mvgal_harvest_snap(struct mvgal_bo *bo,
 	if (runs)
 		*bytes = n * sizeof(*r);
 	if (reset)
-		bo->nwritten -= chunks;
+		bo->watch.nwritten -= chunks;
 	e->count = n;
 	e->chunks = chunks;
 	return 0;
@@ -287,6 +287,6 @@ void mvgal_harvest_restore(struct mvgal_bo *bo,
 					  DIV_ROUND_UP_ULL(r[i].offset + r[i].size,
 							   csize) - 1, true);
 	}
-	bo->nwritten = mvgal_cbit_weight(bo, MVGAL_CB_WRITTEN);
+	bo->watch.nwritten = mvgal_cbit_weight(bo, MVGAL_CB_WRITTEN);
 	mutex_unlock(&bo->lock);
 }

@@ -64,7 +64,7 @@ int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 		return bo->nid;
 	if (bo->home && bo->home->index == loc - 1)
 		return bo->home->numa_node;
-	return bo->place[loc - 1] ? bo->place[loc - 1]->gpu->numa_node :
+	return bo->pools.place[loc - 1] ? bo->pools.place[loc - 1]->gpu->numa_node :
 	       NUMA_NO_NODE;
 }
 
@@ -101,7 +101,7 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 		v->base = bo->map_offset;
 		return true;
 	}
-	p = bo->place[loc - 1];
+	p = bo->pools.place[loc - 1];
 	if (!p)
 		return false;
 	v->map = p->gpu->pool.map;

@@ -42,7 +42,7 @@ struct mvgal_gpu {
 	struct mvgal_pool pool;
 	/*
 	 * Placements of buffers in @pool, least recently used first, what
-	 * eviction did, and each buffer's record of use here (bo->reuse[],
+	 * eviction did, and each buffer's record of use here (bo->pools.reuse[],
 	 * whose writers hold the buffer's lock too); under @lru_lock. A
 	 * mutex, not a spinlock: eviction's scan takes pool.lock under it.
 	 * Never held across a copy, and never with another GPU's.

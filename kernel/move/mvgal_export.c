@@ -121,7 +121,7 @@ static void mvgal_export_release(struct dma_buf *dmabuf)
 {
 	struct mvgal_export *e = dmabuf->priv;
 
-	atomic_dec(&e->bo->exported[e->gpu->index]);
+	atomic_dec(&e->bo->pools.exported[e->gpu->index]);
 	drm_gem_object_put(&e->bo->base);
 	kvfree(e->pages);
 	kfree(e);
@@ -187,7 +187,7 @@ int mvgal_export_check(struct mvgal_bo *bo, u32 gpu)
 int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu)
 {
 	struct mvgal_bo *bo = e->bo;
-	bool made = !bo->home && !bo->place[gpu->index];
+	bool made = !bo->home && !bo->pools.place[gpu->index];
 	int ret;
 
 	ret = mvgal_place_get(bo, gpu);
@@ -195,7 +195,7 @@ int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu)
 		return ret;
 	e->gpu = gpu;
 	e->start = bo->home ? bo->alloc.node.start :
-		   bo->place[gpu->index]->alloc.node.start;
+		   bo->pools.place[gpu->index]->alloc.node.start;
 	e->npages = bo->npages;
 	e->pages = mvgal_export_pages(gpu, e->start, e->npages);
 	if (IS_ERR(e->pages)) {
@@ -205,7 +205,7 @@ int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu)
 			mvgal_place_drain(bo, gpu->index, true);
 		return ret;
 	}
-	atomic_inc(&bo->exported[gpu->index]);
+	atomic_inc(&bo->pools.exported[gpu->index]);
 	return 0;
 }
 
@@ -221,6 +221,6 @@ struct dma_buf *mvgal_export_dmabuf(struct mvgal_export *e, u32 flags)
 	exp_info.priv = e;
 	dmabuf = dma_buf_export(&exp_info);
 	if (IS_ERR(dmabuf))
-		atomic_dec(&e->bo->exported[e->gpu->index]);
+		atomic_dec(&e->bo->pools.exported[e->gpu->index]);
 	return dmabuf;
 }

@@ -46,7 +46,7 @@ int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 	ret = mvgal_chunks_ensure(bo, first, last);
 	if (ret)
 		return ret;
-	if (loc == bo->home_loc || !bo->nrefused)
+	if (loc == bo->home_loc || !bo->watch.nrefused)
 		return mvgal_plan_fetch(job, bo, first, last, loc);
 	while (s <= last) {
 		/* [rs, re): the next refused run, if it starts in range. */

@@ -31,7 +31,7 @@ static bool mvgal_bo_has_places(struct mvgal_bo *bo)
 	unsigned int i;
 
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		if (bo->place[i])
+		if (bo->pools.place[i])
 			return true;
 	return false;
 }
@@ -52,10 +52,10 @@ static void mvgal_bo_free_work(struct work_struct *work)
 			      MAX_SCHEDULE_TIMEOUT);
 	mutex_lock(&bo->lock);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		if (bo->place[i])
+		if (bo->pools.place[i])
 			mvgal_place_drain(bo, i, true);
 	mutex_unlock(&bo->lock);
-	wait_var_event(&bo->victim_holds, !atomic_read(&bo->victim_holds));
+	wait_var_event(&bo->pools.victim_holds, !atomic_read(&bo->pools.victim_holds));
 	mvgal_bo_release(bo);
 }
 
@@ -70,7 +70,7 @@ void mvgal_bo_free(struct drm_gem_object *obj)
 	 * be drained as a victim while dying: its end (which takes bos_lock,
 	 * and an import's reservation) waits for the work item.
 	 */
-	if (READ_ONCE(bo->ever_placed) || mvgal_bo_has_places(bo) ||
+	if (READ_ONCE(bo->pools.ever_placed) || mvgal_bo_has_places(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		INIT_WORK(&bo->free_work, mvgal_bo_free_work);
 		queue_work(mdev->free_wq, &bo->free_work);

@@ -6,7 +6,7 @@
  *
  * Location 0 is the host copy (pages, or an import's vmap); location
  * 1 + N is GPU N's pool. A device-only buffer's home is its GPU's pool
- * range (bo->alloc); every other pool copy is a placement (bo->place[]).
+ * range (bo->alloc); every other pool copy is a placement (bo->pools.place[]).
  *
  * Each GPU keeps its placements on an LRU list and every buffer keeps,
  * per GPU, when it was used and how often its uses come round
@@ -74,9 +74,9 @@ void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 
 	lockdep_assert_held(&bo->lock);
 	if (loc != MVGAL_LOC_HOST && loc <= MVGAL_MAX_GPUS)
-		p = bo->place[loc - 1];
+		p = bo->pools.place[loc - 1];
 	mutex_lock(&gpu->lru_lock);
-	mvgal_reuse_touch(&bo->reuse[gpu->index], now);
+	mvgal_reuse_touch(&bo->pools.reuse[gpu->index], now);
 	if (p && p->gpu == gpu)
 		list_move_tail(&p->lru, &gpu->lru);
 	mutex_unlock(&gpu->lru_lock);
@@ -87,7 +87,7 @@ void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	 */
 	mutex_lock(&p->gpu->lru_lock);
 	list_move_tail(&p->lru, &p->gpu->lru);
-	mvgal_reuse_touch(&bo->reuse[p->gpu->index], now);
+	mvgal_reuse_touch(&bo->pools.reuse[p->gpu->index], now);
 	mutex_unlock(&p->gpu->lru_lock);
 }
 
@@ -98,7 +98,7 @@ static bool mvgal_victim_may(struct mvgal_place *p)
 	unsigned int g = p->gpu->index;
 
 	return !(bo->flags & MVGAL_BO_PERSISTENT) && !p->pinned &&
-	       !atomic_read(&bo->exported[g]) &&
+	       !atomic_read(&bo->pools.exported[g]) &&
 	       !READ_ONCE(bo->sessions_at[g]);
 }
 
@@ -112,7 +112,7 @@ static bool mvgal_victim_may(struct mvgal_place *p)
  * reference left, *@ref false) is taken too, and drained without its
  * bytes: a buffer that had a placement is freed from a work item
  * (mvgal_bo_free()) that drains it under its lock and then waits for
- * bo->victim_holds, which counts such victims, to drop to 0.
+ * bo->pools.victim_holds, which counts such victims, to drop to 0.
  */
 static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 {
@@ -127,7 +127,7 @@ static bool mvgal_victim_lock(struct mvgal_place *p, bool *ref)
 	}
 	*ref = kref_get_unless_zero(&bo->base.refcount);
 	if (!*ref)
-		atomic_inc(&bo->victim_holds);
+		atomic_inc(&bo->pools.victim_holds);
 	return true;
 }
 
@@ -142,8 +142,8 @@ static void mvgal_victim_unlock(struct mvgal_bo *bo, bool ref)
 	mutex_unlock(&bo->lock);
 	if (ref)
 		drm_gem_object_put(&bo->base);
-	else if (atomic_dec_and_test(&bo->victim_holds))
-		wake_up_var(&bo->victim_holds);
+	else if (atomic_dec_and_test(&bo->pools.victim_holds))
+		wake_up_var(&bo->pools.victim_holds);
 }
 
 /*
@@ -242,7 +242,7 @@ static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
 
 	lockdep_assert_held(&gpu->lru_lock);
 	list_for_each_entry(p, &gpu->lru, lru) {
-		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+		struct mvgal_reuse *r = &p->bo->pools.reuse[gpu->index];
 		u64 ahead = mvgal_reuse_ahead(r, now);
 
 		if (ahead <= keep_ahead || !mvgal_victim_may(p))
@@ -277,10 +277,10 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 
 			if (mvgal_victim_lock(p, &e->ref[j]))
 				continue;
-			if (!e->moving && READ_ONCE(p->bo->page_move) &&
+			if (!e->moving && READ_ONCE(p->bo->pools.page_move) &&
 			    kref_get_unless_zero(&p->bo->base.refcount)) {
 				/* Its next batch waits for this eviction. */
-				atomic_inc(&p->bo->evict_waits);
+				atomic_inc(&p->bo->pools.evict_waits);
 				e->moving = p->bo;
 			}
 			__set_bit(j, e->skip);
@@ -374,8 +374,8 @@ static void mvgal_evict_release_move(struct mvgal_evict_set *e)
 	if (!bo)
 		return;
 	e->moving = NULL;
-	if (atomic_dec_and_test(&bo->evict_waits))
-		wake_up_var(&bo->evict_waits);
+	if (atomic_dec_and_test(&bo->pools.evict_waits))
+		wake_up_var(&bo->pools.evict_waits);
 	drm_gem_object_put(&bo->base);
 }
 
@@ -408,8 +408,8 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 	 */
 	while ((ret = mvgal_evict_choose(gpu, size, keep_ahead, &e)) ==
 	       -EAGAIN && waits++ < MVGAL_EVICT_WAITS)
-		wait_var_event(&e.moving->page_move,
-			       !READ_ONCE(e.moving->page_move));
+		wait_var_event(&e.moving->pools.page_move,
+			       !READ_ONCE(e.moving->pools.page_move));
 	if (!ret) {
 		ret = mvgal_evict_drain_victims(gpu, &e);
 		mvgal_evict_set_free(&e);
@@ -486,7 +486,7 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 
 	lockdep_assert_held(&bo->lock);
 	lockdep_assert_held(&gpu->mdev->gpu_lock);
-	if (bo->home == gpu || bo->place[gpu->index])
+	if (bo->home == gpu || bo->pools.place[gpu->index])
 		return 0;
 	/* Its drain runs: nothing new goes there. */
 	if (READ_ONCE(gpu->detaching))
@@ -507,12 +507,12 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	mvgal_pool_clear(gpu, &p->alloc);
 	p->gpu = gpu;
 	p->bo = bo;
-	WRITE_ONCE(bo->ever_placed, true);
+	WRITE_ONCE(bo->pools.ever_placed, true);
 	mutex_lock(&gpu->lru_lock);
 	list_add_tail(&p->lru, &gpu->lru);
 	gpu->nr_places++;
 	mutex_unlock(&gpu->lru_lock);
-	bo->place[gpu->index] = p;
+	bo->pools.place[gpu->index] = p;
 	return 0;
 }
 
@@ -528,8 +528,8 @@ void mvgal_place_pin(struct mvgal_bo *bo, u32 pin)
 
 	lockdep_assert_held(&bo->lock);
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (bo->place[g])
-			bo->place[g]->pinned = pin & BIT(g);
+		if (bo->pools.place[g])
+			bo->pools.place[g]->pinned = pin & BIT(g);
 }
 
 /* The GPUs whose placement of @bo is pinned; caller holds bo->lock. */
@@ -540,7 +540,7 @@ u32 mvgal_place_pins(struct mvgal_bo *bo)
 
 	lockdep_assert_held(&bo->lock);
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (bo->place[g] && bo->place[g]->pinned)
+		if (bo->pools.place[g] && bo->pools.place[g]->pinned)
 			pins |= BIT(g);
 	return pins;
 }
@@ -552,9 +552,9 @@ u32 mvgal_place_pins(struct mvgal_bo *bo)
  */
 static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 {
-	struct mvgal_place *p = bo->place[gidx];
+	struct mvgal_place *p = bo->pools.place[gidx];
 
-	bo->place[gidx] = NULL;
+	bo->pools.place[gidx] = NULL;
 	mutex_lock(&p->gpu->lru_lock);
 	list_del(&p->lru);
 	p->gpu->nr_places--;
@@ -640,7 +640,7 @@ int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
 				return ret;
 		}
 	}
-	if (bo->place[gidx])
+	if (bo->pools.place[gidx])
 		mvgal_place_put(bo, gidx);
 	return 0;
 }
@@ -687,7 +687,7 @@ static int mvgal_gpu_drain_one(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	ret = mvgal_bo_lock_idle(bo, false);
 	if (ret)
 		return ret;
-	if (bo->sessions_at[g] || atomic_read(&bo->exported[g]))
+	if (bo->sessions_at[g] || atomic_read(&bo->pools.exported[g]))
 		ret = -EBUSY;
 	else
 		ret = mvgal_place_drain(bo, g, false);
@@ -734,10 +734,10 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 		return -ENOMEM;
 	}
 	list_for_each_entry(bo, &mdev->bos, link) {
-		if (!READ_ONCE(bo->place[gpu->index]))
+		if (!READ_ONCE(bo->pools.place[gpu->index]))
 			continue;
 		/* An export holds a reference: its buffer is not dying. */
-		if (atomic_read(&bo->exported[gpu->index]))
+		if (atomic_read(&bo->pools.exported[gpu->index]))
 			ret = -EBUSY;
 		if (kref_get_unless_zero(&bo->base.refcount)) {
 			bos[n++] = bo;
@@ -747,7 +747,7 @@ int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 		 * it first).
 		 */
 		mutex_lock(&bo->lock);
-		if (bo->place[gpu->index])
+		if (bo->pools.place[gpu->index])
 			mvgal_place_drain(bo, gpu->index, true);
 		mutex_unlock(&bo->lock);
 	}

@@ -141,7 +141,7 @@ int mvgal_xact_wait(struct mvgal_xact *x, struct dma_fence *fence,
 int mvgal_xact_place(struct mvgal_xact *x, unsigned int g, u64 ahead)
 {
 	struct mvgal_bo *bo = x->bo;
-	bool made = x->gpu[g] != bo->home && !bo->place[g];
+	bool made = x->gpu[g] != bo->home && !bo->pools.place[g];
 	int ret;
 
 	ret = mvgal_place_get_for(bo, x->gpu[g], ahead);
@@ -254,7 +254,7 @@ void mvgal_xact_abort(struct mvgal_xact *x)
 	unsigned int g;
 
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (x->made & BIT(g) && x->bo->place[g])
+		if (x->made & BIT(g) && x->bo->pools.place[g])
 			mvgal_place_drain(x->bo, g, true);
 	mvgal_xact_end(x);
 	if (x->job)

@@ -41,7 +41,7 @@ void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 
 			n++;
 			if (!mvgal_cbit_set(bo, MVGAL_CB_REFUSED, c))
-				bo->nrefused++;
+				bo->watch.nrefused++;
 			/* The fold left home its only holder: the GPU's
 			 * bytes at @loc are the ones to keep.
 			 */
@@ -51,12 +51,12 @@ void mvgal_watch_end(struct mvgal_bo *bo, struct mvgal_live *l,
 			}
 		}
 		spin_unlock(&bo->state_lock);
-		bo->handoffs += n;
+		bo->watch.handoffs += n;
 		pr_warn_ratelimited("mvgal: buffer %llu: the CPU wrote %lu chunk(s) while GPU %u used a copy: refused for good, staged per access%s\n",
 				    bo->id, n, loc - 1,
 				    both ? "; the GPU wrote some too, its bytes land last" : "");
 	}
-	if (bo->nrefused)
+	if (bo->watch.nrefused)
 		mvgal_watch_drop(bo, l, NULL, written);
 }
 

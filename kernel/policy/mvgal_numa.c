@@ -85,7 +85,7 @@ static long mvgal_numa_next(struct mvgal_bo *bo, unsigned long i)
 
 /*
  * Moves the next batch of pages of @bo that are not on bo->nid there,
- * under the buffer's lock alone. bo->page_move says so meanwhile:
+ * under the buffer's lock alone. bo->pools.page_move says so meanwhile:
  * eviction, which takes a locked buffer for one in use, waits for the
  * batch instead (it holds nothing the move needs). A buffer with a
  * session or pending work is left for its next END.
@@ -97,13 +97,13 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 	long i;
 
 	/* An eviction waits to take this buffer as a victim: it goes first. */
-	wait_var_event(&bo->evict_waits, !atomic_read(&bo->evict_waits));
+	wait_var_event(&bo->pools.evict_waits, !atomic_read(&bo->pools.evict_waits));
 	mutex_lock(&bo->lock);
 	if (!bo->host || bo->sessions || bo->nr_attach ||
 	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
 	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
 		goto out_unlock;
-	WRITE_ONCE(bo->page_move, true);
+	WRITE_ONCE(bo->pools.page_move, true);
 	i = mvgal_numa_next(bo, 0);
 	if (i >= 0) {
 		room = mvgal_numa_batch(bo, i);
@@ -120,9 +120,9 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 out_unlock:
 	mutex_unlock(&bo->lock);
 	/* The caller's reference keeps @bo: eviction retries after this. */
-	if (READ_ONCE(bo->page_move)) {
-		WRITE_ONCE(bo->page_move, false);
-		wake_up_var(&bo->page_move);
+	if (READ_ONCE(bo->pools.page_move)) {
+		WRITE_ONCE(bo->pools.page_move, false);
+		wake_up_var(&bo->pools.page_move);
 	}
 	return more;
 }

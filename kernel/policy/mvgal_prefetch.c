@@ -39,7 +39,7 @@
 static void mvgal_prefetch_hit(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 			       unsigned int loc)
 {
-	struct mvgal_place *p = bo->place[gpu->index];
+	struct mvgal_place *p = bo->pools.place[gpu->index];
 
 	if (!p || !p->prefetched || loc != 1 + gpu->index)
 		return;
@@ -88,7 +88,7 @@ static bool mvgal_prefetch_lacks(struct mvgal_bo *bo, unsigned long first,
 	/* Refused chunks are never prefetched (mvgal_migrate_plan()). */
 	for (c = mvgal_next_missing(bo, first, last, loc); c <= last;
 	     c = mvgal_next_missing(bo, c + 1, last, loc))
-		if (!bo->nrefused || !mvgal_cbit_test(bo, MVGAL_CB_REFUSED, c))
+		if (!bo->watch.nrefused || !mvgal_cbit_test(bo, MVGAL_CB_REFUSED, c))
 			return true;
 	return false;
 }
@@ -149,7 +149,7 @@ static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
 	 * use when it has a period, else its place in the predicted order.
 	 */
 	now = atomic64_read(&x->mdev->clock);
-	soon = mvgal_reuse_ahead(&bo->reuse[g], now);
+	soon = mvgal_reuse_ahead(&bo->pools.reuse[g], now);
 	if (soon != MVGAL_REUSE_NEVER)
 		ahead = soon;
 	ret = mvgal_xact_place(x, g, ahead);
@@ -186,9 +186,9 @@ static void mvgal_prefetch_one(struct mvgal_device *mdev, unsigned int g,
 		return;
 	}
 	/* The copies went into a placement: the job is not empty. */
-	if (!bo->place[g]->prefetched)
+	if (!bo->pools.place[g]->prefetched)
 		atomic64_inc(&mdev->ctr.prefetch_issued);
-	bo->place[g]->prefetched = true;
+	bo->pools.place[g]->prefetched = true;
 	mvgal_xact_end(&x);
 }
 

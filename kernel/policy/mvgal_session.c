@@ -168,7 +168,7 @@ void mvgal_begin_probe(struct mvgal_device *mdev,
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_bo *bo = s->b[i].bo;
 
-		if (!READ_ONCE(bo->nrefused) ||
+		if (!READ_ONCE(bo->watch.nrefused) ||
 		    (READ_ONCE(bo->policy.host_probed) & BIT(s->gpu)))
 			continue;
 		if (!ddev) {
@@ -296,7 +296,7 @@ bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu)
 			mutex_lock(&b->bo->lock);
 		else if (!mutex_trylock(&b->bo->lock))
 			goto fail;
-		b->ready = !b->bo->npending && list_empty(&b->bo->commits) &&
+		b->ready = !b->bo->watch.npending && list_empty(&b->bo->commits) &&
 			   mvgal_sbo_all_at(b, 1 + gpu->index) &&
 			   dma_resv_test_signaled(b->bo->base.resv, usage);
 		if (!b->ready) {
@@ -369,7 +369,7 @@ static int mvgal_sbo_stage(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 	}
 	if (b->loc != 1 + gpu->index)
 		return 0;
-	b->new_place = gpu != b->bo->home && !b->bo->place[gpu->index];
+	b->new_place = gpu != b->bo->home && !b->bo->pools.place[gpu->index];
 	ret = mvgal_place_get(b->bo, gpu);
 	if (!ret)
 		ret = mvgal_begin_job(mdev, job, args, file);

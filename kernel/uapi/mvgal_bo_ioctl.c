@@ -232,15 +232,15 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	if (bo->home)
 		args->resident[1 + bo->home->index] = bo->alloc.node.size;
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		if (bo->place[i])
-			args->resident[1 + i] = bo->place[i]->alloc.node.size;
+		if (bo->pools.place[i])
+			args->resident[1 + i] = bo->pools.place[i]->alloc.node.size;
 	/* GPU copies the CPU has written since are not current. */
 	mvgal_watch_fold(bo);
 	mvgal_bo_residency(bo, args->valid, args->owned);
 	args->sessions = bo->sessions;
-	args->cpu_written = bo->nwritten;
-	args->handoffs = bo->handoffs;
-	args->refused = bo->nrefused;
+	args->cpu_written = bo->watch.nwritten;
+	args->handoffs = bo->watch.handoffs;
+	args->refused = bo->watch.nrefused;
 	args->id = bo->id;
 	args->workload = bo->policy.workload;
 	args->preferred = mvgal_advice_preferred(bo);

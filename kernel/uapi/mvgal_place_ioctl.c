@@ -104,7 +104,7 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_unlock;
 	/* An exported placement stays while the export lives. */
-	if (bo->sessions_at[gpu->index] || atomic_read(&bo->exported[gpu->index]))
+	if (bo->sessions_at[gpu->index] || atomic_read(&bo->pools.exported[gpu->index]))
 		ret = -EBUSY;
 	else
 		ret = mvgal_place_drain(bo, gpu->index, false);

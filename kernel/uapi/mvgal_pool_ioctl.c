@@ -76,7 +76,7 @@ static void mvgal_lru_entry(struct mvgal_place *p,
 	e->last_use = c->last;
 	e->ahead = c->ahead;
 	if (bo->flags & MVGAL_BO_PERSISTENT || p->pinned ||
-	    atomic_read(&bo->exported[p->gpu->index]))
+	    atomic_read(&bo->pools.exported[p->gpu->index]))
 		e->flags |= MVGAL_LRU_PERSISTENT;
 	if (READ_ONCE(bo->sessions_at[p->gpu->index]))
 		e->flags |= MVGAL_LRU_LIVE;
@@ -98,7 +98,7 @@ static void mvgal_lru_rank(struct mvgal_gpu *gpu, u32 policy,
 	unsigned int i = 0;
 
 	list_for_each_entry(p, &gpu->lru, lru) {
-		struct mvgal_reuse *r = &p->bo->reuse[gpu->index];
+		struct mvgal_reuse *r = &p->bo->pools.reuse[gpu->index];
 
 		places[i] = p;
 		cand[i] = (struct mvgal_evict_cand){
