@@ -131,7 +131,7 @@ int mvgal_ioctl_pool_lru(struct drm_device *dev, void *data,
 			 struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
-	struct drm_mvgal_pool_lru *args = data;
+	struct drm_mvgal_pool_lru *args = data, in = *args;
 	struct drm_mvgal_lru_entry *out = NULL;
 	struct mvgal_evict_cand *cand = NULL;
 	struct mvgal_place *p, **places = NULL;
@@ -176,6 +176,9 @@ out_unlock:
 	if (!ret && (!mvgal_uarray_writable(&ua, min(n, room)) ||
 		     mvgal_uarray_copy_out(&ua, out, min(n, room))))
 		ret = -EFAULT;
+	/* drm_ioctl() copies the struct back even on failure: as it was. */
+	if (ret)
+		*args = in;
 	kvfree(out);
 	kvfree(places);
 	kvfree(cand);

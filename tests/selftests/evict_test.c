@@ -251,11 +251,17 @@ TEST_F(evict, pool_lru_rejects_bad_input)
 	l = lru_of(self->m, self->g0, e, 1);
 	EXPECT_EQ(3, l.count);
 	EXPECT_EQ(0xeeeeeeeeeeeeeeeeULL, e[1].bo_id);
+	/* An unwritable array: -EFAULT, and the struct comes back as sent. */
 	l = (struct drm_mvgal_pool_lru){ .gpu = self->g0, .count = 3,
 					 .entries = 8 };
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_LRU, &l));
 	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(3, l.count);
+	EXPECT_EQ(8, l.entries);
+	EXPECT_EQ(0, l.clock);
+	EXPECT_EQ(0, l.used);
+	EXPECT_EQ(0, l.budget);
 }
 
 /* Another user sees the order and sizes, not which buffers they are. */
