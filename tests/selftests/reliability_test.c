@@ -241,6 +241,31 @@ TEST_F(rel, reused_pool_range_never_shows_old_bytes)
 	free(buf);
 }
 
+/*
+ * Fills a new buffer of @size with pattern @s and queues a MOVE of it to
+ * GPU @g behind a vgem fence nobody signaled yet (@vf, @mg: the caller
+ * signals, waits and frees).
+ */
+static int move_behind_fence(struct mvgal *m, uint64_t size, unsigned int s,
+			     int g, uint32_t *h, struct vfence *vf,
+			     struct drm_mvgal_migrate *mg)
+{
+	int ret = host_bo(m, size, h);
+
+	if (!ret)
+		ret = bo_fill(m, *h, size, s);
+	if (!ret)
+		ret = vfence_new(vf);
+	if (ret)
+		return ret;
+	*mg = (struct drm_mvgal_migrate){
+		.handle = *h, .size = size, .location = 1 + g,
+		.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = vf->fd,
+	};
+	ret = mvgal_migrate(m, mg);
+	return ret ?: (mg->job ? 0 : -ENOENT);
+}
+
 /* A MOVE queued (behind a fence) before a WRITE session on the same
  * chunks, and done while the session is live, leaves the session's GPU
  * copy alone: END makes the session's bytes the buffer's.
@@ -248,23 +273,15 @@ TEST_F(rel, reused_pool_range_never_shows_old_bytes)
 TEST_F(rel, move_queued_before_a_write_session_keeps_its_writes)
 {
 	const uint64_t size = 4 * CH + 999;
-	struct drm_mvgal_migrate mg = {
-		.size = size, .flags = MVGAL_MIGRATE_MOVE,
-	};
+	struct drm_mvgal_migrate mg;
 	struct drm_mvgal_access a;
 	struct vfence vf;
 	uint64_t copied;
 	uint32_t h, sess;
 	int fence;
 
-	ASSERT_EQ(0, host_bo(self->m, size, &h));
-	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
-	ASSERT_EQ(0, vfence_new(&vf));
-	mg.handle = h;
-	mg.location = 1 + self->g1;
-	mg.in_fence_fd = vf.fd;
-	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
-	ASSERT_NE(0, mg.job);
+	ASSERT_EQ(0, move_behind_fence(self->m, size, 1, self->g1, &h, &vf,
+				       &mg));
 	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &sess,
 			    &fence, &copied));
@@ -329,9 +346,7 @@ static int migrate_until_enodev(struct mvgal *m, uint32_t h, uint64_t size,
 TEST_F(rel, detach_waits_for_queued_work_and_stalls_no_other_gpu)
 {
 	const uint64_t size = 3 * CH + 4321, osize = CH + 77;
-	struct drm_mvgal_migrate mg = {
-		.size = size, .flags = MVGAL_MIGRATE_MOVE,
-	};
+	struct drm_mvgal_migrate mg;
 	struct detach_arg d = { .m = self->m, .gpu = self->g1 };
 	struct drm_mvgal_access a;
 	uint32_t h, other, sess;
@@ -340,17 +355,10 @@ TEST_F(rel, detach_waits_for_queued_work_and_stalls_no_other_gpu)
 	pthread_t t;
 	int fence;
 
-	ASSERT_EQ(0, host_bo(self->m, size, &h));
-	ASSERT_EQ(0, bo_fill(self->m, h, size, 3));
 	ASSERT_EQ(0, host_bo(self->m, osize, &other));
 	ASSERT_EQ(0, bo_fill(self->m, other, osize, 4));
-	/* A MOVE to the GPU queued behind a fence nobody signaled yet. */
-	ASSERT_EQ(0, vfence_new(&vf));
-	mg.handle = h;
-	mg.location = 1 + self->g1;
-	mg.in_fence_fd = vf.fd;
-	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
-	ASSERT_NE(0, mg.job);
+	ASSERT_EQ(0, move_behind_fence(self->m, size, 3, self->g1, &h, &vf,
+				       &mg));
 
 	ASSERT_EQ(0, pthread_create(&t, NULL, detach_worker, &d));
 	EXPECT_EQ(-ENODEV, migrate_until_enodev(self->m, other, osize,
