@@ -1386,9 +1386,18 @@ static int pick_op(void)
 	return OP_GET_INFO;
 }
 
+/*
+ * What each worker is doing, for the report of a run that stopped making
+ * calls: a hang of the fuzzer itself, not of mvgal, must say where it is.
+ */
+static _Atomic int busy_op[16];
+static _Atomic int busy_tid[16];
+
 static void *worker(void *p)
 {
 	uintptr_t id = (uintptr_t)p;
+
+	atomic_store(&busy_tid[id], (int)gettid());
 
 	rs = seed * 0x9e3779b97f4a7c15ULL + id * 0xbf58476d1ce4e5b9ULL + 1;
 	sentinel_init();
@@ -1407,7 +1416,9 @@ static void *worker(void *p)
 
 		if (inject)
 			fault_self(true);
+		atomic_store(&busy_op[id], op + 1);
 		ret = call(op);
+		atomic_store(&busy_op[id], 0);
 		if (inject)
 			fault_self(false);
 
@@ -1416,6 +1427,49 @@ static void *worker(void *p)
 			atomic_store(&stop, 1);
 	}
 	return NULL;
+}
+
+static void print_owner(const char *name, pthread_mutex_t *m)
+{
+	if (m->__data.__owner)
+		fprintf(stderr, "fuzz: %s is held by tid %d\n", name, m->__data.__owner);
+}
+
+/* No call has returned for a long time: say where each worker is, and end. */
+static void stall_check(unsigned int threads)
+{
+	static unsigned long last = (unsigned long)-1;
+	static time_t since;
+	unsigned long now_total = atomic_load(&total);
+	time_t now = time(NULL);
+	char name[32];
+
+	if (now_total != last) {
+		last = now_total;
+		since = now;
+		return;
+	}
+	if (now - since < 120)
+		return;
+	fprintf(stderr, "fuzz: no call returned for %ld s\n", (long)(now - since));
+	for (unsigned int i = 0; i < threads; i++) {
+		int op = atomic_load(&busy_op[i]);
+
+		fprintf(stderr, "fuzz: worker %u, tid %d: %s\n", i,
+			atomic_load(&busy_tid[i]), op ? op_names[op - 1] : "between calls");
+	}
+	for (int f = 0; f < NFILES; f++) {
+		snprintf(name, sizeof(name), "file %d handles", f);
+		print_owner(name, &files[f].handles.lock);
+		snprintf(name, sizeof(name), "file %d sessions", f);
+		print_owner(name, &files[f].sessions.lock);
+		snprintf(name, sizeof(name), "file %d jobs", f);
+		print_owner(name, &files[f].jobs.lock);
+	}
+	print_owner("fences", &fences.lock);
+	print_owner("dma-bufs", &dmabufs.lock);
+	print_owner("mappings", &maps.lock);
+	_exit(3);
 }
 
 static int find_mvgal(void)
@@ -1577,9 +1631,17 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (seconds_max && t1.tv_sec - t0.tv_sec >= seconds_max)
 			atomic_store(&stop, 1);
+		stall_check(threads);
 	}
-	for (unsigned int i = 0; i < threads; i++)
-		pthread_join(tid[i], NULL);
+	for (unsigned int i = 0; i < threads; i++) {
+		struct timespec until;
+
+		do {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec++;
+			stall_check(threads);
+		} while (pthread_timedjoin_np(tid[i], NULL, &until) == ETIMEDOUT);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (fault_pct && !uid)
