@@ -81,7 +81,7 @@ count "$log/lint.tap"
 grep '^#' "$log/lint.tap" | head -n 40
 
 echo "# packaging"
-lane "dkms add/build for $kver" tools/dkms-check.sh "$(sed -n 's/^VERSION *:= *//p' Makefile)" "$kver"
+lane "dkms add/build for $kver, and that module loaded in the guest runs the example" tools/dkms-check.sh "$(sed -n 's/^VERSION *:= *//p' Makefile)" "$kver"
 
 echo "# guest (QEMU TCG, Debian $kver)"
 lane "vm/run -- /bin/true exits 0" tools/vm/run -- /bin/true
@@ -163,11 +163,34 @@ else
 	tail -n 40 "$log/vm-debug.log" | sed 's/^/#   /'
 fi
 
-# The guest's stderr shares the command's serial line: keep it out of the
-# JSON (the attach messages go there).
-tools/vm/run --file tests/host/info-json.conf:/etc/mvgal/mvgal.conf -- \
-	sh -c 'mvgal-info --attach --json 2>/dev/null' \
-	>"$log/info.json" 2>"$log/info-json.err"
+# mvgal-info's JSON, one document per line, parsed on the host by
+# tests/host/check_info_json.py: the full report right after --attach;
+# then, while mvgal_stress holds buffers and moves them (sessions, copies,
+# mapped writes, evictions), the --stats --buffers report once its
+# buffers exist, and three --watch samples; last, one --watch sample
+# without SECONDS, which must come after the [core] stats_interval that
+# --attach set (7 s). The guest's stderr shares the command's serial line:
+# keep it out of the JSON (the attach messages go there), and the
+# workload's output with it.
+tools/vm/run --file tests/host/info-json.conf:/etc/mvgal/mvgal.conf -- sh -c '
+	mvgal-info --attach --json 2>/dev/null || exit 1
+	# --attach applied [core] enable_dmabuf = false; mvgal_stress
+	# shares its buffers as dma-bufs.
+	echo 1 >/sys/module/mvgal/parameters/enable_dmabuf
+	/usr/libexec/mvgal/mvgal_stress --seconds 15 >/dev/null 2>&1 &
+	i=0
+	until mvgal-info --stats --buffers --json 2>/dev/null | grep -qF "\"buffers\":[{"; do
+		i=$((i + 1))
+		[ $i -lt 30 ] || break
+		sleep 1
+	done
+	sleep 1
+	rc=0
+	mvgal-info --stats --buffers --json 2>/dev/null || rc=1
+	mvgal-info --watch 1 --count 3 --json 2>/dev/null || rc=1
+	wait
+	mvgal-info --watch --count 1 --json 2>/dev/null || rc=1
+	exit $rc' >"$log/info.json" 2>"$log/info-json.err"
 jrc=$?
 tests/host/check_info_json.py <"$log/info.json" >"$log/info-json.tap"
 count "$log/info-json.tap"

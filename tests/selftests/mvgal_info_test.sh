@@ -1,7 +1,9 @@
 #!/bin/sh
 # mvgal-info in the guest: text output, help, usage errors, config
-# handling and the module-not-loaded message. TAP output.
-# (Its --json output is parsed by a JSON parser on the host: run-check.sh.)
+# handling, --watch (its line and JSON samples while a workload runs, the
+# signals that end it) and the module-not-loaded message. TAP output.
+# (Its --json output, --watch's too, is parsed by a JSON parser on the
+# host: run-check.sh.)
 n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -15,7 +17,7 @@ has() { grep -qF -- "$1" /tmp/info.out; }
 info() { mvgal-info "$@" >/tmp/info.out 2>/tmp/info.err; echo $? >/tmp/info.rc; }
 rc() { cat /tmp/info.rc; }
 
-echo "1..15"
+echo "1..26"
 rm -f /etc/mvgal/mvgal.conf
 # A fresh module: other tests leave GPUs attached.
 rmmod mvgal && modprobe mvgal || echo "# could not reload mvgal"
@@ -27,6 +29,18 @@ info --bogus
 check "unknown option is a usage error (exit 2)" test "$(rc)" = 2
 info extra-arg
 check "stray argument is a usage error (exit 2)" test "$(rc)" = 2
+info --watch 0
+check "--watch 0 is a usage error (exit 2)" sh -c 'test "$(cat /tmp/info.rc)" = 2 && grep -q "whole seconds from 1 to 3600, not .0." /tmp/info.err'
+info --watch abc
+check "--watch abc is a usage error (exit 2)" sh -c 'test "$(cat /tmp/info.rc)" = 2 && grep -q "whole seconds from 1 to 3600, not .abc." /tmp/info.err'
+bad=""
+for args in "--watch 3601" "--watch -1" "--watch=" "--watch 1 --count 0" \
+	    "--watch 1 --count x" "--count 3" "--watch 1 --stats" "--watch 1 --buffers"; do
+	# shellcheck disable=SC2086
+	info $args
+	[ "$(rc)" = 2 ] || bad="$bad [$args: exit $(rc)]"
+done
+check "--watch 3601 / -1 / empty, --count 0 / x / without --watch, --watch with --stats or --buffers: usage errors (exit 2)${bad:+:$bad}" test -z "$bad"
 
 info
 check "text output exits 0" test "$(rc)" = 0
@@ -55,6 +69,72 @@ check "--attach attaches every GPU and reports each node" sh -c 'test "$(cat /tm
 check "text shows GPU identity, pools, heap and paths" sh -c 'grep -q "GPU 3: vgem platform device vgem, NUMA node none" /tmp/info.out && grep -q "PCI 0000:41:00.0 under pci0000:40, NUMA node 1" /tmp/info.out && grep -q "pool 64.0 MiB: 0.0 MiB used" /tmp/info.out && grep -q "region 0: system RAM" /tmp/info.out && grep -q "NUMA node 1 RAM" /tmp/info.out && grep -q "GPU 0 -> GPU 3: in-place" /tmp/info.out && grep -q "GPU 3 -> GPU 0: cpu-copy" /tmp/info.out'
 MVGAL_CONFIG=/tmp/attach.conf info --attach
 check "a second --attach finds everything attached" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(grep -c "is attached already" /tmp/info.err)" = 4'
+
+# --watch: the module's stats_interval is the default interval.
+echo 2 >/sys/module/mvgal/parameters/stats_interval
+info --watch --count 1
+echo 1 >/sys/module/mvgal/parameters/stats_interval
+check "--watch without SECONDS samples every stats_interval seconds" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(wc -l </tmp/info.out)" = 1 && grep -q "^sample=1 time=[0-9]* interval_s=2 elapsed_s=[2-9]\." /tmp/info.out'
+
+# A workload while the watches run: mvgal_stress's 4 processes share 4
+# buffers (sessions on the GPUs, copies of every kind, mapped writes, one
+# pool kept small so that placements are evicted), for longer than the
+# two watches below take.
+/usr/libexec/mvgal/mvgal_stress --seconds 15 >/tmp/stress.out 2>&1 &
+stress=$!
+# Through a pipe: stdout is no terminal, so one key=value line per sample.
+{ mvgal-info --watch 1 --count 3 2>/tmp/watch.err; echo $? >/tmp/watch.rc; } | cat >/tmp/watch.out
+{ mvgal-info --watch 1 --count 3 --json 2>/tmp/watchj.err; echo $? >/tmp/watchj.rc; } >/tmp/watch.json
+check "--watch 1 --count 3 | cat: exit 0, exactly 3 lines" sh -c 'test "$(cat /tmp/watch.rc)" = 0 && test "$(wc -l </tmp/watch.out)" = 3 && test ! -s /tmp/watch.err'
+# Every documented key, in the documented order, for each of the 4 GPUs.
+g='gpu[0-9]_state=(idle|active) gpu[0-9]_pool_used=[0-9]+ gpu[0-9]_pool_size=[0-9]+ gpu[0-9]_budget=[0-9]+ gpu[0-9]_evictions_per_s=([0-9]+\.[0-9]|-)'
+line="^sample=[1-3] time=[0-9]+ interval_s=1 elapsed_s=[0-9]+\.[0-9]{3} sessions_per_s=[0-9]+\.[0-9] bytes_per_s_in_place=[0-9]+ bytes_per_s_p2p=[0-9]+ bytes_per_s_cpu_copy=[0-9]+ bytes_per_s_staging=[0-9]+ evictions_per_s=[0-9]+\.[0-9] cpu_faults_per_s=[0-9]+\.[0-9] prefetch_hits=[0-9]+ prefetch_misses=[0-9]+ prefetch_hit_rate=([01]\.[0-9]{3}|-) gpus=4 $g $g $g $g\$"
+check "each line has every documented key=value field; samples 1, 2, 3" sh -c 'test "$(grep -cE "$1" /tmp/watch.out)" = 3 && test "$(cut -d" " -f1 /tmp/watch.out | tr "\n" " ")" = "sample=1 sample=2 sample=3 "' - "$line"
+check "a line sample shows sessions or bytes moving while the workload runs" awk '
+	{ for (i = 1; i <= NF; i++) { split($i, kv, "=")
+	  if ((kv[1] == "sessions_per_s" || kv[1] ~ /^bytes_per_s_/) && kv[2] + 0 > 0) found = 1 } }
+	END { exit !found }' /tmp/watch.out
+g='\{"index":[0-9],"state":"(idle|active)","pool_used":[0-9]+,"pool_size":[0-9]+,"budget":[0-9]+,"evictions_per_s":([0-9]+\.[0-9]|null)\}'
+json="^\{\"sample\":[1-3],\"time\":[0-9]+,\"interval_s\":1,\"elapsed_s\":[0-9]+\.[0-9]{3},\"sessions_per_s\":[0-9]+\.[0-9],\"bytes_per_s\":\{\"in-place\":[0-9]+,\"p2p\":[0-9]+,\"cpu-copy\":[0-9]+,\"staging\":[0-9]+\},\"evictions_per_s\":[0-9]+\.[0-9],\"cpu_faults_per_s\":[0-9]+\.[0-9],\"prefetch\":\{\"hits\":[0-9]+,\"misses\":[0-9]+,\"hit_rate\":([01]\.[0-9]{3}|null)\},\"gpus\":\[$g,$g,$g,$g\]\}\$"
+check "--watch 1 --count 3 --json: exit 0, 3 lines, each one {...} object with every documented key" sh -c 'test "$(cat /tmp/watchj.rc)" = 0 && test ! -s /tmp/watchj.err && test "$(wc -l </tmp/watch.json)" = 3 && test "$(grep -cE "$1" /tmp/watch.json)" = 3' - "$json"
+check "a JSON sample shows sessions or bytes moving while the workload runs" \
+	grep -qE '"sessions_per_s":([1-9][0-9]*\.[0-9]|0\.[1-9])|"bytes_per_s":\{[^}]*:[1-9]' /tmp/watch.json
+
+# SIGINT and SIGTERM end a watch with exit status 0 and whole lines. A
+# job started with & here has SIGINT ignored until mvgal-info installs its
+# handler: the signal goes once the first sample is out (the handler is
+# in place before the first read), and a watch that ignored it would hang
+# the run: after 10 s it is killed, and the test fails.
+running() { # PID: alive, not a zombie
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+stop_watch() { # SIGNAL
+	# Emptied here: the job's own redirection may come after the first
+	# look at the file.
+	: >/tmp/watch.sig
+	mvgal-info --watch 1 >>/tmp/watch.sig 2>&1 &
+	pid=$!
+	i=0
+	while [ ! -s /tmp/watch.sig ] && running "$pid" && [ $i -lt 30 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -"$1" "$pid"
+	i=0
+	while running "$pid" && [ $i -lt 10 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+	echo $? >/tmp/info.rc
+}
+stop_watch INT
+check "SIGINT ends --watch: exit 0, output of whole sample lines" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test -s /tmp/watch.sig && test -z "$(tail -c 1 /tmp/watch.sig)" && ! grep -qv "^sample=" /tmp/watch.sig'
+stop_watch TERM
+check "SIGTERM ends --watch: exit 0, output of whole sample lines" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test -s /tmp/watch.sig && test -z "$(tail -c 1 /tmp/watch.sig)" && ! grep -qv "^sample=" /tmp/watch.sig'
+wait "$stress" || echo "# mvgal_stress (the workload) exited $?: $(tail -n 3 /tmp/stress.out | tr '\n' ' ')"
 
 rmmod mvgal
 info

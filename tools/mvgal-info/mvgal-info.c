@@ -4,27 +4,37 @@
  *
  * Exit codes: 0 success, 1 error, 2 bad usage, 3 the module is not loaded.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mvgal/mvgal.h>
 
 #define EXIT_USAGE	2
 #define EXIT_NO_MODULE	3
 
+static void usage_watch(FILE *f);
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mvgal-info [--json] [--config PATH] [--attach] [--buffers]\n"
 		"                  [--paths] [--stats]\n"
+		"       mvgal-info --watch [SECONDS] [--count N] [--json] [--config PATH]\n"
+		"                  [--attach]\n"
 		"Show the mvgal driver, its ABI, capabilities, settings, GPUs, the unified\n"
 		"heap, how every GPU reaches every other's pool and, when the module has the\n"
 		"migration engine, its counters and the transfer paths between host memory\n"
-		"and the GPUs' pools.\n"
+		"and the GPUs' pools; or, with --watch, the rates of those counters live.\n"
 		"\n"
 		"  -b, --buffers      also list the caller's buffers (its user's; all for root)\n"
 		"                     with their residency per location\n"
@@ -38,12 +48,60 @@ static void usage(FILE *f)
 		"                     with --buffers)\n"
 		"  -a, --attach       first attach every GPU the config's [dri] device_pattern\n"
 		"                     names that is not attached yet (needs root)\n"
-		"  -j, --json         print one JSON object instead of text\n"
+		"  -j, --json         print one JSON object instead of text (with --watch:\n"
+		"                     one object per sample, one per line)\n"
 		"  -c, --config PATH  read PATH instead of $MVGAL_CONFIG or %s\n"
+		"  -w, --watch [SECONDS]\n"
+		"                     a live view: every SECONDS (1..3600; default: the\n"
+		"                     module's stats_interval) a sample of what happened\n"
+		"                     since the previous one, computed from the differences\n"
+		"                     between two reads of the module's counters; the first\n"
+		"                     comes one interval after the start. On a terminal the\n"
+		"                     screen is redrawn; otherwise each sample is one line of\n"
+		"                     key=value fields (below). SIGINT or SIGTERM ends it\n"
+		"                     (exit status 0). Not with --buffers, --paths, --stats.\n"
+		"      --count N      with --watch: stop after N samples (default: never)\n"
 		"  -h, --help         show this help\n"
-		"\n"
-		"Exit status: 0 ok, 1 error, 2 bad usage, 3 mvgal module not loaded.\n",
+		"\n",
 		MVGAL_CONFIG_PATH);
+	usage_watch(f);
+	fprintf(f, "\nExit status: 0 ok, 1 error, 2 bad usage, 3 mvgal module not loaded.\n");
+}
+
+/* The --watch line format: a stable interface, documented here and in the
+ * README.
+ */
+static void usage_watch(FILE *f)
+{
+	fputs(
+		"--watch fields, in this order, separated by one space (\"-\" where there is\n"
+		"no figure; the JSON object has the same figures, null for \"-\"):\n"
+		"  sample=N                 1, 2, ... (JSON \"sample\", and likewise)\n"
+		"  time=T                   when it was printed, seconds since the epoch\n"
+		"  interval_s=S             SECONDS\n"
+		"  elapsed_s=X              seconds between the two reads the rates come from\n"
+		"  sessions_per_s=X         access sessions begun (BEGIN)\n"
+		"  bytes_per_s_M=X          bytes per second by transfer method M: in_place\n"
+		"                           (used where they lie, not copied), p2p, cpu_copy,\n"
+		"                           staging (JSON \"bytes_per_s\": {\"in-place\": X,\n"
+		"                           \"p2p\": X, \"cpu-copy\": X, \"staging\": X})\n"
+		"  evictions_per_s=X        placements evicted, all pools (\"-\" when the\n"
+		"                           module has no eviction capability)\n"
+		"  cpu_faults_per_s=X       CPU faults that brought chunks home\n"
+		"  prefetch_hits=N          prefetched placements a session then used, and\n"
+		"  prefetch_misses=N        those evicted or freed unused, in the interval\n"
+		"  prefetch_hit_rate=X      hits / (hits + misses), 0..1; \"-\" if both are 0\n"
+		"                           (JSON \"prefetch\": {\"hits\", \"misses\", \"hit_rate\"})\n"
+		"  gpus=N                   GPUs attached; then for each, by slot G:\n"
+		"  gpuG_state=S             idle or active\n"
+		"  gpuG_pool_used=B         bytes allocated in its pool\n"
+		"  gpuG_pool_size=B         bytes it lent\n"
+		"  gpuG_budget=B            bytes of the pool mvgal may use (\"-\": no eviction)\n"
+		"  gpuG_evictions_per_s=X   evictions from its pool (\"-\" also on the first\n"
+		"                           sample after the GPU was attached)\n"
+		"  (JSON \"gpus\": [{\"index\": G, \"state\", \"pool_used\", \"pool_size\",\n"
+		"  \"budget\", \"evictions_per_s\"}]. X: a decimal number; N, T, S, B: integers)\n",
+		f);
 }
 
 /* Writes @s as a JSON string: quotes, backslashes and control bytes escaped. */
@@ -1089,7 +1147,548 @@ static void print_json_buffers(const struct report *r, bool *first)
 	printf("]");
 }
 
-int main(int argc, char **argv)
+/*
+ * --watch: a live view of the module's counters. Every sample is the
+ * difference between two reads of them divided by the time between the
+ * reads (measured, not the interval asked for: reading and printing take
+ * time too), plus the gauges of the later read (pool use, budgets).
+ */
+#define WATCH_MAX_SECONDS	3600
+
+/* One read of everything a sample is computed from. */
+struct watch_read {
+	struct timespec at;	/* CLOCK_MONOTONIC, just before GET_STATS */
+	struct drm_mvgal_stats stats;
+	bool present[MVGAL_MAX_GPUS];	/* by slot: attached at this read */
+	struct drm_mvgal_gpu_info gi[MVGAL_MAX_GPUS];
+	/* MVGAL_CAP_EVICTION: the pool's budget and eviction counter. */
+	struct drm_mvgal_pool_lru lru[MVGAL_MAX_GPUS];
+};
+
+/* A sample: rates over the interval between two reads. */
+struct watch_rates {
+	double secs;
+	double sessions, cpu_faults, evictions;
+	double bytes[MVGAL_METHOD_COUNT];
+	uint64_t hits, misses;	/* prefetches resolved in the interval */
+	/* Per slot: a rate only for a GPU attached at both reads. */
+	bool gpu_known[MVGAL_MAX_GPUS];
+	double gpu_evictions[MVGAL_MAX_GPUS];
+};
+
+struct watch {
+	struct mvgal *dev;
+	unsigned int every;	/* seconds between samples */
+	unsigned long count;	/* samples to print; 0: until a signal */
+	unsigned long n;	/* samples printed */
+	uint32_t max_gpus;	/* slots to read */
+	bool json, tty, eviction;
+	struct timespec next;	/* when the next read is due */
+	sigset_t waitmask;	/* the signal mask while asleep */
+	struct watch_read prev, cur;
+	struct watch_rates rates;
+};
+
+static volatile sig_atomic_t watch_stop;
+
+static void watch_signal(int sig)
+{
+	watch_stop = 1;
+}
+
+/*
+ * SIGINT and SIGTERM set watch_stop. They stay blocked except inside
+ * ppoll(), which unblocks them atomically with going to sleep: one that
+ * comes while a sample is read or printed is taken at the next sleep, so
+ * no sample is cut in half and none is lost between a check of the flag
+ * and the sleep. The handler is installed even when SIGINT was ignored on
+ * entry (as a non-interactive shell leaves it for a job started with &),
+ * so that `kill -INT` ends a watch running in the background too.
+ */
+static int watch_signals(sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = watch_signal };
+	sigset_t block;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, waitmask) ||
+	    sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
+	return 0;
+}
+
+static double ts_secs(const struct timespec *t)
+{
+	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
+}
+
+/*
+ * Sleeps until w->next, then sets the following deadline: samples keep
+ * their cadence however long a read takes, and a watch that fell behind
+ * (a stopped process) starts afresh rather than sampling in a burst.
+ * Returns 0 when the time came, 1 when a signal asked to stop, or -errno.
+ */
+static int watch_sleep(struct watch *w)
+{
+	struct timespec now, left;
+	double d;
+
+	while (!watch_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		d = ts_secs(&w->next) - ts_secs(&now);
+		if (d <= 0) {
+			w->next.tv_sec += w->every;
+			if (ts_secs(&w->next) < ts_secs(&now))
+				w->next = now;
+			return 0;
+		}
+		left.tv_sec = (time_t)d;
+		left.tv_nsec = (long)((d - (double)left.tv_sec) * 1e9);
+		if (ppoll(NULL, 0, &left, &w->waitmask) < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 1;
+}
+
+/* GPU slot @g at this read; a slot with no GPU (or one detached just now)
+ * is absent, not an error.
+ */
+static int watch_read_gpu(struct watch *w, struct watch_read *rd, uint32_t g)
+{
+	int ret = mvgal_gpu_info(w->dev, g, &rd->gi[g]);
+
+	if (!ret && w->eviction) {
+		/* No entries: only the budget and the counters. */
+		rd->lru[g].count = 0;
+		ret = mvgal_pool_lru(w->dev, g, NULL, &rd->lru[g]);
+	}
+	if (ret == -ENODEV)
+		return 0;
+	rd->present[g] = !ret;
+	return ret;
+}
+
+static int watch_read(struct watch *w, struct watch_read *rd,
+		      const char **what)
+{
+	uint32_t g;
+	int ret;
+
+	memset(rd, 0, sizeof(*rd));
+	clock_gettime(CLOCK_MONOTONIC, &rd->at);
+	*what = "GET_STATS";
+	ret = mvgal_get_stats(w->dev, &rd->stats);
+	if (ret)
+		return ret;
+	*what = w->eviction ? "reading GPUs and POOL_LRU" : "reading GPUs";
+	for (g = 0; !ret && g < w->max_gpus; g++)
+		ret = watch_read_gpu(w, rd, g);
+	return ret;
+}
+
+/* The module's counters only grow while it is loaded (and our open file
+ * keeps it loaded). A GPU's restart at 0 when its slot is attached again:
+ * watch_rates() gives no rate for a counter that went down.
+ */
+static double per_s(uint64_t cur, uint64_t prev, double secs)
+{
+	return cur > prev && secs > 0 ? (double)(cur - prev) / secs : 0;
+}
+
+static void watch_rates(struct watch *w)
+{
+	const struct drm_mvgal_stats *a = &w->prev.stats, *b = &w->cur.stats;
+	struct watch_rates *r = &w->rates;
+	unsigned int m, g;
+
+	memset(r, 0, sizeof(*r));
+	r->secs = ts_secs(&w->cur.at) - ts_secs(&w->prev.at);
+	r->sessions = per_s(b->sessions, a->sessions, r->secs);
+	r->cpu_faults = per_s(b->cpu_faults, a->cpu_faults, r->secs);
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+		r->bytes[m] = per_s(b->bytes[m], a->bytes[m], r->secs);
+	r->hits = b->prefetch_hits - a->prefetch_hits;
+	r->misses = b->prefetch_misses - a->prefetch_misses;
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		uint64_t e0 = w->prev.lru[g].evictions, e1 = w->cur.lru[g].evictions;
+
+		r->gpu_known[g] = w->eviction && w->prev.present[g] &&
+				  w->cur.present[g] && e1 >= e0;
+		if (!r->gpu_known[g])
+			continue;
+		r->gpu_evictions[g] = per_s(e1, e0, r->secs);
+		r->evictions += r->gpu_evictions[g];
+	}
+}
+
+/* "in_place" for "in-place": keys of the key=value format are words. */
+static const char *method_key(unsigned int m, char *buf, size_t len)
+{
+	char *p;
+
+	snprintf(buf, len, "%s", mvgal_method_name(m));
+	for (p = buf; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return buf;
+}
+
+/* @v with one decimal, or @none when there is no figure. */
+static void opt_rate(bool known, double v, const char *none)
+{
+	if (known)
+		printf("%.1f", v);
+	else
+		fputs(none, stdout);
+}
+
+static void opt_hit_rate(const struct watch_rates *r, const char *none)
+{
+	if (r->hits + r->misses)
+		printf("%.3f", (double)r->hits / (double)(r->hits + r->misses));
+	else
+		fputs(none, stdout);
+}
+
+static unsigned int watch_gpus(const struct watch *w)
+{
+	unsigned int g, n = 0;
+
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		n += w->cur.present[g];
+	return n;
+}
+
+static void watch_line_gpu(const struct watch *w, unsigned int g)
+{
+	const struct drm_mvgal_gpu_info *gi = &w->cur.gi[g];
+
+	printf(" gpu%u_state=%s gpu%u_pool_used=%llu gpu%u_pool_size=%llu gpu%u_budget=",
+	       g, state_name(gi->state), g, (unsigned long long)gi->pool_used,
+	       g, (unsigned long long)gi->pool_size, g);
+	if (w->eviction)
+		printf("%llu", (unsigned long long)w->cur.lru[g].budget);
+	else
+		putchar('-');
+	printf(" gpu%u_evictions_per_s=", g);
+	opt_rate(w->rates.gpu_known[g], w->rates.gpu_evictions[g], "-");
+}
+
+/* One line of space-separated key=value fields, documented in usage(). */
+static void watch_print_line(const struct watch *w)
+{
+	const struct watch_rates *r = &w->rates;
+	unsigned int m, g;
+	char key[16];
+
+	printf("sample=%lu time=%lld interval_s=%u elapsed_s=%.3f sessions_per_s=%.1f",
+	       w->n, (long long)time(NULL), w->every, r->secs, r->sessions);
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+		printf(" bytes_per_s_%s=%.0f", method_key(m, key, sizeof(key)),
+		       r->bytes[m]);
+	printf(" evictions_per_s=");
+	opt_rate(w->eviction, r->evictions, "-");
+	printf(" cpu_faults_per_s=%.1f prefetch_hits=%llu prefetch_misses=%llu prefetch_hit_rate=",
+	       r->cpu_faults, (unsigned long long)r->hits,
+	       (unsigned long long)r->misses);
+	opt_hit_rate(r, "-");
+	printf(" gpus=%u", watch_gpus(w));
+	for (g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (w->cur.present[g])
+			watch_line_gpu(w, g);
+	putchar('\n');
+}
+
+static void watch_json_gpus(const struct watch *w)
+{
+	const char *sep = "";
+	unsigned int g;
+
+	printf("\"gpus\":[");
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		const struct drm_mvgal_gpu_info *gi = &w->cur.gi[g];
+
+		if (!w->cur.present[g])
+			continue;
+		printf("%s{\"index\":%u,\"state\":\"%s\",\"pool_used\":%llu,\"pool_size\":%llu,\"budget\":",
+		       sep, g, state_name(gi->state),
+		       (unsigned long long)gi->pool_used,
+		       (unsigned long long)gi->pool_size);
+		if (w->eviction)
+			printf("%llu", (unsigned long long)w->cur.lru[g].budget);
+		else
+			printf("null");
+		printf(",\"evictions_per_s\":");
+		opt_rate(w->rates.gpu_known[g], w->rates.gpu_evictions[g], "null");
+		printf("}");
+		sep = ",";
+	}
+	printf("]");
+}
+
+/* One JSON object on one line, the same figures as watch_print_line(). */
+static void watch_print_json(const struct watch *w)
+{
+	const struct watch_rates *r = &w->rates;
+	unsigned int m;
+
+	printf("{\"sample\":%lu,\"time\":%lld,\"interval_s\":%u,\"elapsed_s\":%.3f,",
+	       w->n, (long long)time(NULL), w->every, r->secs);
+	printf("\"sessions_per_s\":%.1f,\"bytes_per_s\":{", r->sessions);
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+		printf("%s\"%s\":%.0f", m ? "," : "", mvgal_method_name(m),
+		       r->bytes[m]);
+	printf("},\"evictions_per_s\":");
+	opt_rate(w->eviction, r->evictions, "null");
+	printf(",\"cpu_faults_per_s\":%.1f,\"prefetch\":{\"hits\":%llu,\"misses\":%llu,\"hit_rate\":",
+	       r->cpu_faults, (unsigned long long)r->hits,
+	       (unsigned long long)r->misses);
+	opt_hit_rate(r, "null");
+	printf("},");
+	watch_json_gpus(w);
+	printf("}\n");
+}
+
+/* Bytes (per second) for people: B, KiB, MiB or GiB. */
+static const char *human(double b, char *buf, size_t len)
+{
+	if (b < 1024)
+		snprintf(buf, len, "%.0f B", b);
+	else if (b < 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", b / 1024);
+	else if (b < 1024.0 * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", b / (1024 * 1024));
+	else
+		snprintf(buf, len, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+	return buf;
+}
+
+static void watch_tty_gpus(const struct watch *w)
+{
+	char used[16], size[16], budget[16];
+	unsigned int g;
+
+	printf("\n  GPU  %-6s  %10s / %-10s %10s  %s\n", "state", "pool used",
+	       "size", "budget", "evictions/s");
+	for (g = 0; g < MVGAL_MAX_GPUS; g++) {
+		const struct drm_mvgal_gpu_info *gi = &w->cur.gi[g];
+
+		if (!w->cur.present[g])
+			continue;
+		if (w->eviction)
+			human((double)w->cur.lru[g].budget, budget, sizeof(budget));
+		else
+			snprintf(budget, sizeof(budget), "-");
+		printf("  %3u  %-6s  %10s / %-10s %10s  ", g, state_name(gi->state),
+		       human((double)gi->pool_used, used, sizeof(used)),
+		       human((double)gi->pool_size, size, sizeof(size)), budget);
+		opt_rate(w->rates.gpu_known[g], w->rates.gpu_evictions[g], "-");
+		putchar('\n');
+	}
+	if (!watch_gpus(w))
+		printf("  (no GPU attached)\n");
+}
+
+/* The screen, redrawn from its top-left corner: one frame per sample. */
+static void watch_print_tty(const struct watch *w)
+{
+	const struct watch_rates *r = &w->rates;
+	char when[32], b[16];
+	time_t now = time(NULL);
+	unsigned int m;
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	printf("\033[H\033[J");
+	printf("mvgal-info --watch: every %u s; sample %lu over %.2f s at %s\n\n",
+	       w->every, w->n, r->secs, when);
+	printf("  sessions    %8.1f/s    CPU faults %8.1f/s    evictions ",
+	       r->sessions, r->cpu_faults);
+	opt_rate(w->eviction, r->evictions, "-");
+	printf("/s\n  prefetch    %llu hits, %llu misses: hit rate ",
+	       (unsigned long long)r->hits, (unsigned long long)r->misses);
+	if (r->hits + r->misses)
+		printf("%.1f%%\n", 100.0 * (double)r->hits /
+		       (double)(r->hits + r->misses));
+	else
+		printf("-\n");
+	printf("  moved/s    ");
+	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+		printf(" %s %s%s", mvgal_method_name(m),
+		       human(r->bytes[m], b, sizeof(b)),
+		       m + 1 < MVGAL_METHOD_COUNT ? "," : "\n");
+	watch_tty_gpus(w);
+	printf("\n(Ctrl-C quits)\n");
+}
+
+static void watch_print(const struct watch *w)
+{
+	if (w->json)
+		watch_print_json(w);
+	else if (w->tty)
+		watch_print_tty(w);
+	else
+		watch_print_line(w);
+}
+
+/* Read, sleep, read and print until --count samples or a signal. */
+static int watch_loop(struct watch *w, const char **what)
+{
+	int ret = watch_read(w, &w->prev, what);
+
+	w->next = w->prev.at;
+	w->next.tv_sec += w->every;
+	while (!ret) {
+		*what = "sleeping";
+		ret = watch_sleep(w);
+		if (ret)
+			break;
+		ret = watch_read(w, &w->cur, what);
+		if (ret)
+			break;
+		w->n++;
+		watch_rates(w);
+		watch_print(w);
+		*what = "writing";
+		/* Each sample reaches a pipe when it is taken. */
+		if (fflush(stdout))
+			return -errno;
+		w->prev = w->cur;
+		if (w->count && w->n == w->count)
+			break;
+	}
+	return ret;
+}
+
+/* Runs --watch; returns the exit status. */
+static int watch_main(struct report *r, unsigned int every, unsigned long count,
+		      bool json)
+{
+	struct watch w = { 0 };
+	const char *what = "setting up signals";
+	int ret;
+
+	if (!(r->info.caps & MVGAL_CAP_MIGRATION)) {
+		fprintf(stderr, "mvgal-info: --watch: the module has no migration engine (no counters)\n");
+		return 1;
+	}
+	w.dev = r->dev;
+	/* stats_interval ([core] in the config, a module parameter of
+	 * 1..3600) is the configured statistics interval. The module only
+	 * reports it (its counters are always current): it is what a
+	 * watch without SECONDS uses.
+	 */
+	w.every = every ? every : r->info.stats_interval;
+	if (!w.every || w.every > WATCH_MAX_SECONDS)
+		w.every = 1;
+	w.count = count;
+	w.json = json;
+	w.tty = !json && isatty(STDOUT_FILENO);
+	w.eviction = r->info.caps & MVGAL_CAP_EVICTION;
+	w.max_gpus = r->info.max_gpus < MVGAL_MAX_GPUS ? r->info.max_gpus : MVGAL_MAX_GPUS;
+	ret = watch_signals(&w.waitmask);
+	if (!ret && w.tty) {
+		/* One write per frame: no half-drawn screen. */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		printf("\033[?25l\033[H\033[Jmvgal-info --watch: first sample in %u s\n",
+		       w.every);
+		fflush(stdout);
+	}
+	if (!ret)
+		ret = watch_loop(&w, &what);
+	if (w.tty)	/* the cursor back, and the prompt on a line of its own */
+		printf("\033[?25h\n");
+	if (fflush(stdout) && ret >= 0) {
+		what = "writing";
+		ret = -errno;
+	}
+	if (ret >= 0)
+		return 0;
+	fprintf(stderr, "mvgal-info: --watch: %s failed: %s\n", what, strerror(-ret));
+	return 1;
+}
+
+/* What the command line asks for besides the report's sections. */
+struct args {
+	const char *cfg_path;
+	bool json, attach;
+	bool watch;		/* --watch */
+	unsigned int every;	/* --watch SECONDS; 0: the module's stats_interval */
+	unsigned long count;	/* --count N; 0: until a signal */
+};
+
+#define OPT_COUNT	256	/* --count: no short form */
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mvgal-info: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see mvgal-info --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* @s as a whole number in 1..@max (digits only: no sign, no blank), else 0. */
+static unsigned long parse_positive(const char *s, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno || *end || v > max ? 0 : v;
+}
+
+/*
+ * The word after --watch is its SECONDS unless it is another option:
+ * getopt_long() itself attaches an optional argument only when it is
+ * written "--watch=5", and mvgal-info has no operands that "--watch 5"
+ * could mean instead. "-5" is taken too, to be refused as SECONDS rather
+ * than reported as an unknown option.
+ */
+static const char *watch_arg(int argc, char **argv)
+{
+	const char *s;
+
+	if (optarg)
+		return optarg;
+	if (optind >= argc)
+		return NULL;
+	s = argv[optind];
+	if (s[0] == '-' && !isdigit((unsigned char)s[1]))
+		return NULL;
+	optind++;
+	return s;
+}
+
+/* Options that exclude each other; returns -1 when all is well. */
+static int check_args(int argc, char **argv, const struct report *r,
+		      const struct args *a)
+{
+	if (optind != argc) {
+		fprintf(stderr, "mvgal-info: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (a->count && !a->watch)
+		return usage_error("--count needs --watch");
+	if (a->watch && (r->want_buffers || r->want_paths || r->want_stats))
+		return usage_error("--watch cannot be combined with --buffers, --paths or --stats");
+	return -1;
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, struct report *r, struct args *a)
 {
 	static const struct option opts[] = {
 		{ "attach", no_argument, NULL, 'a' },
@@ -1098,35 +1697,46 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { 0 };
-	const char *cfg_path = NULL, *what;
-	struct mvgal *dev;
-	char err[512];
-	bool json = false, attach = false;
-	int opt, ret;
+	const char *arg;
+	int opt;
 
-	while ((opt = getopt_long(argc, argv, "abpsjc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "abpsjc:w::h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			r.want_buffers = true;
+			r->want_buffers = true;
 			break;
 		case 'p':
-			r.want_paths = true;
+			r->want_paths = true;
 			break;
 		case 's':
-			r.want_stats = true;
+			r->want_stats = true;
 			break;
 		case 'a':
-			attach = true;
+			a->attach = true;
 			break;
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case 'c':
-			cfg_path = optarg;
+			a->cfg_path = optarg;
+			break;
+		case 'w':
+			a->watch = true;
+			arg = watch_arg(argc, argv);
+			if (arg && !(a->every = parse_positive(arg, WATCH_MAX_SECONDS)))
+				return usage_error("--watch takes whole seconds from 1 to %d, not '%s'",
+						   WATCH_MAX_SECONDS, arg);
+			break;
+		case OPT_COUNT:
+			a->count = parse_positive(optarg, ULONG_MAX);
+			if (!a->count)
+				return usage_error("--count takes a whole number of samples from 1, not '%s'",
+						   optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -1136,26 +1746,36 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "mvgal-info: unexpected argument '%s'\n",
-			argv[optind]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	return check_args(argc, argv, r, a);
+}
 
-	r.cfg_path = cfg_path ? cfg_path : mvgal_config_path();
-	ret = mvgal_config_load(r.cfg_path, &r.cfg, err, sizeof(err));
+/* Returns 0, or the exit status of a config that cannot be read. */
+static int load_config(struct report *r, const char *cfg_path)
+{
+	char err[512];
+	int ret;
+
+	r->cfg_path = cfg_path ? cfg_path : mvgal_config_path();
+	ret = mvgal_config_load(r->cfg_path, &r->cfg, err, sizeof(err));
 	if (ret == -ENOENT && !cfg_path) {
 		/* No file at the default place: every key has its default. */
-		r.cfg_status = "defaults (file not found)";
+		r->cfg_status = "defaults (file not found)";
 	} else if (ret) {
 		fprintf(stderr, "mvgal-info: %s\n", err);
 		return 1;
 	} else {
-		r.cfg_status = "loaded";
+		r->cfg_status = "loaded";
 	}
+	return 0;
+}
 
-	ret = mvgal_open(&dev);
+/* Opens the device, attaches GPUs if asked and reads GET_INFO.
+ * Returns -1 to go on (r->dev open), or the exit status.
+ */
+static int open_device(struct report *r, bool attach)
+{
+	int ret = mvgal_open(&r->dev);
+
 	if (ret == -ENODEV) {
 		fprintf(stderr,
 			"mvgal-info: the mvgal kernel module is not loaded (no DRM device named \"mvgal\"); load it with 'modprobe mvgal'\n");
@@ -1166,37 +1786,65 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		return 1;
 	}
-	r.dev = dev;
 	if (attach) {
-		ret = mvgal_attach_all(dev, &r.cfg, attach_report, NULL);
+		ret = mvgal_attach_all(r->dev, &r->cfg, attach_report, NULL);
 		if (ret < 0) {
 			fprintf(stderr, "mvgal-info: attaching GPUs failed: %s\n",
 				strerror(-ret));
-			mvgal_close(dev);
+			mvgal_close(r->dev);
 			return 1;
 		}
 	}
-	ret = mvgal_get_info(dev, &r.info);
+	ret = mvgal_get_info(r->dev, &r->info);
 	if (ret) {
 		fprintf(stderr, "mvgal-info: GET_INFO failed: %s\n",
 			strerror(-ret));
-		mvgal_close(dev);
+		mvgal_close(r->dev);
 		return 1;
 	}
-	r.node = mvgal_node_path(dev);
-	ret = gather(&r, &what);
+	r->node = mvgal_node_path(r->dev);
+	return -1;
+}
+
+/* The one-shot report; returns the exit status. */
+static int report_main(struct report *r, bool json)
+{
+	const char *what;
+	int ret = gather(r, &what);
+
 	if (ret) {
 		fprintf(stderr, "mvgal-info: %s failed: %s\n", what,
 			strerror(-ret));
-		free(r.bos);
-		mvgal_close(dev);
+		free(r->bos);
 		return 1;
 	}
 	if (json)
-		print_json(&r);
+		print_json(r);
 	else
-		print_text(&r);
-	free(r.bos);
-	mvgal_close(dev);
+		print_text(r);
+	free(r->bos);
 	return fflush(stdout) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct report r = { 0 };
+	struct args a = { 0 };
+	int ret;
+
+	ret = parse_args(argc, argv, &r, &a);
+	if (ret >= 0)
+		return ret;
+	ret = load_config(&r, a.cfg_path);
+	if (ret)
+		return ret;
+	ret = open_device(&r, a.attach);
+	if (ret >= 0)
+		return ret;
+	if (a.watch)
+		ret = watch_main(&r, a.every, a.count, a.json);
+	else
+		ret = report_main(&r, a.json);
+	mvgal_close(r.dev);
+	return ret;
 }
