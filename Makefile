@@ -215,8 +215,8 @@ FUZZ_ALLOW := at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+
 lint: FORCE
 	@tools/lint.sh
 
-dkms-check: FORCE
-	@tools/dkms-check.sh $(VERSION) $(GUEST_KVER)
+dkms-check: vm FORCE
+	@MVGAL_VM_NOBUILD=1 tools/dkms-check.sh $(VERSION) $(GUEST_KVER)
 
 check: deps
 	@$(MAKE) --no-print-directory all vm
