@@ -134,6 +134,8 @@ int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd)
 {
 	if (!dev || !fd)
 		return -EINVAL;
+	if (dev->no_prime)
+		return -EACCES;
 	if (drmPrimeHandleToFD(dev->fd, handle, DRM_CLOEXEC | DRM_RDWR, fd))
 		return -errno;
 	return 0;
@@ -143,6 +145,8 @@ int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
 {
 	if (!dev || !handle || fd < 0)
 		return -EINVAL;
+	if (dev->no_prime)
+		return -EACCES;
 	if (drmPrimeFDToHandle(dev->fd, fd, handle))
 		return -errno;
 	return 0;

@@ -101,6 +101,10 @@ int mvgal_config_apply_full(const struct mvgal_config *cfg)
 		unsigned int v;
 		bool is_bool;
 	} p[] = {
+		{ "enable_memory_migration",
+		  cfg ? cfg->enable_memory_migration : 0, true },
+		{ "enable_dmabuf", cfg ? cfg->enable_dmabuf : 0, true },
+		{ "stats_interval", cfg ? cfg->stats_interval : 0, false },
 		{ "evict_policy", cfg ? cfg->evict_policy : 0, false },
 		{ "prefetch", cfg ? cfg->prefetch : 0, true },
 		{ "mirror_window_ms", cfg ? cfg->mirror_window_ms : 0, false },

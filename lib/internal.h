@@ -3,6 +3,7 @@
 #ifndef MVGAL_LIB_INTERNAL_H
 #define MVGAL_LIB_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,10 @@ struct mvgal_config;
 struct mvgal {
 	int fd;
 	char path[64];
+	/* [dri] enable_prime = false in the configuration read at open:
+	 * mvgal_bo_export() and mvgal_bo_import() refuse with -EACCES.
+	 */
+	bool no_prime;
 };
 
 int mvgal_ioctl(int fd, unsigned long req, void *arg);

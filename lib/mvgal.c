@@ -59,6 +59,20 @@ static int mvgal_is_mvgal(int fd)
 	return ret;
 }
 
+/*
+ * [dri] enable_prime of the configuration file; a missing or malformed
+ * file leaves the default (allowed): the file's errors are reported by
+ * whoever loads it for its settings (mvgal-info, the boot step).
+ */
+static bool mvgal_prime_allowed(void)
+{
+	struct mvgal_config cfg;
+
+	if (mvgal_config_load(NULL, &cfg, NULL, 0))
+		return true;
+	return cfg.enable_prime;
+}
+
 int mvgal_open_path(const char *path, struct mvgal **out)
 {
 	struct mvgal *dev;
@@ -83,6 +97,7 @@ int mvgal_open_path(const char *path, struct mvgal **out)
 	}
 	dev->fd = fd;
 	strcpy(dev->path, path);
+	dev->no_prime = !mvgal_prime_allowed();
 	*out = dev;
 	return 0;
 }

@@ -66,12 +66,17 @@ struct mvgal_info {
  * @out: (out) the device
  *
  * Finds the DRM device whose driver is "mvgal" through libdrm's device
- * enumeration. Return: 0, -ENODEV when the module is not loaded, or the
- * errno of the failed open (e.g. -EACCES).
+ * enumeration, and reads [dri] enable_prime from the configuration file
+ * (mvgal_config_path(); a missing or malformed file means true). Return:
+ * 0, -ENODEV when the module is not loaded, or the errno of the failed
+ * open (e.g. -EACCES).
  */
 MVGAL_API int mvgal_open(struct mvgal **out);
 
-/** mvgal_open_path() - open a given DRM node that must be an mvgal node. */
+/**
+ * mvgal_open_path() - open a given DRM node that must be an mvgal node;
+ * the configuration is read as by mvgal_open().
+ */
 MVGAL_API int mvgal_open_path(const char *path, struct mvgal **out);
 
 /** mvgal_close() - close a device; NULL is allowed. */
@@ -119,9 +124,9 @@ struct mvgal_config {
 MVGAL_API void mvgal_config_defaults(struct mvgal_config *cfg);
 
 /**
- * mvgal_config_apply() - set the module parameters of @cfg's [policy]
- * section (/sys/module/mvgal/parameters, root); mvgal_attach_all() calls
- * it and ignores its errors
+ * mvgal_config_apply() - set the module parameters of @cfg's [core] and
+ * [policy] sections (/sys/module/mvgal/parameters, root);
+ * mvgal_attach_all() calls it and ignores its errors
  *
  * Return: 0 or -errno of the first parameter that could not be written.
  */
@@ -281,12 +286,15 @@ MVGAL_API int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size,
  * mvgal_bo_export() - export a buffer as a dma-buf fd (O_CLOEXEC, read-write)
  *
  * -EPERM unless created with MVGAL_BO_DMA_BUF and a sharing mode;
- * -EOPNOTSUPP for device-only buffers.
+ * -EOPNOTSUPP for device-only buffers; -EACCES when the configuration
+ * file read at mvgal_open() has [dri] enable_prime = false.
  */
 MVGAL_API int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd);
 /**
  * mvgal_bo_import() - a dma-buf fd as a buffer; its size is the dma-buf's.
- * Importing the same dma-buf again gives the same handle.
+ * Importing the same dma-buf again gives the same handle. -EACCES when
+ * the configuration file read at mvgal_open() has [dri] enable_prime =
+ * false.
  */
 MVGAL_API int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle);
 /**

@@ -241,6 +241,87 @@ TEST_F(dev, core_bool_params_reach_get_info)
 	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * The boot step sets every [core] key that has a module parameter: each
+ * set to a value that is not its default, and seen in the module.
+ */
+TEST_F(dev, config_core_keys_reach_the_module)
+{
+	struct drm_mvgal_get_info a = { 0 };
+	struct mvgal_config cfg;
+	char buf[16];
+
+	write_file("/tmp/core.conf", "[core]\nenable_memory_migration = no\n"
+		   "enable_dmabuf = off\nstats_interval = 9\n");
+	ASSERT_EQ(0, mvgal_config_load("/tmp/core.conf", &cfg, NULL, 0));
+	ASSERT_EQ(0, mvgal_config_apply(&cfg));
+	ASSERT_EQ(0, read_param("enable_memory_migration", buf, sizeof(buf)));
+	EXPECT_STREQ("N", buf);
+	ASSERT_EQ(0, read_param("enable_dmabuf", buf, sizeof(buf)));
+	EXPECT_STREQ("N", buf);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(0, a.core_flags);
+	EXPECT_EQ(9, a.stats_interval);
+
+	/* The defaults, applied, put everything back. */
+	mvgal_config_defaults(&cfg);
+	ASSERT_EQ(0, mvgal_config_apply(&cfg));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
+	EXPECT_EQ(1, a.stats_interval);
+	unlink("/tmp/core.conf");
+}
+
+/* Exports a new shareable buffer of @m; 0 or -errno of the export. */
+static int export_new(struct mvgal *m, uint32_t *h, int *fd)
+{
+	int ret = mvgal_bo_create_shared(m, 4096, MVGAL_BO_HOST_VALID |
+					 MVGAL_BO_DMA_BUF, MVGAL_GPU_ANY,
+					 MVGAL_SHARING_CROSS_VENDOR, h);
+
+	return ret ? ret : mvgal_bo_export(m, *h, fd);
+}
+
+/*
+ * [dri] enable_prime = false: libmvgal refuses PRIME export and import
+ * with -EACCES; the module still allows them (enable_dmabuf is its
+ * switch), so a library opened under the default configuration can.
+ */
+TEST_F(dev, config_enable_prime_false_refuses_prime_in_the_library)
+{
+	uint8_t b[4096], back[4096];
+	struct mvgal *off;
+	uint32_t h, h2, h3;
+	int fd = -1;
+
+	write_file("/tmp/noprime.conf", "[dri]\nenable_prime = false\n");
+	ASSERT_EQ(0, setenv("MVGAL_CONFIG", "/tmp/noprime.conf", 1));
+	ASSERT_EQ(0, mvgal_open(&off));
+	unsetenv("MVGAL_CONFIG");
+	EXPECT_EQ(-EACCES, export_new(off, &h, &fd));
+	/* The default: export works; the other device may not import. */
+	ASSERT_EQ(0, export_new(self->m, &h2, &fd));
+	EXPECT_EQ(-EACCES, mvgal_bo_import(off, fd, &h3));
+	memset(b, 0x5c, sizeof(b));
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h2, 0, b, sizeof(b)));
+	ASSERT_EQ(0, mvgal_bo_import(self->m, fd, &h3));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h3, 0, back, sizeof(back)));
+	EXPECT_EQ(0, memcmp(b, back, sizeof(b)));
+	close(fd);
+	mvgal_close(off);
+	unlink("/tmp/noprime.conf");
+}
+
 TEST_F(dev, chunk_size_is_read_only)
 {
 	EXPECT_EQ(-EACCES, write_param("chunk_size", "4096"));
