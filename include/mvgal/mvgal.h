@@ -428,6 +428,14 @@ MVGAL_API int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags,
  *	     drm_mvgal_harvest_entry); count and chunks are filled
  * @count: entries, at most MVGAL_HARVEST_MAX_BUFFERS
  *
+ * The format is the entry's flags: 0, a bitmap, whose every word is
+ * cleared and written (its cost grows with the buffer's size);
+ * MVGAL_HARVEST_ZEROED, a bitmap into words that are zero already, of
+ * which only those holding written chunks are written (count says how
+ * many); MVGAL_HARVEST_RUNS, byte ranges. For large buffers use one of
+ * the last two. A module without MVGAL_HARVEST_ZEROED returns -EINVAL
+ * for it: fall back to the plain bitmap then.
+ *
  * Return: 0 or -errno; with -ENOSPC the entries short of room say how
  * much they need in their count, and no record changed.
  */

@@ -157,14 +157,67 @@ void mvgal_bo_track(struct mvgal_bo *bo)
 	mutex_unlock(&mdev->bos_lock);
 }
 
+/**
+ * mvgal_bo_count() - a CPU copy ioctl read or wrote @len bytes of @bo
+ * @bo: the buffer
+ * @len: bytes copied
+ * @write: into the buffer (BO_PWRITE, BO_COPY's destination)
+ *
+ * A device-only buffer's bytes are in its home GPU's pool: the copy is
+ * an access of that pool and its bytes went into or out of it.
+ */
 void mvgal_bo_count(struct mvgal_bo *bo, u64 len, bool write)
 {
-	if (write)
-		atomic64_add(len, &bo->bytes_written);
-	else
-		atomic64_add(len, &bo->bytes_read);
-	if (bo->home)
-		atomic64_inc(&bo->access[bo->home->index]);
+	struct mvgal_bo_stats *st = &bo->stats;
+	unsigned int g;
+
+	atomic64_add(len, write ? &st->bytes_written : &st->bytes_read);
+	if (!bo->home)
+		return;
+	g = bo->home->index;
+	atomic64_add(len, write ? &st->to_gpu[g] : &st->from_gpu[g]);
+	atomic64_inc(&st->cpu[g]);
+}
+
+/**
+ * mvgal_bo_count_copy() - @len bytes of @bo were copied from location
+ * @src to @dst (MVGAL_LOC_*): a chunk copy that succeeded
+ * @bo: the buffer
+ * @dst: where they went
+ * @src: where they came from
+ * @len: bytes copied
+ */
+void mvgal_bo_count_copy(struct mvgal_bo *bo, unsigned int dst,
+			 unsigned int src, u64 len)
+{
+	if (dst != MVGAL_LOC_HOST)
+		atomic64_add(len, &bo->stats.to_gpu[dst - 1]);
+	if (src != MVGAL_LOC_HOST)
+		atomic64_add(len, &bo->stats.from_gpu[src - 1]);
+}
+
+/* A session on GPU @gpu went live on @bo: one access, copy or not. */
+void mvgal_bo_count_session(struct mvgal_bo *bo, unsigned int gpu)
+{
+	atomic64_inc(&bo->stats.sessions[gpu]);
+}
+
+/**
+ * mvgal_bo_count_moves() - one migration of @bo's bytes copied into or
+ * out of the pools of @locs
+ * @bo: the buffer
+ * @locs: bit L: location L (MVGAL_LOC_*) was a source or destination;
+ *	  the host's bit counts for no GPU
+ *
+ * One access per GPU and migration, however many copies it made there.
+ */
+void mvgal_bo_count_moves(struct mvgal_bo *bo, unsigned long locs)
+{
+	unsigned int l;
+
+	for_each_set_bit(l, &locs, MVGAL_LOC_COUNT)
+		if (l != MVGAL_LOC_HOST)
+			atomic64_inc(&bo->stats.migrations[l - 1]);
 }
 
 /* The live buffer with id @id, referenced, or NULL. */

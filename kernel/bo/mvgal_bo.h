@@ -72,11 +72,14 @@ struct mvgal_bo_policy {
 	u32 numa_gpu;
 	bool numa_pending;	/* pages are to move to the buffer's nid */
 	struct work_struct numa_work;
-	/* GPUs (bits) whose driver imports the buffer's dma-buf, and GPUs
-	 * that were asked (policy/mvgal_session.c).
+	/* GPUs (bits) whose driver imports the buffer's dma-buf, GPUs that
+	 * were asked, and GPUs @probe_work is to ask (policy/mvgal_session.c).
+	 * @probe_work is set up by its first use.
 	 */
 	u16 host_ok;
 	u16 host_probed;
+	u16 host_probing;
+	struct work_struct probe_work;
 };
 
 /*
@@ -130,6 +133,29 @@ struct mvgal_bo_watch {
 	u64 handoffs;
 };
 
+/*
+ * What BO_INFO reports of the bytes that moved and who used the buffer,
+ * data only: each counter is bumped where its event happens, with no
+ * lock, and read with none. All zero, as a new buffer has it.
+ */
+struct mvgal_bo_stats {
+	/* Bytes the CPU copy ioctls read and wrote (BO_PREAD, BO_PWRITE,
+	 * BO_COPY): mvgal_bo_count().
+	 */
+	atomic64_t bytes_read;
+	atomic64_t bytes_written;
+	/* Bytes copied into and out of each GPU's pool, by any copy. */
+	atomic64_t to_gpu[MVGAL_MAX_GPUS];
+	atomic64_t from_gpu[MVGAL_MAX_GPUS];
+	/* Accesses per GPU, by kind: sessions begun on it, migrations into
+	 * or out of its pool, CPU copies of a device-only buffer's home.
+	 * BO_INFO's access_count is their sum.
+	 */
+	atomic64_t sessions[MVGAL_MAX_GPUS];
+	atomic64_t migrations[MVGAL_MAX_GPUS];
+	atomic64_t cpu[MVGAL_MAX_GPUS];
+};
+
 struct mvgal_bo {
 	struct drm_gem_object base;
 	u64 size;		/* as created; base.size is page aligned */
@@ -176,9 +202,7 @@ struct mvgal_bo {
 	kuid_t uid;
 	pid_t pid;
 
-	atomic64_t bytes_read;
-	atomic64_t bytes_written;
-	atomic64_t access[MVGAL_MAX_GPUS];
+	struct mvgal_bo_stats stats;
 
 	/*
 	 * Coherence. The chunk states (bo/mvgal_chunks.c: @leaves, where an
@@ -274,6 +298,10 @@ struct mvgal_bo *mvgal_bo_lookup_access(struct drm_file *file, u32 handle,
 struct mvgal_bo *mvgal_bo_lookup(struct drm_file *file, u32 handle);
 void mvgal_bo_track(struct mvgal_bo *bo);
 void mvgal_bo_count(struct mvgal_bo *bo, u64 len, bool write);
+void mvgal_bo_count_copy(struct mvgal_bo *bo, unsigned int dst,
+			 unsigned int src, u64 len);
+void mvgal_bo_count_session(struct mvgal_bo *bo, unsigned int gpu);
+void mvgal_bo_count_moves(struct mvgal_bo *bo, unsigned long locs);
 struct mvgal_bo *mvgal_bo_by_id(struct mvgal_device *mdev, u64 id);
 
 #endif /* MVGAL_BO_BO_H */

@@ -178,7 +178,29 @@ static u32 mvgal_watch_runs(struct mvgal_bo *bo)
 	return n;
 }
 
-/* What entry @e of @bo needs at its data pointer: words or runs. */
+/*
+ * Words of @bo's bitmap that hold a written chunk. Runs are apart by at
+ * least one chunk, so only a run's first word can be the one its
+ * predecessor ended in. Caller holds bo->lock.
+ */
+static u32 mvgal_watch_words(struct mvgal_bo *bo)
+{
+	unsigned long start, end, last = ULONG_MAX;
+	u32 n = 0;
+
+	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_WRITTEN, end, &start, &end);) {
+		n += (end - 1) / 64 - start / 64 + (start / 64 != last);
+		last = (end - 1) / 64;
+	}
+	return n;
+}
+
+/*
+ * What entry @e of @bo needs at its data pointer: words or runs. A
+ * zeroed bitmap is written only where chunks were, but the caller's array
+ * must hold the whole bitmap all the same, so that the answer does not
+ * depend on what was written.
+ */
 u32 mvgal_harvest_need(struct mvgal_bo *bo,
 		       const struct drm_mvgal_harvest_entry *e)
 {
@@ -187,13 +209,79 @@ u32 mvgal_harvest_need(struct mvgal_bo *bo,
 	return DIV_ROUND_UP(bo->nchunks, 64);
 }
 
+/* A reset takes chunks [start, end) out of the record and re-arms them. */
+static void mvgal_harvest_take(struct mvgal_bo *bo, unsigned long start,
+			       unsigned long end)
+{
+	mvgal_cbit_assign(bo, MVGAL_CB_WRITTEN, start, end - 1, false);
+	mvgal_watch_protect(bo, start, end - 1);
+}
+
+/*
+ * ORs chunks [start, end) into @sp a word at a time; runs come in
+ * increasing order, so a word is new or the last one.
+ */
+static void mvgal_harvest_sparse_add(struct mvgal_harvest_sparse *sp,
+				     unsigned long start, unsigned long end)
+{
+	unsigned long w, lo, hi;
+
+	for (w = start / 64; w <= (end - 1) / 64; w++) {
+		lo = max(start, w * 64) % 64;
+		hi = min(end - 1, w * 64 + 63) % 64;
+		if (!sp->n || sp->idx[sp->n - 1] != w) {
+			sp->idx[sp->n] = w;
+			sp->word[sp->n++] = 0;
+		}
+		sp->word[sp->n - 1] |= GENMASK_ULL(hi, lo);
+	}
+}
+
+/*
+ * mvgal_harvest_snap() for MVGAL_HARVEST_ZEROED: only the non-zero words
+ * and their indices, so that neither this nor the copy out grows with
+ * the buffer's size. The two walks see the same runs: marking a chunk
+ * takes bo->lock, which the caller holds across both.
+ */
+static int mvgal_harvest_snap_sparse(struct mvgal_bo *bo,
+				     struct drm_mvgal_harvest_entry *e,
+				     bool reset, void **out, size_t *bytes)
+{
+	u32 words = mvgal_watch_words(bo);
+	struct mvgal_harvest_sparse *sp;
+	unsigned long start, end;
+	u64 chunks = 0;
+
+	/* The words, then their indices: one allocation. */
+	sp = kvmalloc(size_add(struct_size(sp, word, words),
+			       array_size(words, sizeof(*sp->idx))),
+		      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!sp)
+		return -ENOMEM;
+	sp->n = 0;
+	sp->idx = (u32 *)&sp->word[words];
+	for (end = 0; mvgal_cbit_next_run(bo, MVGAL_CB_WRITTEN, end, &start, &end);) {
+		mvgal_harvest_sparse_add(sp, start, end);
+		chunks += end - start;
+		if (reset)
+			mvgal_harvest_take(bo, start, end);
+	}
+	if (reset)
+		bo->watch.nwritten -= chunks;
+	*out = sp;
+	*bytes = sp->n * sizeof(u64);
+	e->count = sp->n;
+	e->chunks = chunks;
+	return 0;
+}
+
 /*
  * Takes @bo's record for entry @e into a kernel buffer (*@out, *@bytes
- * long) and, with @reset, clears what it took and write-protects those
- * chunks again. At most @e->capacity runs are taken; runs a concurrent
- * write added beyond that stay recorded. No user memory is touched here:
- * a fault on a mapping of this very buffer would need bo->lock, which the
- * caller holds.
+ * long; a &struct mvgal_harvest_sparse for MVGAL_HARVEST_ZEROED) and,
+ * with @reset, clears what it took and write-protects those chunks again.
+ * At most @e->capacity runs are taken; runs a concurrent write added
+ * beyond that stay recorded. No user memory is touched here: a fault on a
+ * mapping of this very buffer would need bo->lock, which the caller holds.
  */
 int mvgal_harvest_snap(struct mvgal_bo *bo,
 		       struct drm_mvgal_harvest_entry *e, bool reset,
@@ -207,6 +295,8 @@ int mvgal_harvest_snap(struct mvgal_bo *bo,
 	u64 chunks = 0;
 
 	lockdep_assert_held(&bo->lock);
+	if (e->flags & MVGAL_HARVEST_ZEROED)
+		return mvgal_harvest_snap_sparse(bo, e, reset, out, bytes);
 	if (!runs) {
 		/* As big as the caller's array: the record in words. */
 		u32 words = DIV_ROUND_UP(bo->nchunks, 64);
@@ -238,11 +328,8 @@ int mvgal_harvest_snap(struct mvgal_bo *bo,
 				arr[c / 64] |= 1ULL << (c % 64);
 		}
 		chunks += end - start;
-		if (reset) {
-			mvgal_cbit_assign(bo, MVGAL_CB_WRITTEN, start, end - 1,
-					  false);
-			mvgal_watch_protect(bo, start, end - 1);
-		}
+		if (reset)
+			mvgal_harvest_take(bo, start, end);
 	}
 	if (runs)
 		*bytes = n * sizeof(*r);
@@ -254,39 +341,54 @@ int mvgal_harvest_snap(struct mvgal_bo *bo,
 }
 
 /*
+ * Marks the chunks of @word, word @w of a bitmap, written again.
+ * Return: how many were not marked already.
+ */
+static unsigned long mvgal_harvest_remark(struct mvgal_bo *bo,
+					  unsigned long w, u64 word)
+{
+	unsigned long n = 0;
+
+	for (; word; word &= word - 1)
+		n += !mvgal_cbit_set(bo, MVGAL_CB_WRITTEN,
+				     w * 64 + __ffs64(word));
+	return n;
+}
+
+/*
  * A reset whose results could not reach the caller: the chunks it took
  * (@buf, as mvgal_harvest_snap() made it) are marked written again, so
- * that nothing is lost. Their pages stay write-protected, which only
- * costs a fault.
+ * that nothing is lost; the cost is what the snapshot holds. Their pages
+ * stay write-protected, which only costs a fault.
  */
 void mvgal_harvest_restore(struct mvgal_bo *bo,
 			   const struct drm_mvgal_harvest_entry *e,
 			   const void *buf)
 {
+	const struct mvgal_harvest_sparse *sp = buf;
+	const struct drm_mvgal_range *r = buf;
 	u64 csize = 1ULL << bo->chunk_shift;
-	unsigned long c;
+	unsigned long c, last, n = 0;
+	const u64 *arr = buf;
 	u32 i;
 
 	/* Every chunk here was marked before: its record exists. */
 	mutex_lock(&bo->lock);
-	if (!(e->flags & MVGAL_HARVEST_RUNS)) {
-		const u64 *arr = buf;
-
-		for (c = 0; c < bo->nchunks; c++) {
-			if (!arr[c / 64])
-				c |= 63;	/* a word of nothing */
-			else if (arr[c / 64] & (1ULL << (c % 64)))
-				mvgal_cbit_set(bo, MVGAL_CB_WRITTEN, c);
+	if (e->flags & MVGAL_HARVEST_ZEROED) {
+		for (i = 0; i < sp->n; i++)
+			n += mvgal_harvest_remark(bo, sp->idx[i], sp->word[i]);
+	} else if (e->flags & MVGAL_HARVEST_RUNS) {
+		for (i = 0; i < e->count; i++) {
+			last = DIV_ROUND_UP_ULL(r[i].offset + r[i].size,
+						csize) - 1;
+			for (c = r[i].offset >> bo->chunk_shift; c <= last; c++)
+				n += !mvgal_cbit_set(bo, MVGAL_CB_WRITTEN, c);
 		}
 	} else {
-		const struct drm_mvgal_range *r = buf;
-
 		for (i = 0; i < e->count; i++)
-			mvgal_cbit_assign(bo, MVGAL_CB_WRITTEN,
-					  r[i].offset >> bo->chunk_shift,
-					  DIV_ROUND_UP_ULL(r[i].offset + r[i].size,
-							   csize) - 1, true);
+			n += mvgal_harvest_remark(bo, i, arr[i]);
 	}
-	bo->watch.nwritten = mvgal_cbit_weight(bo, MVGAL_CB_WRITTEN);
+	/* Writes since the snapshot may have marked some of them again. */
+	bo->watch.nwritten += n;
 	mutex_unlock(&bo->lock);
 }

@@ -10,6 +10,19 @@
 struct drm_mvgal_harvest_entry;
 struct mvgal_bo;
 
+/**
+ * struct mvgal_harvest_sparse - a bitmap report (MVGAL_HARVEST_ZEROED) as
+ * its non-zero words only, so that it costs what was written
+ * @n: words
+ * @idx: @n word indices in the caller's bitmap, increasing
+ * @word: @n words
+ */
+struct mvgal_harvest_sparse {
+	u32 n;
+	u32 *idx;
+	u64 word[];
+};
+
 void mvgal_watch_mark(struct mvgal_bo *bo, unsigned long first,
 		      unsigned long last, bool pending);
 bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c);

@@ -26,6 +26,7 @@
 
 #include <drm/mvgal_drm.h>
 
+#include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
@@ -109,6 +110,22 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 	return true;
 }
 
+/*
+ * @len bytes went through @bounce: counted on the node its memory is on,
+ * asked of the page itself rather than taken from where the caller meant
+ * it to be, so that a bounce buffer that fell back to another node shows.
+ */
+static void mvgal_loc_count_staged(struct mvgal_bo *bo, const void *bounce,
+				   u64 len)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	struct page *page = is_vmalloc_addr(bounce) ? vmalloc_to_page(bounce) :
+			    virt_to_page(bounce);
+
+	if (mdev->staged && page)
+		atomic64_add(len, &mdev->staged[page_to_nid(page)]);
+}
+
 /**
  * mvgal_loc_copy() - copy bytes of @bo from location @src to @dst
  * @bo: the buffer; both locations have storage, host pages populated
@@ -122,7 +139,8 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
  *
  * Every transfer of a buffer's bytes between locations goes through here,
  * so a failure injected here (fail_function) is a failed copy engine: the
- * callers must leave the chunks with the holders they had.
+ * callers must leave the chunks with the holders they had. For the same
+ * reason the bytes that went through @bounce are counted here, per node.
  *
  * Return: 0, or -EOPNOTSUPP for a method the CPU cannot carry out.
  */
@@ -131,10 +149,14 @@ noinline int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
 			    unsigned int method, void *bounce)
 {
 	struct mvgal_view d, s;
+	int ret;
 
 	if (!mvgal_bo_view(bo, dst, &d) || !mvgal_bo_view(bo, src, &s))
 		return -EINVAL;
-	return mvgal_view_transfer(&d, &s, off, len, method, bounce);
+	ret = mvgal_view_transfer(&d, &s, off, len, method, bounce);
+	if (!ret && bounce && mvgal_view_bounces(&d, &s, method))
+		mvgal_loc_count_staged(bo, bounce, len);
+	return ret;
 }
 
 ALLOW_ERROR_INJECTION(mvgal_loc_copy, ERRNO);

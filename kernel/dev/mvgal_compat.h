@@ -53,6 +53,10 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #define MVGAL_DRM_PRIME_FD_OPS
 #endif
 
+/* drm_driver.date went in 6.14: DRM_IOCTL_VERSION reports it empty since. */
+#define MVGAL_HAS_DRIVER_DATE \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0))
+
 /*
  * drm_exec came in 6.5 (its init took the object count from 6.8, the form
  * used here). Before, drm_gem_lock_reservations() locks a fixed array in

@@ -110,6 +110,13 @@ struct mvgal_device {
 
 	struct mvgal_engine engine;
 	struct mvgal_counters ctr;
+	/*
+	 * Per NUMA node (nr_node_ids of them): bytes of buffer copies that
+	 * went through a bounce buffer whose memory is on that node, as the
+	 * page allocator placed it (bo/mvgal_view.c); <debugfs>/mvgal/staged
+	 * shows them, so tests can see where staging really happened.
+	 */
+	atomic64_t *staged;
 	/* Buffers whose end waits for fences or evictions. */
 	struct workqueue_struct *free_wq;
 	/* Serializes calibrations (dev/mvgal_path.c), which time copies

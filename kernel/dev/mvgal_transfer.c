@@ -59,6 +59,12 @@ static void mvgal_view_stage(struct mvgal_view *d, struct mvgal_view *s,
 	}
 }
 
+/* Is @v a mapping of system memory, which the other side can point at? */
+static bool mvgal_view_direct(const struct mvgal_view *v)
+{
+	return !v->pages && !v->map.is_iomem;
+}
+
 /*
  * The direct CPU copy, one pass: when either side is a mapping of system
  * memory, the other side copies straight to or from it. Only pages or I/O
@@ -68,12 +74,28 @@ static void mvgal_view_stage(struct mvgal_view *d, struct mvgal_view *s,
 static void mvgal_view_copy(struct mvgal_view *d, struct mvgal_view *s,
 			    u64 off, u64 len, void *bounce)
 {
-	if (!s->pages && !s->map.is_iomem)
+	if (mvgal_view_direct(s))
 		mvgal_view_rw(d, off, s->map.vaddr + s->base + off, len, true);
-	else if (!d->pages && !d->map.is_iomem)
+	else if (mvgal_view_direct(d))
 		mvgal_view_rw(s, off, d->map.vaddr + d->base + off, len, false);
 	else
 		mvgal_view_stage(d, s, off, len, bounce);
+}
+
+/**
+ * mvgal_view_bounces() - does a transfer from @s to @d with @method go
+ * through the bounce buffer (see mvgal_view_transfer())?
+ * @d: the destination
+ * @s: the source
+ * @method: MVGAL_METHOD_*
+ */
+bool mvgal_view_bounces(const struct mvgal_view *d,
+			const struct mvgal_view *s, unsigned int method)
+{
+	if (method == MVGAL_METHOD_STAGING)
+		return true;
+	return method == MVGAL_METHOD_CPU_COPY && !mvgal_view_direct(s) &&
+	       !mvgal_view_direct(d);
 }
 
 /*

@@ -25,5 +25,7 @@ void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
 		   bool write);
 int mvgal_view_transfer(struct mvgal_view *d, struct mvgal_view *s, u64 off,
 			u64 len, unsigned int method, void *bounce);
+bool mvgal_view_bounces(const struct mvgal_view *d,
+			const struct mvgal_view *s, unsigned int method);
 
 #endif /* MVGAL_DEV_TRANSFER_H */

@@ -67,16 +67,32 @@ int mvgal_migrate_plan(struct mvgal_job *job, struct mvgal_bo *bo,
 
 /*
  * Where chunk @c comes from for a copy to @dst, and how: the path
- * selector prices each holder's path for this size and the cheapest
- * wins. Runs of chunks held at the same places get the same answer, so
- * @pick remembers the last one. Returns @dst itself when @dst holds the
- * chunk already.
+ * selector prices each holder's path for the size of the whole transfer
+ * (@pick->size: a method's fixed cost is paid once per run of chunks, not
+ * per chunk) and the cheapest wins. Runs of chunks held at the same
+ * places get the same answer, so @pick remembers the last one. Returns
+ * @dst itself when @dst holds the chunk already.
  */
 struct mvgal_pick {
+	u64 size;		/* bytes of the transfer being planned */
 	unsigned short valid;	/* holders the answer was for; 0: none yet */
 	unsigned int src;
 	unsigned int method;
 };
+
+/* The pick for a transfer of chunks [first, last] of @bo. */
+static struct mvgal_pick mvgal_pick_init(struct mvgal_bo *bo,
+					 unsigned long first,
+					 unsigned long last)
+{
+	struct mvgal_pick pick = { 0 };
+
+	if (first <= last && last < bo->nchunks)
+		pick.size = mvgal_chunk_start(bo, last) +
+			    mvgal_chunk_len(bo, last) -
+			    mvgal_chunk_start(bo, first);
+	return pick;
+}
 
 static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
 				      unsigned int dst, struct mvgal_pick *pick)
@@ -100,8 +116,7 @@ static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
 		methods[l] = MVGAL_METHOD_NONE;
 		if (l == dst || !mvgal_chunk_valid_at(&chunk, l))
 			continue;
-		methods[l] = mvgal_select(mdev, l, dst,
-					  mvgal_chunk_len(bo, c), &ch);
+		methods[l] = mvgal_select(mdev, l, dst, pick->size, &ch);
 		/* In place is no copy at all; for a copy, price the copy. */
 		if (methods[l] == MVGAL_METHOD_IN_PLACE)
 			methods[l] = MVGAL_METHOD_CPU_COPY;
@@ -135,7 +150,7 @@ static unsigned int mvgal_pick_source(struct mvgal_bo *bo, unsigned long c,
 int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 		     unsigned long first, unsigned long last, unsigned int dst)
 {
-	struct mvgal_pick pick = { 0 };
+	struct mvgal_pick pick = mvgal_pick_init(bo, first, last);
 	unsigned long c;
 	int ret;
 
@@ -168,12 +183,15 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
  * Copies chunks [first, last] that @dst lacks to it now, on the calling
  * thread, and marks them held there. Caller holds bo->lock and has seen
  * every fence of the buffer signaled, so every holder's bytes are there.
+ * What was copied, failure or not, is added to *@moved (if any): a caller
+ * whose fetches are one migration counts it once for all of them.
  */
 int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
-		       unsigned long last, unsigned int dst, u64 *moved)
+		       unsigned long last, unsigned int dst,
+		       struct mvgal_moved *moved)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
-	struct mvgal_pick pick = { 0 };
+	struct mvgal_pick pick = mvgal_pick_init(bo, first, last);
 	void *bounce = NULL;
 	unsigned long c;
 	int ret = 0;
@@ -206,10 +224,13 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 		ret = mvgal_loc_copy(bo, dst, src, start, len, method, bounce);
 		if (ret)
 			break;
+		mvgal_bo_count_copy(bo, dst, src, len);
 		atomic64_add(len, &mdev->ctr.bytes[method]);
 		atomic64_inc(&mdev->ctr.copies[method]);
-		if (moved)
-			*moved += len;
+		if (moved) {
+			moved->bytes += len;
+			moved->locs |= BIT(dst) | BIT(src);
+		}
 		spin_lock(&bo->state_lock);
 		mvgal_chunk_filled(mvgal_chunk_at(bo, c), dst);
 		spin_unlock(&bo->state_lock);

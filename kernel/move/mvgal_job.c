@@ -584,12 +584,31 @@ void mvgal_job_push(struct mvgal_job *job)
 	mvgal_job_step(job, false);
 }
 
+/*
+ * The first @n copies of a migration job were made: one migration per
+ * buffer, counted for each pool they went into or came out of.
+ */
+static void mvgal_job_count_moves(struct mvgal_job *job, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < job->nbos; i++) {
+		unsigned long locs = 0;
+
+		for (j = 0; j < n; j++)
+			if (job->segs[j].bo == job->bos[i])
+				locs |= BIT(job->segs[j].dst) |
+					BIT(job->segs[j].src);
+		mvgal_bo_count_moves(job->bos[i], locs);
+	}
+}
+
 static int mvgal_job_run(struct mvgal_job *job)
 {
 	struct mvgal_engine *e = &job->mdev->engine;
 	struct mvgal_counters *ctr = &job->mdev->ctr;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	if (job->error)
 		return job->error;
@@ -602,12 +621,16 @@ static int mvgal_job_run(struct mvgal_job *job)
 		ret = mvgal_loc_copy(s->bo, s->dst, s->src, s->off, s->len,
 				     s->method, bounce ?: e->bounce[first_online_node]);
 		if (ret)
-			return ret;
+			break;
+		mvgal_bo_count_copy(s->bo, s->dst, s->src, s->len);
 		atomic64_add(s->len, &ctr->bytes[s->method]);
 		atomic64_add(DIV_ROUND_UP_ULL(s->len, 1ULL << s->bo->chunk_shift),
 			     &ctr->copies[s->method]);
 	}
-	return 0;
+	/* What was copied before a failure moved all the same. */
+	if (!job->session)
+		mvgal_job_count_moves(job, i);
+	return ret;
 }
 
 /* The one worker: ready jobs, highest priority first. */

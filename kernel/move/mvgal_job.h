@@ -73,6 +73,10 @@ struct mvgal_job {
 	unsigned int nbos;
 	struct mvgal_move move;
 	u64 bytes;
+	/* A BEGIN's: its copies are the session's, no migration of the
+	 * buffers' (struct mvgal_bo_stats).
+	 */
+	bool session;
 };
 
 struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,

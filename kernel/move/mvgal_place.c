@@ -566,12 +566,15 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 	kfree(p);
 }
 
-/* Chunk @c leaves @loc; see mvgal_place_drain(). */
+/* Chunk @c leaves @loc, what it copies home added to *@mv; see
+ * mvgal_place_drain().
+ */
 static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
-				  unsigned int loc, bool dying, u64 *drained)
+				  unsigned int loc, bool dying,
+				  struct mvgal_moved *mv)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
-	u64 moved = 0;
+	u64 before = mv->bytes;
 	bool only;
 	int ret;
 
@@ -585,11 +588,10 @@ static int mvgal_place_drop_chunk(struct mvgal_bo *bo, unsigned long c,
 	spin_unlock(&bo->state_lock);
 	if (!only || dying)
 		return 0;
-	ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, &moved);
+	ret = mvgal_fetch_locked(bo, c, c, bo->home_loc, mv);
 	if (ret)
 		return ret;
-	atomic64_add(moved, &mdev->ctr.drained);
-	*drained += moved;
+	atomic64_add(mv->bytes - before, &mdev->ctr.drained);
 	spin_lock(&bo->state_lock);
 	mvgal_chunk_drop(mvgal_chunk_at(bo, c), loc);
 	spin_unlock(&bo->state_lock);
@@ -625,8 +627,9 @@ int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
 			      bool dying, u64 *drained)
 {
 	unsigned long first, last, c = 0;
+	struct mvgal_moved mv = { 0 };
 	unsigned int loc = 1 + gidx;
-	int ret;
+	int ret = 0;
 
 	lockdep_assert_held(&bo->lock);
 	/* A failed session's bytes are not to be brought home. */
@@ -634,15 +637,18 @@ int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
 	/* Chunks without a record are at home only. */
 	while (mvgal_chunks_next_leaf(bo, c, &first, &last)) {
 		for (c = first; c <= last; c++) {
-			ret = mvgal_place_drop_chunk(bo, c, loc, dying,
-						     drained);
+			ret = mvgal_place_drop_chunk(bo, c, loc, dying, &mv);
 			if (ret)
-				return ret;
+				goto out;
 		}
 	}
 	if (bo->pools.place[gidx])
 		mvgal_place_put(bo, gidx);
-	return 0;
+out:
+	/* The drain is one migration, however many chunks it copied. */
+	*drained += mv.bytes;
+	mvgal_bo_count_moves(bo, mv.locs);
+	return ret;
 }
 
 /*

@@ -152,18 +152,78 @@ static void mvgal_sbo_probe_host(struct mvgal_bo *bo, struct drm_device *ddev,
 	mutex_unlock(&bo->lock);
 }
 
-/*
- * Probes, for buffers of @s with refused chunks, whether the session's GPU
- * can use their pages, once. Outside every lock; the GPU's device is held
- * meanwhile.
- */
-void mvgal_begin_probe(struct mvgal_device *mdev,
-		       struct mvgal_session *s)
+/* Asks GPU @index's driver about @bo, if the GPU is still there. */
+static void mvgal_probe_gpu(struct mvgal_device *mdev, struct mvgal_bo *bo,
+			    u32 index)
 {
 	struct drm_device *ddev = NULL;
 	struct mvgal_gpu *gpu;
-	unsigned int i;
 	int ret;
+
+	down_read(&mdev->gpu_lock);
+	gpu = mvgal_gpu_use(mdev, index, &ret);
+	if (gpu) {
+		ddev = gpu->ddev;
+		drm_dev_get(ddev);
+	}
+	up_read(&mdev->gpu_lock);
+	if (!ddev)
+		return;
+	mvgal_sbo_probe_host(bo, ddev, index);
+	drm_dev_put(ddev);
+}
+
+/*
+ * The probe runs here, not in BEGIN: the driver's import maps the buffer
+ * for a device, which waits for its pending GPU writes and brings GPU-owned
+ * chunks home, and a BEGIN never waits. Until the answer is in, sessions
+ * copy. The work holds a reference on @bo.
+ */
+static void mvgal_probe_work(struct work_struct *work)
+{
+	struct mvgal_bo *bo = container_of(work, struct mvgal_bo,
+					     policy.probe_work);
+	unsigned long want;
+	unsigned int g;
+
+	mutex_lock(&bo->lock);
+	want = bo->policy.host_probing;
+	bo->policy.host_probing = 0;
+	mutex_unlock(&bo->lock);
+	for_each_set_bit(g, &want, MVGAL_MAX_GPUS)
+		mvgal_probe_gpu(to_mvgal(bo->base.dev), bo, g);
+	drm_gem_object_put(&bo->base);
+}
+
+/* Queues the probe of @bo for GPU @index, unless it is queued already. */
+static void mvgal_probe_queue(struct mvgal_device *mdev, struct mvgal_bo *bo,
+			      u32 index)
+{
+	bool queue;
+
+	mutex_lock(&bo->lock);
+	/* Set up on first use, as numa_work: a new buffer needs none. */
+	if (!bo->policy.probe_work.func)
+		INIT_WORK(&bo->policy.probe_work, mvgal_probe_work);
+	queue = !(bo->policy.host_probing & BIT(index));
+	bo->policy.host_probing |= BIT(index);
+	mutex_unlock(&bo->lock);
+	if (!queue)
+		return;
+	drm_gem_object_get(&bo->base);
+	if (!queue_work(mdev->free_wq, &bo->policy.probe_work))
+		drm_gem_object_put(&bo->base);
+}
+
+/*
+ * Asks, once per buffer of @s with refused chunks, whether the session's
+ * GPU can use the buffer's pages: in the background, so that BEGIN never
+ * waits for it.
+ */
+static void mvgal_begin_probe(struct mvgal_device *mdev,
+			      struct mvgal_session *s)
+{
+	unsigned int i;
 
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_bo *bo = s->b[i].bo;
@@ -171,21 +231,8 @@ void mvgal_begin_probe(struct mvgal_device *mdev,
 		if (!READ_ONCE(bo->watch.nrefused) ||
 		    (READ_ONCE(bo->policy.host_probed) & BIT(s->gpu)))
 			continue;
-		if (!ddev) {
-			down_read(&mdev->gpu_lock);
-			gpu = mvgal_gpu_use(mdev, s->gpu, &ret);
-			if (gpu) {
-				ddev = gpu->ddev;
-				drm_dev_get(ddev);
-			}
-			up_read(&mdev->gpu_lock);
-			if (!ddev)
-				return;
-		}
-		mvgal_sbo_probe_host(bo, ddev, s->gpu);
+		mvgal_probe_queue(mdev, bo, s->gpu);
 	}
-	if (ddev)
-		drm_dev_put(ddev);
 }
 
 /*
@@ -271,6 +318,8 @@ int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
 		*job = NULL;
 		return ret;
 	}
+	/* The session counts its buffers' accesses, not its copies. */
+	(*job)->session = true;
 	return 0;
 }
 
@@ -540,6 +589,7 @@ static void mvgal_session_go_live(struct mvgal_device *mdev,
 		struct mvgal_sbo *b = &s->b[i];
 
 		mvgal_sbo_live(s, b, 1);
+		mvgal_bo_count_session(b->bo, gpu->index);
 		mvgal_place_touch(b->bo, gpu, b->loc);
 		mvgal_prefetch_access(gpu, b->bo, b->loc, i == s->count - 1);
 		mvgal_policy_begun(b->bo, &b->live);

@@ -64,8 +64,6 @@ struct mvgal_begin_out {
 };
 
 void mvgal_session_free(struct mvgal_session *s);
-void mvgal_begin_probe(struct mvgal_device *mdev,
-		       struct mvgal_session *s);
 void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 		    int d);
 int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec);

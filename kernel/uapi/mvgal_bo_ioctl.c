@@ -198,10 +198,33 @@ err_put:
 	return ret;
 }
 
+/* The statistics of @args (struct mvgal_bo_stats); no lock needed. */
+static void mvgal_bo_fill_stats(struct mvgal_bo *bo,
+				struct drm_mvgal_bo_info *args)
+{
+	struct mvgal_bo_stats *st = &bo->stats;
+	unsigned int i;
+
+	args->bytes_read = atomic64_read(&st->bytes_read);
+	args->bytes_written = atomic64_read(&st->bytes_written);
+	args->access_total = 0;
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		args->bytes_to_gpu[i] = atomic64_read(&st->to_gpu[i]);
+		args->bytes_from_gpu[i] = atomic64_read(&st->from_gpu[i]);
+		args->session_count[i] = atomic64_read(&st->sessions[i]);
+		args->migration_count[i] = atomic64_read(&st->migrations[i]);
+		/* Every access of the GPU's, whatever its kind. */
+		args->access_count[i] = args->session_count[i] +
+					args->migration_count[i] +
+					atomic64_read(&st->cpu[i]);
+		args->access_total += args->access_count[i];
+	}
+}
+
 /* Fills everything of @args but the handle; 0 or -errno. */
 static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *args)
 {
-	u64 total = 0, offset = 0;
+	u64 offset = 0;
 	unsigned int i;
 	int ret;
 
@@ -219,13 +242,7 @@ static int mvgal_bo_fill_info(struct mvgal_bo *bo, struct drm_mvgal_bo_info *arg
 	args->gpu = bo->gpu;
 	args->numa_node = mvgal_bo_pages_node(bo);
 	args->sharing = bo->sharing;
-	args->bytes_read = atomic64_read(&bo->bytes_read);
-	args->bytes_written = atomic64_read(&bo->bytes_written);
-	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
-		args->access_count[i] = atomic64_read(&bo->access[i]);
-		total += args->access_count[i];
-	}
-	args->access_total = total;
+	mvgal_bo_fill_stats(bo, args);
 	memset(args->resident, 0, sizeof(args->resident));
 	mutex_lock(&bo->lock);
 	args->resident[MVGAL_LOC_HOST] = (u64)bo->nr_pages << PAGE_SHIFT;

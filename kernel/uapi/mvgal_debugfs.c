@@ -24,12 +24,27 @@
  *   cat dmabuf_sg                        "SG_BYTES NENTS\n", then the bytes
  * so tests can check what a GPU driver importing an export would get.
  * One result per open file; LEN is 1..16 MiB. Root only (0600).
+ *
+ * <debugfs>/mvgal/staged: bytes of buffer copies (sessions', migrations',
+ * CPU accesses') that went through a bounce buffer, by the NUMA node its
+ * memory is on:
+ *   cat staged                           one "NODE BYTES" line per node
+ * so tests can see that staging happens on the node the rule names.
+ *
+ * <debugfs>/mvgal/path_cal sets the figures of one method on one path by
+ * hand, as if a calibration had measured them, so that tests can make
+ * the path selector's choice depend on the size. Root only (0200).
+ *   echo "SRC DST METHOD LATENCY_NS BYTES_PER_S" > path_cal
+ * SRC and DST are locations (0 the host, 1 + GPU), METHOD an
+ * MVGAL_METHOD_*; a bandwidth of 0 is "not measured". GET_PATH shows the
+ * figures, and the next CALIBRATE replaces them.
  */
 
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
+#include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -38,8 +53,10 @@
 #include <asm/pgtable_types.h>
 #endif
 
+#include "core/mvgal_path.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
+#include "dev/mvgal_path.h"
 #include "dev/mvgal_pool.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
@@ -362,6 +379,80 @@ static const struct file_operations mvgal_debug_sg_fops = {
 	.llseek = default_llseek,
 };
 
+static int mvgal_debug_staged_show(struct seq_file *m, void *unused)
+{
+	struct mvgal_device *mdev = m->private;
+	int nid;
+
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		u64 bytes = atomic64_read(&mdev->staged[nid]);
+
+		if (bytes || node_state(nid, N_MEMORY))
+			seq_printf(m, "%d %llu\n", nid, bytes);
+	}
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_staged);
+
+/*
+ * The figures of @method on the path @src -> @dst become @cal. Only
+ * between locations that exist: figures left in an empty slot would
+ * price the next GPU attached there.
+ */
+static int mvgal_debug_cal_set(struct mvgal_device *mdev, u32 src, u32 dst,
+			       u32 method, const struct mvgal_path_cal *cal)
+{
+	struct mvgal_link_verdict v;
+	int ret = 0;
+
+	if (src >= MVGAL_LOC_COUNT || dst >= MVGAL_LOC_COUNT || src == dst ||
+	    method >= MVGAL_METHOD_COUNT)
+		return -EINVAL;
+	/* Not into a calibration under way, which would overwrite them. */
+	mutex_lock(&mdev->cal_mutex);
+	down_read(&mdev->gpu_lock);
+	if (mvgal_pair_verdict(mdev, src, dst, &v)) {
+		spin_lock(&mdev->cal_lock);
+		mdev->cal[src][dst][method] = *cal;
+		spin_unlock(&mdev->cal_lock);
+	} else {
+		ret = -ENODEV;
+	}
+	up_read(&mdev->gpu_lock);
+	mutex_unlock(&mdev->cal_mutex);
+	return ret;
+}
+
+static ssize_t mvgal_debug_cal_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *pos)
+{
+	struct mvgal_device *mdev = file_inode(file)->i_private;
+	struct mvgal_path_cal cal;
+	u32 src, dst, method;
+	char buf[96];
+	int ret;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u %u %u %llu %llu", &src, &dst, &method,
+		   &cal.latency_ns, &cal.bw) != 5)
+		return -EINVAL;
+	ret = mvgal_debug_cal_set(mdev, src, dst, method, &cal);
+	return ret ? ret : len;
+}
+
+static const struct file_operations mvgal_debug_cal_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = mvgal_debug_cal_write,
+	.llseek = default_llseek,
+};
+
 void mvgal_debugfs_init(struct mvgal_device *mdev)
 {
 	INIT_LIST_HEAD(&mdev->debug_allocs);
@@ -373,6 +464,10 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_meta_fops);
 	debugfs_create_file("dmabuf_sg", 0600, mdev->debugfs, mdev,
 			    &mvgal_debug_sg_fops);
+	debugfs_create_file("staged", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_staged_fops);
+	debugfs_create_file("path_cal", 0200, mdev->debugfs, mdev,
+			    &mvgal_debug_cal_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * debugfs files for tests: direct pool allocations, host page memory
- * types, and the size of each buffer's chunk records.
+ * types, the size of each buffer's chunk records, dma-buf reads as an
+ * importer sees them, bytes staged per NUMA node, and path figures set
+ * by hand.
  */
 #ifndef MVGAL_UAPI_DEBUGFS_H
 #define MVGAL_UAPI_DEBUGFS_H

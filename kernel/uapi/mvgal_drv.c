@@ -7,6 +7,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/nodemask.h>
 #include <linux/platform_device.h>
 
 #include <drm/drm_drv.h>
@@ -105,10 +106,27 @@ static const struct drm_driver mvgal_driver = {
 	MVGAL_DRM_PRIME_FD_OPS
 	.name = MVGAL_DRIVER_NAME,
 	.desc = MVGAL_DRIVER_DESC,
+#if MVGAL_HAS_DRIVER_DATE
 	.date = MVGAL_DRIVER_DATE,
+#endif
 	.major = MVGAL_DRIVER_MAJOR,
 	.minor = MVGAL_DRIVER_MINOR,
 };
+
+/* The device's own locks, lists and counters, before anything uses it. */
+static int __init mvgal_dev_setup(struct mvgal_device *mdev)
+{
+	init_rwsem(&mdev->gpu_lock);
+	mutex_init(&mdev->bos_lock);
+	mutex_init(&mdev->advise_lock);
+	mutex_init(&mdev->cal_mutex);
+	INIT_LIST_HEAD(&mdev->bos);
+	spin_lock_init(&mdev->cal_lock);
+	/* Freed with the devres group, as the device is. */
+	mdev->staged = devm_kcalloc(&mdev->pdev->dev, nr_node_ids,
+				    sizeof(*mdev->staged), GFP_KERNEL);
+	return mdev->staged ? 0 : -ENOMEM;
+}
 
 static int __init mvgal_init(void)
 {
@@ -146,12 +164,9 @@ static int __init mvgal_init(void)
 		goto out_devres;
 	}
 	mvgal_dev->pdev = pdev;
-	init_rwsem(&mvgal_dev->gpu_lock);
-	mutex_init(&mvgal_dev->bos_lock);
-	mutex_init(&mvgal_dev->advise_lock);
-	mutex_init(&mvgal_dev->cal_mutex);
-	INIT_LIST_HEAD(&mvgal_dev->bos);
-	spin_lock_init(&mvgal_dev->cal_lock);
+	ret = mvgal_dev_setup(mvgal_dev);
+	if (ret)
+		goto out_devres;
 	ret = mvgal_engine_init(mvgal_dev);
 	if (ret)
 		goto out_devres;

@@ -20,9 +20,10 @@ static_assert(sizeof(struct drm_mvgal_harvest_entry) >=
 	      MVGAL_HARVEST_ENTRY_SIZE_V1);
 
 /*
- * Checks each entry's flags and looks its buffer up into @bos (a reset
- * takes the records from the buffer's writers); a buffer named twice is
- * -EINVAL. Zeroes each entry's outputs.
+ * Checks each entry's flags (a zeroed bitmap is a bitmap: not runs) and
+ * looks its buffer up into @bos (a reset takes the records from the
+ * buffer's writers); a buffer named twice is -EINVAL. Zeroes each entry's
+ * outputs.
  */
 static int mvgal_harvest_lookup(struct drm_file *file,
 				const struct drm_mvgal_harvest *args,
@@ -36,7 +37,9 @@ static int mvgal_harvest_lookup(struct drm_file *file,
 	for (i = 0; i < args->count; i++) {
 		struct drm_mvgal_harvest_entry *e = &ents[i];
 
-		if (e->flags & ~MVGAL_HARVEST_ENTRY_FLAGS)
+		if (e->flags & ~MVGAL_HARVEST_ENTRY_FLAGS ||
+		    (e->flags & MVGAL_HARVEST_ZEROED &&
+		     e->flags & MVGAL_HARVEST_RUNS))
 			return -EINVAL;
 		e->count = 0;
 		e->chunks = 0;
@@ -52,8 +55,10 @@ static int mvgal_harvest_lookup(struct drm_file *file,
 
 /*
  * Checks that each entry has room for what it is to get, and that its
- * output is writable (cleared). Without room for all, the counts needed
- * go to the caller's entries: -ENOSPC.
+ * output is writable (cleared). A zeroed bitmap is not touched: clearing
+ * it would cost its buffer's size, which is what it is for not to; a
+ * failure to write it later undoes the reset instead. Without room for
+ * all, the counts needed go to the caller's entries: -ENOSPC.
  */
 static int mvgal_harvest_check_room(const struct drm_mvgal_harvest *args,
 				    const struct mvgal_uarray *ua,
@@ -76,8 +81,9 @@ static int mvgal_harvest_check_room(const struct drm_mvgal_harvest *args,
 		if (need > e->capacity) {
 			e->count = need;
 			short_room = true;
-		} else if (need && clear_user(u64_to_user_ptr(e->data),
-					      (size_t)need * elem)) {
+		} else if (need && !(e->flags & MVGAL_HARVEST_ZEROED) &&
+			   clear_user(u64_to_user_ptr(e->data),
+				      (size_t)need * elem)) {
 			return -EFAULT;
 		}
 	}
@@ -111,6 +117,27 @@ static int mvgal_harvest_snap_all(const struct drm_mvgal_harvest *args,
 	return ret;
 }
 
+/*
+ * A zeroed bitmap's words to the caller's array at @data: each run of
+ * consecutive words in one copy, every other word left alone.
+ */
+static int mvgal_harvest_put_sparse(u64 data,
+				    const struct mvgal_harvest_sparse *sp)
+{
+	u64 __user *dst = u64_to_user_ptr(data);
+	u32 i, j;
+
+	for (i = 0; i < sp->n; i = j) {
+		j = i + 1;
+		while (j < sp->n && sp->idx[j] == sp->idx[j - 1] + 1)
+			j++;
+		if (copy_to_user(dst + sp->idx[i], &sp->word[i],
+				 (j - i) * sizeof(u64)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 /* Out to the caller with no lock held; all or nothing. */
 static int mvgal_harvest_copy_out(const struct mvgal_uarray *ua,
 				  const struct drm_mvgal_harvest_entry *ents,
@@ -118,10 +145,16 @@ static int mvgal_harvest_copy_out(const struct mvgal_uarray *ua,
 {
 	u32 i;
 
-	for (i = 0; i < ua->count; i++)
-		if (sizes[i] && copy_to_user(u64_to_user_ptr(ents[i].data),
-					     outs[i], sizes[i]))
+	for (i = 0; i < ua->count; i++) {
+		if (ents[i].flags & MVGAL_HARVEST_ZEROED) {
+			if (mvgal_harvest_put_sparse(ents[i].data, outs[i]))
+				return -EFAULT;
+		} else if (sizes[i] &&
+			   copy_to_user(u64_to_user_ptr(ents[i].data), outs[i],
+					sizes[i])) {
 			return -EFAULT;
+		}
+	}
 	return mvgal_uarray_copy_out(ua, ents, ua->count);
 }
 
@@ -151,8 +184,9 @@ static void mvgal_harvest_free(u32 count, struct mvgal_bo **bos,
  * @file: the caller
  *
  * Two passes: the first checks every entry (handles, flags, room) and
- * that every output is writable, changing nothing; the second reports
- * and resets. Return: 0 or -errno, see &struct drm_mvgal_harvest.
+ * that every output but a zeroed bitmap's is writable, changing nothing;
+ * the second reports and resets, and undoes the reset if the results
+ * cannot be written. Return: 0 or -errno, see &struct drm_mvgal_harvest.
  */
 int mvgal_ioctl_harvest(struct drm_device *dev, void *data,
 			struct drm_file *file)

@@ -181,6 +181,7 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_advise *args = data;
+	const struct drm_mvgal_advise in = *args;
 	u32 rm = args->flags & (MVGAL_ADVISE_READ_MOSTLY |
 				MVGAL_ADVISE_NOT_READ_MOSTLY);
 	unsigned long first = 0, last = 0;
@@ -213,5 +214,10 @@ int mvgal_ioctl_advise(struct drm_device *dev, void *data,
 out_put:
 	mutex_unlock(&mdev->advise_lock);
 	drm_gem_object_put(&bo->base);
+	/* drm_ioctl() copies the struct back even on failure: a refused
+	 * call hands it back as it was sent.
+	 */
+	if (ret)
+		*args = in;
 	return ret;
 }

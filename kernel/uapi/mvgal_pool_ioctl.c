@@ -31,14 +31,15 @@ int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_gpu_budget *args = data;
 	struct mvgal_gpu *gpu;
-	u64 budget = args->budget;
+	bool set = args->flags & MVGAL_BUDGET_SET;
+	/* A read ignores the budget it is sent: only a write uses it. */
+	u64 budget = set ? args->budget : 0;
 	int ret = 0;
 
-	if (args->flags & ~MVGAL_BUDGET_FLAGS ||
-	    (!(args->flags & MVGAL_BUDGET_SET) && budget) ||
-	    !PAGE_ALIGNED(budget) || args->gpu >= mvgal_max_gpus)
+	if (args->flags & ~MVGAL_BUDGET_FLAGS || !PAGE_ALIGNED(budget) ||
+	    args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
-	if (args->flags & MVGAL_BUDGET_SET && !capable(CAP_SYS_ADMIN))
+	if (set && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	down_read(&mdev->gpu_lock);
 	gpu = mvgal_gpu_lookup(mdev, args->gpu, &ret);
@@ -51,7 +52,7 @@ int mvgal_ioctl_gpu_budget(struct drm_device *dev, void *data,
 	mutex_lock(&gpu->pool.lock);
 	args->budget = gpu->pool.budget;
 	args->size = gpu->pool.size;
-	if (args->flags & MVGAL_BUDGET_SET)
+	if (set)
 		gpu->pool.budget = budget ?: gpu->pool.size;
 	mutex_unlock(&gpu->pool.lock);
 out_unlock:

@@ -529,6 +529,18 @@ TEST_F(bo, statistics_count_what_moved)
 		if (i != (unsigned int)self->g0)
 			EXPECT_EQ(0, di.access_count[i]);
 	EXPECT_EQ(4, di.access_total);
+	/* d's bytes are in g0's pool: the CPU copies moved them in and
+	 * out of it. They are neither sessions nor migrations, and h's
+	 * host pages are no pool.
+	 */
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		int mine = i == (unsigned int)self->g0;
+
+		EXPECT_EQ(mine ? 1050 : 0, di.bytes_to_gpu[i]);
+		EXPECT_EQ(mine ? 827 : 0, di.bytes_from_gpu[i]);
+		EXPECT_EQ(0, di.session_count[i] + di.migration_count[i]);
+		EXPECT_EQ(0, hi.bytes_to_gpu[i] + hi.bytes_from_gpu[i]);
+	}
 	EXPECT_EQ(3 * PG, di.resident[1 + self->g0]);
 	EXPECT_EQ(3 * PG, hi.resident[MVGAL_LOC_HOST]);
 	mvgal_bo_destroy(self->m, h);

@@ -185,11 +185,19 @@ TEST_F(evict, budget_rejects_bad_input)
 	BAD(4, PSZ, self->g0, EINVAL);			/* unknown flag */
 	BAD(MVGAL_BUDGET_SET, PSZ + 1, self->g0, EINVAL); /* not a page multiple */
 	BAD(MVGAL_BUDGET_SET, size + 4096, self->g0, EINVAL); /* above the pool */
-	BAD(0, PSZ, self->g0, EINVAL);			/* a value without SET */
 	BAD(MVGAL_BUDGET_SET, PSZ, MVGAL_MAX_GPUS, EINVAL);
 	BAD(MVGAL_BUDGET_SET, PSZ, MVGAL_MAX_GPUS - 1, ENODEV);
 #undef BAD
 	v = 0;
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &v, NULL));
+	EXPECT_EQ(before, v);
+
+	/* A read ignores the budget it is sent, even one a set refuses. */
+	b = (struct drm_mvgal_gpu_budget){ .gpu = self->g0, .budget = 1 };
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GPU_BUDGET, &b));
+	EXPECT_EQ(before, b.budget);
+	EXPECT_EQ(size, b.size);
+	v = PSZ;
 	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, 0, &v, NULL));
 	EXPECT_EQ(before, v);
 
@@ -787,6 +795,127 @@ TEST_F(evict, prefetch_is_cancelled_when_memory_is_short_and_misses_count)
 	ASSERT_EQ(0, mvgal_place_free(self->m, self->h[1], self->g0));
 	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	EXPECT_LE(st.prefetch_misses + 1, st0.prefetch_misses);
+}
+
+/* ---- the session sample ---- */
+
+#define XCH 70		/* chunks of the sampled buffer */
+#define XPAT 77		/* its pattern */
+
+/* Session @k of the sampled buffer: a READ on @g of chunks [k, 2k). */
+static int read_chunks(struct mvgal *m, uint32_t g, uint32_t h, unsigned int k)
+{
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence, ret;
+
+	/* Bytes inside the chunks at both ends: whole chunks are named. */
+	ret = begin1(m, g, MVGAL_ACCESS_READ, h, (uint64_t)k * CH + 7,
+		     (uint64_t)k * CH - 14, &a, &s, &fence, NULL);
+	if (ret)
+		return ret;
+	ret = settle(fence);
+	mvgal_end(m, s, -1, NULL, 0);
+	return ret;
+}
+
+/*
+ * The first of the @nch chunks at @p that differs from a placement holding
+ * exactly chunks [first, first + n) of pattern @s, and zeros in the others
+ * (a new placement is cleared), or -1.
+ */
+static long chunks_only(const uint8_t *p, unsigned int nch, unsigned int first,
+			unsigned int n, unsigned int s)
+{
+	static const uint8_t zero[CH];
+
+	for (unsigned int c = 0; c < nch; c++) {
+		const uint8_t *q = p + (uint64_t)c * CH;
+		bool held = c >= first && c < first + n;
+
+		if (held ? check(q, CH, (uint64_t)c * CH, s) != -1 :
+			   memcmp(q, zero, CH) != 0)
+			return c;
+	}
+	return -1;
+}
+
+/*
+ * With @x's copy on g0 freed, a session of @a on g0 (which g0's sessions
+ * followed with @x) makes the prefetcher bring @x there: one prefetch,
+ * copying the chunks the last sampled session named, [k, 2k) for session
+ * @k, and nothing else, as the placement's bytes show.
+ */
+static void expect_prefetch_of_sample(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(evict) *self, uint32_t x,
+				      uint32_t a, unsigned int k)
+{
+	struct drm_mvgal_stats st0, st;
+	struct drm_mvgal_bo_info i;
+	uint64_t size;
+	uint8_t *va;
+	int fd;
+
+	ASSERT_EQ(0, mvgal_place_free(self->m, x, self->g0));
+	st0 = prefetch_settled(self->m, 0);
+	ASSERT_EQ(0, use(self->m, self->g0, a, NULL));
+	st = prefetch_settled(self->m, st0.prefetch_issued +
+			      st0.prefetch_cancelled + 1);
+	EXPECT_EQ(st0.prefetch_issued + 1, st.prefetch_issued);
+	EXPECT_EQ(st0.prefetch_cancelled, st.prefetch_cancelled);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, x, &i));
+	EXPECT_EQ((uint64_t)k * CH, i.valid[1 + self->g0])
+		TH_LOG("prefetch after the sample of session %u", k);
+	ASSERT_EQ(0, mvgal_place_fd(self->m, x, self->g0, 0, &fd, &size));
+	ASSERT_EQ((uint64_t)XCH * CH, size);
+	va = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	EXPECT_EQ(-1, chunks_only(va, XCH, k, k, XPAT))
+		TH_LOG("prefetch after the sample of session %u", k);
+	munmap(va, size);
+	close(fd);
+}
+
+/*
+ * Session k of a buffer names chunks [k, 2k). Sessions 1, 17 and 33 (the
+ * first and every 16th after it) leave theirs as the buffer's touched
+ * chunks, in place of the last sample's; 2..16 and 18..32 leave them as
+ * they were. BO_INFO's touched says how many after every session, and a
+ * prefetch (after sessions 2, 16, 17, 32 and 33) brings exactly those
+ * chunks. Sessions 1 and 2 run on g0, each after a session of A, so that
+ * g0's predictor follows A with the buffer; the others on g1, which
+ * leaves g0's predictor alone.
+ */
+TEST_F_TIMEOUT(evict, sessions_1_17_33_leave_their_chunks_touched, 120)
+{
+	const uint32_t a = self->h[0];
+	struct drm_mvgal_bo_info i;
+	uint8_t *b = malloc((size_t)XCH * CH);
+	uint32_t x;
+
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, host_bo(self->m, (uint64_t)XCH * CH, &x));
+	fill(b, (uint64_t)XCH * CH, XPAT);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, x, 0, b, (uint64_t)XCH * CH));
+	free(b);
+	ASSERT_EQ(0, write_param(PREFETCH, "Y"));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, x, &i));
+	EXPECT_EQ(0, i.touched);
+	for (unsigned int k = 1; k <= 33; k++) {
+		unsigned int sample = 1 + (k - 1) / 16 * 16;
+
+		if (k <= 2) {
+			ASSERT_EQ(0, use(self->m, self->g0, a, NULL));
+		}
+		ASSERT_EQ(0, read_chunks(self->m, k <= 2 ? self->g0 : self->g1,
+					 x, k));
+		ASSERT_EQ(0, mvgal_bo_info(self->m, x, &i));
+		EXPECT_EQ((uint64_t)sample * CH, i.touched)
+			TH_LOG("after session %u", k);
+		if (k == 2 || k == 16 || k == 17 || k == 32 || k == 33)
+			expect_prefetch_of_sample(_metadata, self, x, a, sample);
+	}
+	mvgal_bo_destroy(self->m, x);
 }
 
 TEST_HARNESS_MAIN

@@ -2,7 +2,9 @@
 /*
  * GPU attach, pools, topology and the unified heap, against the guest's
  * stand-in GPUs: three virtio-gpu (main host bridge, expander bridge on
- * NUMA node 0, expander bridge on NUMA node 1) and vgem.
+ * NUMA node 0, expander bridge on NUMA node 1) and vgem. And the paths
+ * between them: where staging bounces, and the path selector's choice by
+ * size as migrations carry it out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include "kselftest_harness.h"
 
 #include "helpers.h"
+#include "coherence.h"
 
 /* A dma-buf of @mb MiB from the driver behind @card. */
 static int make_pool(int card, unsigned int mb)
@@ -803,6 +806,255 @@ TEST_F(query, heap_capacities)
 	EXPECT_EQ(MVGAL_REGION_SYSTEM, r[0].kind);
 	EXPECT_EQ(MVGAL_REGION_POOL, r[1].kind);
 	EXPECT_EQ(0x5a5a5a5a, r[2].kind); /* beyond the capacity: untouched */
+}
+
+/* ---- paths: staging's bounce buffer, the choice by size ---- */
+
+#define STAGED "/sys/kernel/debug/mvgal/staged"
+#define PATH_CAL "/sys/kernel/debug/mvgal/path_cal"
+#define NODES 2
+
+FIXTURE(paths) {
+	COH_FIELDS;
+	/* The figures of a path a test set by hand, as they were before. */
+	bool cal_set;
+	struct drm_mvgal_path saved;
+};
+
+FIXTURE_SETUP(paths)
+{
+	COH_SETUP(self);
+}
+
+/* Sets one method's figures on one path through <debugfs>/mvgal/path_cal. */
+static int set_cal(uint32_t src, uint32_t dst, uint32_t method,
+		   uint64_t latency_ns, uint64_t bw)
+{
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%u %u %u %llu %llu", src, dst, method,
+		 (unsigned long long)latency_ns, (unsigned long long)bw);
+	return write_param(PATH_CAL, buf);
+}
+
+FIXTURE_TEARDOWN(paths)
+{
+	const struct drm_mvgal_path *p = &self->saved;
+
+	for (uint32_t m = 0; self->cal_set && m < MVGAL_METHOD_COUNT; m++)
+		EXPECT_EQ(0, set_cal(p->src, p->dst, m, p->latency_ns[m],
+				     p->bandwidth[m]));
+	coh_teardown(self->m, self->pool);
+}
+
+/* Bytes staged so far on nodes 0..NODES-1; the nodes listed, or -errno. */
+static int staged_bytes(uint64_t *per_node)
+{
+	FILE *f = fopen(STAGED, "r");
+	unsigned long long b;
+	int nid, n = 0;
+
+	if (!f)
+		return -errno;
+	memset(per_node, 0, NODES * sizeof(*per_node));
+	while (fscanf(f, "%d %llu", &nid, &b) == 2) {
+		if (nid >= 0 && nid < NODES)
+			per_node[nid] = b;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * A session on @g finds all of @h current in its own pool (it copies
+ * nothing) with pattern @s.
+ */
+static void expect_current_at(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(paths) *self, int g, uint32_t h,
+			      uint64_t size, unsigned int s)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	uint32_t sess;
+	int fence;
+
+	ASSERT_EQ(0, begin1(self->m, g, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &sess,
+			    &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(0, copied);
+	ASSERT_EQ((uint32_t)g, a.pool_gpu);
+	EXPECT_EQ(-1, check(self->pool[g] + a.pool_offset, size, 0, s));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+}
+
+/* MIGRATEs all of @h to @loc (MOVE) and waits; the bytes it moved. */
+static uint64_t move_to(struct __test_metadata *_metadata, struct mvgal *m,
+			uint32_t h, uint64_t size, uint32_t loc)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .size = size, .location = loc,
+		.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+	};
+
+	EXPECT_EQ(0, mvgal_migrate(m, &mg));
+	if (mg.out_fence_fd >= 0) {
+		EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+		EXPECT_EQ(1, mvgal_fence_status(mg.out_fence_fd));
+		close(mg.out_fence_fd);
+	}
+	return mg.bytes;
+}
+
+/*
+ * A staging copy goes through a bounce buffer on its destination's NUMA
+ * node, wherever the source is: with staging forced, a MOVE from host to
+ * g0 (node 0), from g0 to g1 (node 1), and back to g0 puts every byte it
+ * moved through a bounce buffer on the destination's node and none on
+ * the other. A CPU copy between the two pools (both mapped RAM: one
+ * side points at the other) bounces nothing.
+ */
+TEST_F(paths, staging_bounces_on_the_destination_node)
+{
+	const uint64_t size = 5 * CH + 99, moved = 5 * CH + 4096;
+	const struct { const char *force; uint32_t method; int gpu; } step[] = {
+		{ "3", MVGAL_METHOD_STAGING, self->g0 },
+		{ "3", MVGAL_METHOD_STAGING, self->g1 },
+		{ "3", MVGAL_METHOD_STAGING, self->g0 },
+		{ "2", MVGAL_METHOD_CPU_COPY, self->g1 },
+	};
+	uint8_t *buf = malloc(size);
+	uint32_t h;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	fill(buf, size, 60);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	free(buf);
+	for (unsigned int i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		uint64_t b0[NODES], b1[NODES], want[NODES] = { 0 };
+		struct drm_mvgal_stats st0, st1;
+		struct drm_mvgal_gpu_info gi;
+
+		ASSERT_EQ(0, mvgal_gpu_info(self->m, step[i].gpu, &gi));
+		ASSERT_LT(gi.numa_node, NODES);
+		if (step[i].method == MVGAL_METHOD_STAGING)
+			want[gi.numa_node] = moved;
+		ASSERT_EQ(0, write_param(FORCE, step[i].force));
+		ASSERT_EQ(NODES, staged_bytes(b0));
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+		EXPECT_EQ(moved, move_to(_metadata, self->m, h, size,
+					 1 + step[i].gpu));
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+		ASSERT_EQ(NODES, staged_bytes(b1));
+		EXPECT_EQ(moved, st1.bytes[step[i].method] -
+				 st0.bytes[step[i].method]) TH_LOG("step %u", i);
+		for (int n = 0; n < NODES; n++) {
+			EXPECT_EQ(want[n], b1[n] - b0[n])
+				TH_LOG("step %u to GPU %d: node %d", i,
+				       step[i].gpu, n);
+		}
+		expect_current_at(_metadata, self, step[i].gpu, h, size, 60);
+	}
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Waits (up to 20 s) until GPU @g's pool uses no more than @used. */
+static bool pool_back_to(struct mvgal *m, uint32_t g, uint64_t used)
+{
+	struct drm_mvgal_gpu_info gi;
+
+	for (int i = 0; i < 2000; i++) {
+		if (mvgal_gpu_info(m, g, &gi))
+			return false;
+		if (gi.pool_used <= used)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+#define KIB64 (64ULL << 10)
+#define MIB64 (64ULL << 20)
+
+/*
+ * Figures set by hand on the path host -> g0: a CPU copy costs 1 us and
+ * 1 ns a byte, staging 1 ms and 0.01 ns a byte. 64 KiB is then cheaper
+ * by CPU copy (66,536 ns against 1,000,655), 64 MiB by staging
+ * (1,671,088 ns against 67,109,864): GET_PATH says so, and a MIGRATE of
+ * each size moves all its bytes by that method and none by the other,
+ * intact. The path's figures of before come back at teardown.
+ */
+TEST_F_TIMEOUT(paths, migrations_go_by_the_method_chosen_for_their_size, 120)
+{
+	const uint32_t cpu = MVGAL_METHOD_CPU_COPY, stg = MVGAL_METHOD_STAGING;
+	const uint32_t src = MVGAL_LOC_HOST, dst = 1 + self->g0;
+	const struct { uint64_t size; uint32_t method, other; uint64_t cost[2]; }
+	want[] = {
+		{ MIB64, stg, cpu, { 67109864, 1671088 } },
+		{ KIB64, cpu, stg, { 66536, 1000655 } },
+	};
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_path p;
+	uint64_t used0;
+
+	/* The buffers of the tests before may still be going. */
+	pool_back_to(self->m, self->g0, 0);
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gi));
+	used0 = gi.pool_used;
+	ASSERT_EQ(0, mvgal_get_path(self->m, src, dst, KIB64, &self->saved));
+	/* Only the two CPU methods: the figures decide between them. */
+	ASSERT_EQ((1u << cpu) | (1u << stg), self->saved.methods);
+	self->cal_set = true;
+	ASSERT_EQ(0, set_cal(src, dst, cpu, 1000, 1000000000ULL));
+	ASSERT_EQ(0, set_cal(src, dst, stg, 1000000, 100000000000ULL));
+	for (unsigned int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, mvgal_get_path(self->m, src, dst, want[i].size, &p));
+		EXPECT_EQ(0, p.forced);
+		EXPECT_EQ(1000, p.latency_ns[cpu]);
+		EXPECT_EQ(1000000000ULL, p.bandwidth[cpu]);
+		EXPECT_EQ(1000000, p.latency_ns[stg]);
+		EXPECT_EQ(100000000000ULL, p.bandwidth[stg]);
+		EXPECT_EQ(want[i].cost[0], p.cost_ns[cpu]);
+		EXPECT_EQ(want[i].cost[1], p.cost_ns[stg]);
+		EXPECT_EQ(want[i].method, p.chosen);
+	}
+	for (unsigned int i = 0; i < 2; i++) {
+		const uint64_t size = want[i].size;
+		struct drm_mvgal_stats st0, st1;
+		uint8_t *buf = malloc(size);
+		uint32_t h;
+
+		ASSERT_NE(NULL, buf);
+		ASSERT_EQ(0, host_bo(self->m, size, &h));
+		fill(buf, size, 61 + i);
+		ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+		free(buf);
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+		EXPECT_EQ(size, move_to(_metadata, self->m, h, size, dst));
+		ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+		EXPECT_EQ(size, st1.bytes[want[i].method] -
+				st0.bytes[want[i].method])
+			TH_LOG("%llu bytes: %llu by %s, %llu by %s, %s chosen",
+			       (unsigned long long)size,
+			       (unsigned long long)(st1.bytes[cpu] - st0.bytes[cpu]),
+			       mvgal_method_name(cpu),
+			       (unsigned long long)(st1.bytes[stg] - st0.bytes[stg]),
+			       mvgal_method_name(stg),
+			       mvgal_method_name(want[i].method));
+		EXPECT_EQ(0, st1.bytes[want[i].other] - st0.bytes[want[i].other]);
+		EXPECT_EQ(size / CH, st1.copies[want[i].method] -
+				     st0.copies[want[i].method]);
+		expect_current_at(_metadata, self, self->g0, h, size, 61 + i);
+		mvgal_bo_destroy(self->m, h);
+		/*
+		 * A buffer's storage goes in the background: until its
+		 * placement has left g0's pool, the next move would evict it,
+		 * a copy of its own that the figures would count.
+		 */
+		ASSERT_TRUE(pool_back_to(self->m, self->g0, used0));
+	}
 }
 
 /* ---- module lifetime (these reload mvgal; they run last) ---- */

@@ -280,6 +280,40 @@ TEST_F(policy, advise_rejects_bad_input_and_changes_nothing)
 	EXPECT_EQ(-1, a.out_fence_fd);
 }
 
+/*
+ * Applying the advice in effect while migration is off is refused, and
+ * the refusal writes nothing: not the advice it read, not the outputs.
+ */
+TEST_F(policy, advise_apply_refused_hands_the_struct_back)
+{
+	struct drm_mvgal_advise a = {
+		.handle = self->h, .flags = MVGAL_ADVISE_SET,
+		.workload = MVGAL_WORKLOAD_NONE, .preferred = self->g0,
+		.accessed_by = 1u << self->g0 | 1u << self->vg,
+	};
+
+	ASSERT_EQ(0, mvgal_advise(self->m, &a));
+	ASSERT_EQ(0, write_param(MIGRATION, "N"));
+	a = (struct drm_mvgal_advise){
+		.handle = self->h, .flags = MVGAL_ADVISE_APPLY,
+		.placement = 0x5a5a, .target = 0x6b6b, .read_mostly = 77,
+		.out_fence_fd = 1234,
+	};
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_ADVISE, &a));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(0, write_param(MIGRATION, "Y"));
+	EXPECT_EQ(MVGAL_ADVISE_APPLY, a.flags);
+	EXPECT_EQ(0, a.workload);
+	EXPECT_EQ(0, a.preferred);
+	EXPECT_EQ(0, a.accessed_by);
+	EXPECT_EQ(0x5a5a, a.placement);
+	EXPECT_EQ(0x6b6b, a.target);
+	EXPECT_EQ(77, a.read_mostly);
+	EXPECT_EQ(1234, a.out_fence_fd);
+	EXPECT_EQ(0, info_of(self->m, self->h).resident[1 + self->g0]);
+}
+
 /* Read-mostly chunks are replicated by readers; other chunks are not. */
 TEST_F(policy, read_mostly_ranges_keep_replicas)
 {

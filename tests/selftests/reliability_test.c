@@ -6,7 +6,8 @@
  * MOVE queued before a WRITE session never drops the session's writes; a
  * detach waits for work queued on its GPU and stalls no other GPU; a
  * refused write changes no byte; BEGINs naming the same buffers in both
- * orders never deadlock.
+ * orders never deadlock; a writer, GPU or CPU, waits for every reader's
+ * fence, not only the last one's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -747,6 +748,148 @@ TEST_F(rel, unservable_fault_is_sigbus)
 	EXPECT_EQ(7, va[CH + 5]);
 	munmap(va, 4 * CH);
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * READ sessions of all of @h on g0 and on g1, each ended with a fence of
+ * its own (@vf: the GPU still reads); each session's copy held pattern @s.
+ */
+static void two_readers(struct __test_metadata *_metadata,
+			FIXTURE_DATA(rel) *self, uint32_t h, uint64_t size,
+			unsigned int s, struct vfence *vf)
+{
+	const int gpu[2] = { self->g0, self->g1 };
+	struct drm_mvgal_access a;
+	uint32_t sess;
+	int fence;
+
+	for (int r = 0; r < 2; r++) {
+		ASSERT_EQ(0, vfence_new(&vf[r]));
+		ASSERT_EQ(0, begin1(self->m, gpu[r], MVGAL_ACCESS_READ |
+				    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a,
+				    &sess, &fence, NULL));
+		ASSERT_EQ(0, settle(fence));
+		ASSERT_EQ((uint32_t)gpu[r], a.pool_gpu);
+		EXPECT_EQ(-1, check(self->pool[gpu[r]] + a.pool_offset, size,
+				    0, s));
+		ASSERT_EQ(0, mvgal_end(self->m, sess, vf[r].fd, NULL, 0));
+	}
+}
+
+/*
+ * Two READ sessions, on g0 and on g1, end with two vgem fences of work
+ * still reading. A WRITE session on a third GPU (vgem) must not start
+ * before both are done: its BEGIN fence stays pending when either one
+ * signals alone (the first reader's or the last one's: both orders), and
+ * signals after the second. Its copy then holds the bytes the readers
+ * read, and what it writes becomes the buffer's.
+ */
+TEST_F(rel, write_session_waits_for_every_readers_fence)
+{
+	const uint64_t size = 3 * CH + 777;
+
+	for (int first = 0; first < 2; first++) {
+		struct drm_mvgal_access a;
+		struct vfence vf[2];
+		uint32_t h, sess;
+		int fence;
+
+		ASSERT_EQ(0, host_bo(self->m, size, &h));
+		ASSERT_EQ(0, bo_fill(self->m, h, size, 40 + first));
+		two_readers(_metadata, self, h, size, 40 + first, vf);
+		ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE |
+				    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a,
+				    &sess, &fence, NULL));
+		ASSERT_GE(fence, 0);
+		EXPECT_EQ(-ETIME, mvgal_fence_wait(fence, 300));
+		vfence_signal(&vf[first]);
+		ASSERT_NE(0, fence_time(vf[first].fd));
+		/* One reader is done, the other one still reads. */
+		EXPECT_EQ(-ETIME, mvgal_fence_wait(fence, 300))
+			TH_LOG("the writer went after reader %d alone", first);
+		EXPECT_EQ(0, fence_time(fence));
+		vfence_signal(&vf[!first]);
+		ASSERT_EQ(0, mvgal_fence_wait(fence, 20000));
+		EXPECT_EQ(1, mvgal_fence_status(fence));
+		EXPECT_LE(fence_time(vf[0].fd), fence_time(fence));
+		EXPECT_LE(fence_time(vf[1].fd), fence_time(fence));
+		close(fence);
+		ASSERT_EQ((uint32_t)self->vg, a.pool_gpu);
+		EXPECT_EQ(-1, check(self->pool[self->vg] + a.pool_offset, size,
+				    0, 40 + first));
+		fill(self->pool[self->vg] + a.pool_offset, size, 50 + first);
+		ASSERT_EQ(0, end_written(self->m, sess, h, 0, size, -1));
+		EXPECT_EQ(-1, bo_check(self->m, h, size, 50 + first));
+		vfence_free(&vf[0]);
+		vfence_free(&vf[1]);
+		mvgal_bo_destroy(self->m, h);
+	}
+}
+
+struct pwrite_arg {
+	struct mvgal *m;
+	uint32_t h;
+	const uint8_t *buf;
+	uint64_t size;
+	int ret;
+	atomic_int done;
+};
+
+static void *pwrite_worker(void *p)
+{
+	struct pwrite_arg *w = p;
+
+	w->ret = mvgal_bo_write(w->m, w->h, 0, w->buf, w->size);
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* Waits up to @ms for @w's BO_PWRITE to return; true if it did. */
+static bool pwrite_returned(struct pwrite_arg *w, int ms)
+{
+	for (int i = 0; i < ms && !atomic_load(&w->done); i++)
+		usleep(1000);
+	return atomic_load(&w->done);
+}
+
+/*
+ * Likewise for the CPU: a BO_PWRITE over two readers' chunks waits for
+ * both readers' fences, in either order. Until then not a byte of it
+ * lands (a BO_PREAD, which waits for writers only, still reads the old
+ * bytes); after the second, all of it has.
+ */
+TEST_F(rel, cpu_write_waits_for_every_readers_fence)
+{
+	const uint64_t size = 3 * CH + 777;
+	uint8_t *buf = malloc(size);
+
+	ASSERT_NE(NULL, buf);
+	for (int first = 0; first < 2; first++) {
+		struct pwrite_arg w = { .m = self->m, .buf = buf, .size = size };
+		struct vfence vf[2];
+		pthread_t t;
+
+		ASSERT_EQ(0, host_bo(self->m, size, &w.h));
+		ASSERT_EQ(0, bo_fill(self->m, w.h, size, 44 + first));
+		two_readers(_metadata, self, w.h, size, 44 + first, vf);
+		fill(buf, size, 46 + first);
+		ASSERT_EQ(0, pthread_create(&t, NULL, pwrite_worker, &w));
+		EXPECT_FALSE(pwrite_returned(&w, 300));
+		EXPECT_EQ(-1, bo_check(self->m, w.h, size, 44 + first));
+		vfence_signal(&vf[first]);
+		EXPECT_FALSE(pwrite_returned(&w, 300))
+			TH_LOG("the write went after reader %d alone", first);
+		EXPECT_EQ(-1, bo_check(self->m, w.h, size, 44 + first));
+		vfence_signal(&vf[!first]);
+		EXPECT_TRUE(pwrite_returned(&w, 20000));
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		EXPECT_EQ(0, w.ret);
+		EXPECT_EQ(-1, bo_check(self->m, w.h, size, 46 + first));
+		vfence_free(&vf[0]);
+		vfence_free(&vf[1]);
+		mvgal_bo_destroy(self->m, w.h);
+	}
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

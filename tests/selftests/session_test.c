@@ -1184,4 +1184,204 @@ TEST_F(sess, begin_undone_when_results_cannot_be_written)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* What BO_INFO should say of a host buffer's moves, per GPU. */
+struct moves {
+	uint64_t to[MVGAL_MAX_GPUS], from[MVGAL_MAX_GPUS];
+	uint64_t sessions[MVGAL_MAX_GPUS], migrations[MVGAL_MAX_GPUS];
+};
+
+/*
+ * @h's per-GPU byte and access counts are @w's exactly; a host buffer has
+ * no CPU-copy accesses of a pool, so every access is a session's or a
+ * migration's.
+ */
+static void expect_moves(struct __test_metadata *_metadata, struct mvgal *m,
+			 uint32_t h, const struct moves *w, const char *when)
+{
+	struct drm_mvgal_bo_info i;
+	uint64_t total = 0;
+
+	ASSERT_EQ(0, mvgal_bo_info(m, h, &i));
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		EXPECT_EQ(w->to[g], i.bytes_to_gpu[g])
+			TH_LOG("%s: bytes_to_gpu[%d]", when, g);
+		EXPECT_EQ(w->from[g], i.bytes_from_gpu[g])
+			TH_LOG("%s: bytes_from_gpu[%d]", when, g);
+		EXPECT_EQ(w->sessions[g], i.session_count[g])
+			TH_LOG("%s: session_count[%d]", when, g);
+		EXPECT_EQ(w->migrations[g], i.migration_count[g])
+			TH_LOG("%s: migration_count[%d]", when, g);
+		EXPECT_EQ(w->sessions[g] + w->migrations[g], i.access_count[g])
+			TH_LOG("%s: access_count[%d]", when, g);
+		total += w->sessions[g] + w->migrations[g];
+	}
+	EXPECT_EQ(total, i.access_total) TH_LOG("%s", when);
+}
+
+/*
+ * The peer whose pool a session on @gpu uses in place when @a and @b both
+ * hold its @bytes of chunks: the first by index whose path to @gpu the
+ * selector takes in place, as BEGIN asks it; -1: it copies.
+ */
+static int in_place_peer(struct mvgal *m, int gpu, int a, int b,
+			 uint64_t bytes)
+{
+	struct drm_mvgal_path p;
+
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		if (g != a && g != b)
+			continue;
+		if (mvgal_get_path(m, 1 + g, 1 + gpu, bytes, &p))
+			continue;
+		if (p.chosen == MVGAL_METHOD_IN_PLACE)
+			return g;
+	}
+	return -1;
+}
+
+/*
+ * BO_INFO counts the bytes that went into and out of each GPU's pool and
+ * each GPU's accesses: a WRITE session at an offset copies its chunks
+ * into g0's pool (one session access); MIGRATE brings the whole buffer
+ * to g1, the written chunks out of g0's pool (one migration for each
+ * pool); a reader on vgem uses a peer's pool in place or copies, as the
+ * path selector says; reading the bytes back brings the written chunks
+ * home from a pool, and that is no migration. Copies move whole chunks,
+ * the last one ending with the buffer's last page.
+ */
+TEST_F(sess, statistics_count_sessions_and_migrations)
+{
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	const uint64_t size = 5 * CH + 5000;	/* 6 chunks, the last partial */
+	const uint64_t last = ((size + pg - 1) & ~(pg - 1)) - 5 * CH;
+	const uint64_t off = 3 * CH + 10, len = size - off; /* chunks 3..5 */
+	const uint64_t span = 2 * CH + last, whole = 5 * CH + last;
+	static uint8_t buf[5 * CH + 5000], back[5 * CH + 5000];
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_migrate mg;
+	struct drm_mvgal_access a;
+	struct moves w = { 0 };
+	uint64_t copied, from = 0;
+	uint32_t h, s;
+	int fence, via;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	fill(buf, size, 50);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, buf, size));
+	expect_moves(_metadata, self->m, h, &w, "host only");
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, off, len,
+			    &a, &s, &fence, &copied));
+	EXPECT_EQ(span, copied);
+	ASSERT_EQ((uint32_t)self->g0, a.pool_gpu);
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = off; i < size; i++)
+		buf[i] = self->pool[self->g0][a.pool_offset + i] = pat(i, 51);
+	ASSERT_EQ(0, end_written(self->m, s, h, off, len, -1));
+	w.to[self->g0] = span;
+	w.sessions[self->g0] = 1;
+	expect_moves(_metadata, self->m, h, &w, "after the WRITE session");
+
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .size = size, .location = 1 + self->g1,
+		.priority = MVGAL_PRIO_NORMAL, .in_fence_fd = -1,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	EXPECT_EQ(whole, mg.bytes);
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
+	w.to[self->g1] = whole;		/* chunks 0..2 from home, 3..5 from g0 */
+	w.from[self->g0] = span;
+	w.migrations[self->g0] = 1;
+	w.migrations[self->g1] = 1;
+	expect_moves(_metadata, self->m, h, &w, "after MIGRATE");
+
+	/* g0 and g1 hold chunks 3..5: in place from one, or a copy. */
+	via = in_place_peer(self->m, self->vg, self->g0, self->g1, 3 * CH);
+	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, off, len,
+			    &a, &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	EXPECT_EQ(-1, check(self->pool[a.pool_gpu] + a.pool_offset + off, len,
+			    off, 51));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	w.sessions[self->vg] = 1;
+	if (via >= 0) {
+		EXPECT_EQ(0u, copied);
+		EXPECT_EQ((uint32_t)via, a.pool_gpu);
+	} else {
+		EXPECT_EQ(span, copied);
+		EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+		w.to[self->vg] = span;
+	}
+	/* A copy comes out of whichever of the two pools is cheaper. */
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(w.from[self->g0] + w.from[self->g1] + w.to[self->vg],
+		  info.bytes_from_gpu[self->g0] + info.bytes_from_gpu[self->g1]);
+	w.from[self->g0] = info.bytes_from_gpu[self->g0];
+	w.from[self->g1] = info.bytes_from_gpu[self->g1];
+	expect_moves(_metadata, self->m, h, &w, "after the vgem session");
+
+	/* Reading back brings chunks 3..5 home from a pool: bytes only. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(0, memcmp(buf, back, size));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	EXPECT_EQ(size, info.bytes_written);
+	EXPECT_EQ(size, info.bytes_read);
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++) {
+		from += info.bytes_from_gpu[g] - w.from[g];
+		w.from[g] = info.bytes_from_gpu[g];
+	}
+	EXPECT_EQ(span, from);
+	expect_moves(_metadata, self->m, h, &w, "after reading back");
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A drain of a placement is one migration out of its pool, however many
+ * chunks it copies home; a placement whose chunks are held elsewhere too
+ * drains without a copy, and counts nothing.
+ */
+TEST_F(sess, statistics_count_a_drain_once)
+{
+	const uint64_t size = 3 * CH + 1;
+	const uint64_t whole = 3 * CH + (uint64_t)sysconf(_SC_PAGESIZE);
+	static uint8_t back[3 * CH + 1];
+	struct drm_mvgal_access a;
+	struct moves w = { 0 };
+	uint32_t h, s;
+	uint64_t copied;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(whole, copied);
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g1][a.pool_offset + i] = pat(i, 52);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	w.to[self->g1] = whole;
+	w.sessions[self->g1] = 1;
+	expect_moves(_metadata, self->m, h, &w, "after the WRITE session");
+
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g1));
+	w.from[self->g1] = whole;	/* four chunks, one drain */
+	w.migrations[self->g1] = 1;
+	expect_moves(_metadata, self->m, h, &w, "after PLACE_FREE");
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 52));
+
+	/* Held at home too: this drain copies nothing. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(whole, copied);
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->g1));
+	w.to[self->g1] += whole;
+	w.sessions[self->g1]++;
+	expect_moves(_metadata, self->m, h, &w, "after a clean PLACE_FREE");
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN

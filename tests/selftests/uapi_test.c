@@ -81,21 +81,38 @@ static int bo_list(int fd, void *buf, uint32_t *count, uint32_t stride)
 
 TEST_F(uapi, bo_list_strides)
 {
-	struct drm_mvgal_bo_entry ref[64], v1[64];
-	uint32_t n = 64, n1 = 64, nb;
+	static uint8_t v1[2][64 * MVGAL_BO_ENTRY_SIZE_V1];
+	const uint32_t v1_strides[] = { 0, MVGAL_BO_ENTRY_SIZE_V1 };
+	struct drm_mvgal_bo_entry ref[64];
+	uint32_t n = 64, nb;
 	const size_t big = sizeof(struct drm_mvgal_bo_entry) + EXTRA;
 	uint8_t *buf;
 
-	ASSERT_EQ(MVGAL_BO_ENTRY_SIZE_V1, sizeof(struct drm_mvgal_bo_entry));
-	ASSERT_EQ(0, bo_list(self->fd, ref, &n, 0));
+	/* The entry grew after ABI 1 (BO_INFO's statistics). */
+	ASSERT_LT(MVGAL_BO_ENTRY_SIZE_V1, sizeof(struct drm_mvgal_bo_entry));
+	ASSERT_EQ(0, bo_list(self->fd, ref, &n, sizeof(ref[0])));
 	ASSERT_GE(n, NBO);
 	ASSERT_LE(n, 63);
-	ASSERT_EQ(0, bo_list(self->fd, v1, &n1, MVGAL_BO_ENTRY_SIZE_V1));
-	ASSERT_EQ(n, n1);
-	for (uint32_t i = 0; i < n; i++) {
-		EXPECT_EQ(ref[i].id, v1[i].id);
-		EXPECT_EQ(ref[i].info.size, v1[i].info.size);
+	/* A stride of 0 is ABI 1's element: the same entries, packed, and
+	 * not one byte past them.
+	 */
+	for (unsigned int k = 0; k < 2; k++) {
+		uint32_t n1 = 64;
+
+		memset(v1[k], GUARD, sizeof(v1[k]));
+		ASSERT_EQ(0, bo_list(self->fd, v1[k], &n1, v1_strides[k]));
+		ASSERT_EQ(n, n1);
+		for (uint32_t i = 0; i < n; i++) {
+			struct drm_mvgal_bo_entry *e =
+				elem(v1[k], i, MVGAL_BO_ENTRY_SIZE_V1);
+
+			EXPECT_EQ(ref[i].id, e->id);
+			EXPECT_EQ(ref[i].info.size, e->info.size);
+		}
+		EXPECT_TRUE(all_are(elem(v1[k], n, MVGAL_BO_ENTRY_SIZE_V1),
+				    (64 - n) * MVGAL_BO_ENTRY_SIZE_V1, GUARD));
 	}
+	EXPECT_EQ(0, memcmp(v1[0], v1[1], n * MVGAL_BO_ENTRY_SIZE_V1));
 
 	/* Room for one more element than asked for: it stays untouched. */
 	buf = malloc((n + 1) * big);
@@ -700,6 +717,7 @@ TEST_F(uapi, graphics_replicate_mb_moves_the_rule)
 
 #define MORE 32
 #define LIB_GUARD 0xA5
+#define V1_BO_INFO 432	/* sizeof(struct drm_mvgal_bo_info) in ABI 1 */
 
 /* A struct of @n bytes as a later header would have it: @n + MORE. */
 static void *bigger(size_t n)
@@ -742,10 +760,16 @@ TEST_F(uapi, lib_zeroes_the_tail_of_larger_structs)
 	ASSERT_EQ(0, mvgal_get_info_sz(self->m, in, sizeof(*in) + MORE));
 	EXPECT_EQ(MVGAL_ABI_VERSION, in->abi_version);
 	EXPECT_TRUE(all_are(in + 1, MORE, 0));
+	/* ABI 1's struct, smaller than today's: exactly its bytes. */
+	memset(bi, LIB_GUARD, sizeof(*bi) + MORE);
+	ASSERT_EQ(0, mvgal_bo_info_sz(self->m, self->h[1], bi, V1_BO_INFO));
+	EXPECT_EQ(2 * CH, bi->size);
+	EXPECT_TRUE(all_are((uint8_t *)bi + V1_BO_INFO,
+			    sizeof(*bi) + MORE - V1_BO_INFO, LIB_GUARD));
 	/* Smaller than ABI 1's struct: refused, nothing written. */
 	memset(bi, LIB_GUARD, sizeof(*bi) + MORE);
 	EXPECT_EQ(-EINVAL, mvgal_bo_info_sz(self->m, self->h[1], bi,
-					    sizeof(*bi) - 8));
+					    V1_BO_INFO - 8));
 	EXPECT_TRUE(all_are(bi, sizeof(*bi) + MORE, LIB_GUARD));
 	free(bi);
 	free(gi);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,6 +46,36 @@ static int peek_word(struct mvgal *m, uint32_t h, uint64_t *word,
 	if (!ret && chunks)
 		*chunks = e.chunks;
 	return ret;
+}
+
+/* The record of one buffer as a plain bitmap of @n words. */
+static int peek_words(struct mvgal *m, uint32_t h, uint64_t *words,
+		      uint32_t n, uint64_t *chunks)
+{
+	struct drm_mvgal_harvest_entry e = {
+		.handle = h, .data = (uintptr_t)words, .capacity = n,
+	};
+	int ret = mvgal_harvest(m, 0, &e, 1);
+
+	if (!ret && chunks)
+		*chunks = e.chunks;
+	return ret;
+}
+
+/* What a word of a ZEROED bitmap holds when the module did not write it. */
+#define SENTINEL 0x5a5a5a5a5a5a5a5aULL
+
+static void fill_words(uint64_t *words, int n)
+{
+	for (int i = 0; i < n; i++)
+		words[i] = SENTINEL;
+}
+
+static uint64_t cpu_written(struct mvgal *m, uint32_t h)
+{
+	struct drm_mvgal_bo_info info;
+
+	return mvgal_bo_info(m, h, &info) ? ~0ULL : info.cpu_written;
 }
 
 static int reset_all(struct mvgal *m, uint32_t h)
@@ -464,6 +495,68 @@ TEST_F(watch, handoff_refuses_the_chunk)
 }
 
 /*
+ * The first BEGIN on a GPU of a buffer with refused chunks asks that GPU's
+ * driver whether it can use the buffer's pages. The ask maps the buffer
+ * for the driver, which waits for pending GPU writes: it runs in the
+ * background, and the BEGIN returns while such a write is still pending.
+ * Its copy lands after that write.
+ */
+TEST_F(watch, begin_on_a_buffer_with_refused_chunks_never_waits)
+{
+	const uint64_t size = 4 * CH + 10;
+	struct drm_mvgal_access a;
+	uint64_t copied, hand, refused;
+	volatile uint8_t *p;
+	struct vfence vf;
+	uint32_t h, s;
+	uint8_t *gpu;
+	int fence;
+
+	ASSERT_EQ(0, filled_bo(self->m, size, 3, &h, &p));
+	/* A hand-off refuses chunk 2, as in handoff_refuses_the_chunk. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	p[2 * CH + 1] = 0xee;
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, bo_counts(self->m, h, &hand, &refused));
+	ASSERT_EQ(1, refused);
+
+	/* GPU 0 writes into chunk 0; the write is pending on a vgem fence. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE, h, 0, CH,
+			    &a, &s, &fence, &copied));
+	ASSERT_EQ(0, settle(fence));
+	gpu = self->pool[self->g0] + a.pool_offset;
+	memset(gpu + 5, 0x77, 100);
+	ASSERT_EQ(0, vgem_fence_new(&vf, vgem_open()));
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+
+	/* GPU 1's first BEGIN since the refusal returns at once. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
+			    &s, &fence, &copied));
+	EXPECT_EQ(0, fence_time(vf.fd));	/* the write is still pending */
+	ASSERT_GE(fence, 0);
+	EXPECT_EQ(0, fence_time(fence));	/* the copy waits for it */
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(fence));
+	gpu = self->pool[self->g1] + a.pool_offset;
+	EXPECT_EQ(-1, check(gpu, 5, 0, 3));
+	for (int i = 5; i < 105; i++) {
+		ASSERT_EQ(0x77, gpu[i]) TH_LOG("byte %d", i);
+	}
+	EXPECT_EQ(-1, check(gpu + 105, 2 * CH - 105, 105, 3));
+	EXPECT_EQ(0xee, gpu[2 * CH + 1]);
+	EXPECT_EQ(-1, check(gpu + 3 * CH, size - 3 * CH, 3 * CH, 3));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* The CPU reads what the GPU wrote, too. */
+	EXPECT_EQ(0x77, p[5]);
+	EXPECT_EQ(0x77, p[104]);
+	vfence_free(&vf);
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
  * A hand-off in a WRITE session: of a chunk both wrote, the GPU's bytes
  * land last (the CPU then reads them); of a chunk only the CPU wrote, the
  * CPU's stay. Both are refused, and the warning says the GPU wrote too.
@@ -544,9 +637,22 @@ TEST_F(watch, refused_chunks_zero_copy_where_the_driver_imports)
 	for (uint64_t i = 0; i < size; i++)
 		p[i] = pat(i, 8);
 	ASSERT_EQ(0, handoff(self->m, self->vg, h, p));
-	/* vgem: the buffer's own pages, nothing copied or waited for. */
-	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0, 0, &a,
-			    &s, &fence, &copied));
+	/*
+	 * The first session since the refusal asked vgem's driver in the
+	 * background; until it said yes, sessions stage the refused chunk.
+	 * Then: the buffer's own pages, nothing copied or waited for.
+	 */
+	for (int tries = 0; tries < 200; tries++) {
+		ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0,
+				    0, &a, &s, &fence, &copied));
+		if (a.pool_gpu == MVGAL_POOL_HOST)
+			break;
+		EXPECT_EQ((uint32_t)self->vg, a.pool_gpu);
+		EXPECT_EQ((uint64_t)CH, copied);
+		ASSERT_EQ(0, settle(fence));
+		ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+		usleep(10000);
+	}
 	EXPECT_EQ(MVGAL_POOL_HOST, a.pool_gpu);
 	EXPECT_EQ(0, a.pool_offset);
 	EXPECT_EQ(0, copied);
@@ -902,6 +1008,26 @@ TEST_F(watch, harvest_rejections)
 	one.data = 8;
 	one.capacity = 4;
 	expect_harvest_fails(_metadata, self->m, good, -EFAULT, "runs pointer");
+	/* A zeroed bitmap is a bitmap: not runs too. */
+	one = e[0];
+	one.flags = MVGAL_HARVEST_ZEROED | MVGAL_HARVEST_RUNS;
+	expect_harvest_fails(_metadata, self->m, good, -EINVAL, "zeroed runs");
+	/* Its output is first written after the reset, which is undone. */
+	one = e[0];
+	one.flags = MVGAL_HARVEST_ZEROED;
+	one.data = 8;
+	expect_harvest_fails(_metadata, self->m, good, -EFAULT, "zeroed pointer");
+
+	/* A zeroed bitmap needs room for all of it; nothing is written. */
+	fill_words(words, 2);
+	one = e[0];
+	one.flags = MVGAL_HARVEST_ZEROED;
+	one.capacity = 1;
+	EXPECT_EQ(-ENOSPC, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &one, 1));
+	EXPECT_EQ(2, one.count);
+	EXPECT_EQ(SENTINEL, words[0]);
+	EXPECT_EQ(SENTINEL, words[1]);
+	EXPECT_EQ(2, cpu_written(self->m, h));
 
 	/* Too little room: -ENOSPC, and what it needs. */
 	one = e[0];
@@ -934,6 +1060,160 @@ TEST_F(watch, harvest_rejections)
 	EXPECT_EQ(1, words[0]);
 	EXPECT_EQ(1ULL << (69 - 64), words[1]);
 	munmap((void *)p, 70 * CH);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+}
+
+/*
+ * MVGAL_HARVEST_ZEROED writes only the words that hold written chunks,
+ * each whole, and leaves every other word of the caller's array as it
+ * was (a sentinel here, where the caller would have zero): 201 chunks,
+ * the last one short, are 4 words, of which the writes touch words 0 and
+ * 2. A reset clears what it reported and re-arms those pages; a run
+ * across a word's end fills both words.
+ */
+TEST_F(watch, zeroed_harvest_writes_only_written_words)
+{
+	const uint64_t size = 200 * CH + 1000;
+	const unsigned int written[] = { 3, 63, 128, 129, 130, 191 };
+	const uint64_t w0 = (1ULL << 3) | (1ULL << 63);
+	const uint64_t w2 = 7 | (1ULL << 63);
+	struct drm_mvgal_harvest_entry e;
+	volatile uint8_t *p;
+	uint64_t words[5];	/* the last beyond @capacity */
+	uint32_t h;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	for (unsigned int i = 0; i < 6; i++)
+		p[written[i] * CH + 17] = 1;
+	/* A peek, then a reset: the same report. */
+	for (int reset = 0; reset < 2; reset++) {
+		fill_words(words, 5);
+		e = (struct drm_mvgal_harvest_entry) {
+			.handle = h, .flags = MVGAL_HARVEST_ZEROED,
+			.data = (uintptr_t)words, .capacity = 4,
+		};
+		ASSERT_EQ(0, mvgal_harvest(self->m,
+					   reset ? MVGAL_HARVEST_RESET : 0,
+					   &e, 1));
+		EXPECT_EQ(2, e.count) TH_LOG("reset %d", reset);
+		EXPECT_EQ(6, e.chunks);
+		EXPECT_EQ(w0, words[0]);
+		EXPECT_EQ(SENTINEL, words[1]);
+		EXPECT_EQ(w2, words[2]);
+		EXPECT_EQ(SENTINEL, words[3]);
+		EXPECT_EQ(SENTINEL, words[4]);
+	}
+	EXPECT_EQ(0, cpu_written(self->m, h));
+	/* Nothing left: nothing written, and the plain bitmap agrees. */
+	fill_words(words, 5);
+	ASSERT_EQ(0, mvgal_harvest(self->m, 0, &e, 1));
+	EXPECT_EQ(0, e.count);
+	EXPECT_EQ(0, e.chunks);
+	for (int i = 0; i < 5; i++) {
+		EXPECT_EQ(SENTINEL, words[i]) TH_LOG("word %d", i);
+	}
+	e.flags = 0;
+	ASSERT_EQ(0, mvgal_harvest(self->m, 0, &e, 1));
+	EXPECT_EQ(4, e.count);
+	EXPECT_EQ(0, e.chunks);
+	for (int i = 0; i < 4; i++) {
+		EXPECT_EQ(0, words[i]) TH_LOG("word %d", i);
+	}
+	EXPECT_EQ(SENTINEL, words[4]);
+
+	/* Chunks 62-66 (words 0 and 1) and the short last one (word 3). */
+	for (unsigned int c = 62; c <= 66; c++)
+		p[c * CH + 9] = 2;
+	p[size - 1] = 2;
+	fill_words(words, 5);
+	e.flags = MVGAL_HARVEST_ZEROED;
+	ASSERT_EQ(0, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, &e, 1));
+	EXPECT_EQ(3, e.count);
+	EXPECT_EQ(6, e.chunks);
+	EXPECT_EQ(3ULL << 62, words[0]);
+	EXPECT_EQ(7, words[1]);
+	EXPECT_EQ(SENTINEL, words[2]);
+	EXPECT_EQ(1ULL << (200 - 192), words[3]);
+	EXPECT_EQ(SENTINEL, words[4]);
+	EXPECT_EQ(0, cpu_written(self->m, h));
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A zeroed bitmap is not written before the reset (not to cost its
+ * buffer's size), so an output the module cannot write is found only
+ * after: the call fails with -EFAULT and the reset is undone in every
+ * buffer of the call, the one whose output was written included, down to
+ * the count of written chunks BO_INFO reports.
+ */
+TEST_F(watch, zeroed_harvest_is_all_or_nothing)
+{
+	const uint64_t size = 150 * CH + 5;	/* 151 chunks: 3 words */
+	const uint64_t w2 = (3ULL << 2) | (1ULL << 22);
+	struct drm_mvgal_harvest_entry e[2];
+	uint64_t ok[3], words[3], chunks;
+	volatile uint8_t *p, *p2;
+	uint64_t *ro;
+	uint32_t h, h2;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&p));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h2, (void **)&p2));
+	p[CH] = 1;			/* word 0 */
+	p[130 * CH] = 1;		/* word 2: chunks 130, 131, 150 */
+	p[131 * CH + 7] = 1;
+	p[size - 1] = 1;
+	p2[64 * CH] = 1;		/* word 1 */
+	/* Zero, as ZEROED asks, but read-only. */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memset(ok, 0, sizeof(ok));
+	e[0] = (struct drm_mvgal_harvest_entry) {
+		.handle = h2, .flags = MVGAL_HARVEST_ZEROED,
+		.data = (uintptr_t)ok, .capacity = 3,
+	};
+	e[1] = (struct drm_mvgal_harvest_entry) {
+		.handle = h, .flags = MVGAL_HARVEST_ZEROED,
+		.data = (uintptr_t)ro, .capacity = 3,
+	};
+	EXPECT_EQ(-EFAULT, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, e, 2));
+	ASSERT_EQ(0, peek_words(self->m, h, words, 3, &chunks));
+	EXPECT_EQ(4, chunks);
+	EXPECT_EQ(1ULL << 1, words[0]);
+	EXPECT_EQ(0, words[1]);
+	EXPECT_EQ(w2, words[2]);
+	EXPECT_EQ(4, cpu_written(self->m, h));
+	ASSERT_EQ(0, peek_words(self->m, h2, words, 3, &chunks));
+	EXPECT_EQ(1, chunks);
+	EXPECT_EQ(0, words[0]);
+	EXPECT_EQ(1, words[1]);
+	EXPECT_EQ(0, words[2]);
+	EXPECT_EQ(1, cpu_written(self->m, h2));
+
+	/* With room it can write, the same call takes everything. */
+	memset(ok, 0, sizeof(ok));
+	memset(words, 0, sizeof(words));
+	e[1].data = (uintptr_t)words;
+	ASSERT_EQ(0, mvgal_harvest(self->m, MVGAL_HARVEST_RESET, e, 2));
+	EXPECT_EQ(1, e[0].count);
+	EXPECT_EQ(1, e[0].chunks);
+	EXPECT_EQ(0, ok[0]);
+	EXPECT_EQ(1, ok[1]);
+	EXPECT_EQ(0, ok[2]);
+	EXPECT_EQ(2, e[1].count);
+	EXPECT_EQ(4, e[1].chunks);
+	EXPECT_EQ(1ULL << 1, words[0]);
+	EXPECT_EQ(0, words[1]);
+	EXPECT_EQ(w2, words[2]);
+	EXPECT_EQ(0, cpu_written(self->m, h));
+	EXPECT_EQ(0, cpu_written(self->m, h2));
+	munmap(ro, 4096);
+	munmap((void *)p, (size + 4095) & ~4095ULL);
+	munmap((void *)p2, (size + 4095) & ~4095ULL);
 	mvgal_bo_destroy(self->m, h);
 	mvgal_bo_destroy(self->m, h2);
 }

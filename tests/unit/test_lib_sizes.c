@@ -32,6 +32,16 @@ _Static_assert(MVGAL_LRU_ENTRY_SIZE_V1 == 40, "lru_entry");
 _Static_assert(MVGAL_HARVEST_ENTRY_SIZE_V1 == 32, "harvest_entry");
 _Static_assert(MVGAL_ACCESS_SIZE_V1 == 32, "access");
 
+/*
+ * Today's sizes of the structs that grew past ABI 1 at their end: whole
+ * 8-byte units, each version a size of its own. A struct that grows
+ * again changes these on purpose.
+ */
+_Static_assert(sizeof(struct drm_mvgal_bo_info) == 688,
+	       "bo_info: 432 in ABI 1, + per-GPU bytes and accesses");
+_Static_assert(sizeof(struct drm_mvgal_bo_entry) == 704,
+	       "bo_entry: 448 in ABI 1, ends with a bo_info");
+
 static bool all_are(const void *p, size_t n, uint8_t v)
 {
 	const uint8_t *b = p;

@@ -23,8 +23,12 @@ extern "C" {
 
 /**
  * MVGAL_ABI_VERSION - version of this ABI; bumped when the layout of an
- * argument struct changes (new ioctls and flags are announced through
- * capability bits instead).
+ * argument struct changes in a way an older binary would misread (new
+ * ioctls and flags are announced through capability bits instead). A
+ * struct that only grows at its end keeps the version: the DRM core
+ * zero-fills what a shorter caller's struct lacks and drops what a
+ * longer one's has beyond, and each new field says what an older module
+ * leaves there.
  *
  * Version 2: every array of structs is passed with an element stride
  * (&drm_mvgal_bo_list.stride, &drm_mvgal_get_heap.stride,
@@ -401,7 +405,9 @@ struct drm_mvgal_get_heap {
  * buffer, for any device to attach the buffer's dma-buf, and for any
  * session, migration, replica, advice or placement export on a GPU
  * (-EPERM without it).
- * MVGAL_BO_CPU_CACHED: CPU mappings are cached (the default).
+ * MVGAL_BO_CPU_CACHED: CPU mappings are cached. This is the default: the
+ * flag changes nothing on its own; it exists to be said explicitly, and
+ * to be refused together with CPU_UNCACHED.
  * MVGAL_BO_CPU_UNCACHED: the host pages are write-combined, in CPU
  * mappings and in the kernel's own; with CPU_CACHED it is -EINVAL.
  * MVGAL_BO_SHARED: GPUs other than the buffer's own may attach its
@@ -519,6 +525,13 @@ struct drm_mvgal_bo_create {
  *
  * A buffer's properties and statistics. Errors: -EINVAL (non-zero flags),
  * -ENOENT (no such handle).
+ *
+ * The byte and access counters count from the buffer's creation and are
+ * never reset. A copy between locations (a pool and the host pages, or two pools)
+ * moves whole chunks, the last one clipped to @size rounded up to a page,
+ * and counts the bytes of each copy that succeeded. Arrays indexed by GPU
+ * hold GPU N at index N. A module older than @bytes_to_gpu leaves the
+ * fields from there on as they were sent (0 through libmvgal).
  */
 struct drm_mvgal_bo_info {
 	/** @handle: (in) GEM handle. */
@@ -540,13 +553,25 @@ struct drm_mvgal_bo_info {
 	__u32 numa_node;
 	/** @sharing: (out) MVGAL_SHARING_*. */
 	__u32 sharing;
-	/** @bytes_read: (out) bytes read out of the buffer by copies. */
+	/**
+	 * @bytes_read: (out) bytes the CPU copy ioctls read out of the
+	 * buffer: BO_PREAD, and BO_COPY from it. Copies between locations
+	 * are in @bytes_from_gpu and @bytes_to_gpu.
+	 */
 	__u64 bytes_read;
-	/** @bytes_written: (out) bytes written into the buffer by copies. */
+	/**
+	 * @bytes_written: (out) bytes the CPU copy ioctls wrote into the
+	 * buffer: BO_PWRITE, and BO_COPY into it.
+	 */
 	__u64 bytes_written;
 	/** @access_total: (out) sum of @access_count. */
 	__u64 access_total;
-	/** @access_count: (out) accesses per GPU (copies to or from its pool). */
+	/**
+	 * @access_count: (out) accesses per GPU, of every kind:
+	 * @session_count, plus @migration_count, plus for a device-only
+	 * buffer the CPU copy ioctls that read or wrote its home pool (one
+	 * per BO_PREAD or BO_PWRITE, one per end of a BO_COPY).
+	 */
 	__u64 access_count[MVGAL_MAX_GPUS];
 	/** @resident: (out) bytes allocated per location MVGAL_LOC_*. */
 	__u64 resident[MVGAL_LOC_COUNT];
@@ -599,6 +624,40 @@ struct drm_mvgal_bo_info {
 	 * named (the first session, then one in 16): what a prefetch brings.
 	 */
 	__u64 touched;
+	/**
+	 * @bytes_to_gpu: (out) per GPU, bytes copied into its pool, by every
+	 * copy: a BEGIN's, a migration's (see @migration_count), a CPU
+	 * access's bringing chunks home (a device-only buffer's home is a
+	 * pool), and the CPU copy ioctls into a device-only buffer. A
+	 * session that uses the bytes where they are (in place) copies
+	 * nothing.
+	 */
+	__u64 bytes_to_gpu[MVGAL_MAX_GPUS];
+	/**
+	 * @bytes_from_gpu: (out) per GPU, bytes copied out of its pool, by
+	 * the same copies as @bytes_to_gpu: a BEGIN on another GPU that
+	 * copies from this one's pool, and a CPU access that brings chunks
+	 * home from it, included.
+	 */
+	__u64 bytes_from_gpu[MVGAL_MAX_GPUS];
+	/**
+	 * @session_count: (out) per GPU, sessions BEGIN started on it that
+	 * named the buffer: one per BEGIN, whether it copied, used the
+	 * bytes in place or found them current (one that went live and was
+	 * undone for -EFAULT counts too). A BEGIN's copies count in
+	 * @bytes_to_gpu and @bytes_from_gpu only.
+	 */
+	__u64 session_count[MVGAL_MAX_GPUS];
+	/**
+	 * @migration_count: (out) per GPU, migrations that copied some of
+	 * the buffer's bytes into or out of its pool, once per GPU for each
+	 * job of MIGRATE, REPLICATE, ADVISE or prefetch, and each drain of
+	 * a placement home (eviction, PLACE_FREE, GPU_DETACH). A job that
+	 * copies into GPU 1's pool from GPU 0's counts once for each; one
+	 * with nothing to copy counts for none. A CPU access that brings
+	 * chunks home is not a migration: only its bytes count.
+	 */
+	__u64 migration_count[MVGAL_MAX_GPUS];
 };
 
 /**
@@ -1138,21 +1197,42 @@ struct drm_mvgal_place_fd {
 
 /* drm_mvgal_harvest_entry.flags */
 #define MVGAL_HARVEST_RUNS	(1U << 0)
-#define MVGAL_HARVEST_ENTRY_FLAGS	MVGAL_HARVEST_RUNS
+#define MVGAL_HARVEST_ZEROED	(1U << 1)
+#define MVGAL_HARVEST_ENTRY_FLAGS	(MVGAL_HARVEST_RUNS | MVGAL_HARVEST_ZEROED)
 
 /**
  * struct drm_mvgal_harvest_entry - one buffer of a HARVEST
  *
  * What the CPU wrote in the buffer since its record was last reset, by
- * chunk (&drm_mvgal_get_info.chunk_size): as a bitmap, bit c of word
- * c / 64 for chunk c, or (MVGAL_HARVEST_RUNS) as byte ranges, each a run
- * of written chunks, the last one clipped to the buffer's size, in
- * increasing order.
+ * chunk (&drm_mvgal_get_info.chunk_size), in one of three forms. Each
+ * costs what it writes at @data:
+ *
+ * - a bitmap (@flags 0): bit c of word c / 64 for chunk c. Every one of
+ *   the ceil(chunks / 64) words is cleared and written, whatever was
+ *   written in the buffer: 2 KiB per GiB of buffer at the default chunk
+ *   of 64 KiB.
+ * - a bitmap into zeroed memory (MVGAL_HARVEST_ZEROED): the same bitmap,
+ *   but the caller promises that its words at @data are zero already, so
+ *   only the words that hold a written chunk are written (whole); every
+ *   other word is left as it is. The cost is the words holding written
+ *   chunks, whatever the buffer's size.
+ * - runs (MVGAL_HARVEST_RUNS): byte ranges, each a run of written
+ *   chunks, the last one clipped to the buffer's size, in increasing
+ *   order. The cost is the runs.
+ *
+ * For a large buffer of which little is written, use
+ * MVGAL_HARVEST_ZEROED or MVGAL_HARVEST_RUNS. A kernel without
+ * MVGAL_HARVEST_ZEROED rejects it as an unknown flag (-EINVAL): that is
+ * how a program learns it is missing, and can fall back to the bitmap.
  */
 struct drm_mvgal_harvest_entry {
 	/** @handle: (in) the buffer. */
 	__u32 handle;
-	/** @flags: (in) MVGAL_HARVEST_RUNS, or 0 for a bitmap. */
+	/**
+	 * @flags: (in) 0 for a bitmap, MVGAL_HARVEST_ZEROED for a bitmap
+	 * into zeroed memory, or MVGAL_HARVEST_RUNS for runs; both at once
+	 * is -EINVAL.
+	 */
 	__u32 flags;
 	/**
 	 * @data: (in) user pointer: @capacity __u64 bitmap words, or
@@ -1160,13 +1240,15 @@ struct drm_mvgal_harvest_entry {
 	 */
 	__u64 data;
 	/**
-	 * @capacity: (in) elements at @data. A bitmap needs
+	 * @capacity: (in) elements at @data. A bitmap, zeroed or not, needs
 	 * ceil(chunks / 64) words; runs need one per run (@count says how
 	 * many when they did not fit).
 	 */
 	__u32 capacity;
 	/**
-	 * @count: (out) words or runs written; with -ENOSPC, the number
+	 * @count: (out) runs written; for a bitmap, its ceil(chunks / 64)
+	 * words; with MVGAL_HARVEST_ZEROED, the words written (those holding
+	 * a written chunk). With -ENOSPC, the number of words or runs
 	 * needed.
 	 */
 	__u32 count;
@@ -1181,17 +1263,22 @@ struct drm_mvgal_harvest_entry {
  * write-notify mappings: the first write to a clean page faults and marks
  * its chunk written. MVGAL_HARVEST_RESET clears the marks it reports and
  * write-protects those chunks' pages again, so that the next write is
- * seen again; without it the record is only read (peek). The cost grows
- * with the chunks written, not with the size of the buffers. Writes
- * through BO_PWRITE and BO_COPY are marked too.
+ * seen again; without it the record is only read (peek). Finding what
+ * was written costs the chunks written, not the size of the buffers;
+ * handing it over costs what each entry's form writes (see &struct
+ * drm_mvgal_harvest_entry: a plain bitmap grows with its buffer's size).
+ * Writes through BO_PWRITE and BO_COPY are marked too.
  *
  * Errors: -EINVAL (unknown flags, non-zero padding, a bad @stride, @count
- * 0 or above MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice), -E2BIG (an
+ * 0 or above MVGAL_HARVEST_MAX_BUFFERS, a buffer named twice, an entry
+ * with both MVGAL_HARVEST_ZEROED and MVGAL_HARVEST_RUNS), -E2BIG (an
  * entry larger than this kernel knows with non-zero bytes beyond),
  * -ENOENT (a handle),
  * -EACCES (MVGAL_HARVEST_RESET with a read-only handle),
  * -EFAULT, -ENOSPC (an entry's @capacity is too small: every such
- * entry's @count says what it needs). On any error no record changes.
+ * entry's @count says what it needs). On any error no record changes;
+ * after -EFAULT, what the outputs at the entries' @data hold is not
+ * defined.
  */
 struct drm_mvgal_harvest {
 	/** @entries: (in) user pointer to @count &struct drm_mvgal_harvest_entry. */
@@ -1253,8 +1340,9 @@ struct drm_mvgal_gpu_budget {
 	/** @flags: (in) MVGAL_BUDGET_SET: set @budget; 0: only read it. */
 	__u32 flags;
 	/**
-	 * @budget: (in/out) bytes, 0 for the whole pool; out: the budget in
-	 * effect (before the change, with MVGAL_BUDGET_SET).
+	 * @budget: (in/out) with MVGAL_BUDGET_SET, the new budget in bytes,
+	 * 0 for the whole pool; a read ignores what it is sent. Out: the
+	 * budget in effect (before the change, with MVGAL_BUDGET_SET).
 	 */
 	__u64 budget;
 	/** @size: (out) the pool's size in bytes. */
