@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mvgal benchmarks, run in the guest by `make bench`. Every figure is a
- * ratio of two things measured side by side in this one run:
+ * mvgal benchmarks, run in the guest by `make bench`. Every figure is
+ * measured side by side with its reference in this one run:
  *
  *  - migration throughput (MIGRATE + wait for its fence) host -> pool and
- *    pool -> pool, against a plain memcpy() of the same bytes between two
- *    buffers of this process;
+ *    pool -> pool, against the best CPU copy userspace can make of the
+ *    same bytes between the same pages (the better of memcpy() and
+ *    `rep movsb`, from a mapping of the buffer or of the source pool to a
+ *    mapping of the destination pool): a migration the CPU copies is one
+ *    copy at best, so about 1 is the limit;
+ *  - the same migrations with each transfer method forced (force_method),
+ *    in MB/s, the method used confirmed by GET_STATS; in place, which
+ *    MIGRATE never uses, as a READ session at the destination;
  *  - BEGIN + END on a resident, clean buffer against a null ioctl
- *    (GET_INFO) on the same fd; and with a placement export made and
- *    closed per session (PLACE_FD) against without;
+ *    (GET_INFO) on the same fd and against vgem's FENCE_ATTACH +
+ *    FENCE_SIGNAL on one buffer (the smallest real driver operation
+ *    that takes a reservation and makes a fence); and with a placement
+ *    export made and closed per session (PLACE_FD) against without;
  *  - write-watch: a BEGIN after the CPU wrote 1% of a 64 MiB buffer
  *    against one after it wrote all of it; a HARVEST of 256 written
  *    one-page runs in a 1 GiB buffer against the same in 64 MiB; a
@@ -28,11 +36,13 @@
  *    the LOW one inheriting the waiter's priority against without (what
  *    drm_sched's fixed-priority run queues would give).
  *
- * Nothing here passes or fails: the goals are printed next to the
- * ratios. Each run times both sides back to back; a ratio is the median
- * of the runs' ratios, so that a slow moment of the host hits both.
+ * Nothing here passes or fails: each figure's human lines are followed by
+ * one line "bench: NAME value=X goal=OP Y met=yes|no" (bench_figure()).
+ * Each run times both sides back to back; a ratio is the median of the
+ * runs' ratios, so that a slow moment of the host hits both.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,27 +62,166 @@
 
 #define REPS 15
 
+/* The median of @n times; sorts them. */
 static uint64_t median(uint64_t *t, int n)
 {
 	qsort(t, n, sizeof(*t), cmp_u64);
 	return t[n / 2];
 }
 
-/* One timed memcpy() of @size bytes between two buffers of this process. */
-static uint64_t memcpy_once(uint8_t *dst, const uint8_t *src, size_t size)
+/* The median of @n times, leaving them in run order. */
+static uint64_t median_of(const uint64_t *t, int n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t c[n];
 
-	memcpy(dst, src, size);
-	__asm__ volatile("" : : "r"(dst) : "memory");
-	return now_ns() - t0;
+	memcpy(c, t, sizeof(c));
+	return median(c, n);
 }
 
-static int migrate_wait(struct mvgal *m, uint32_t h, uint64_t size,
-			uint32_t loc)
+/* The median of @n ratios, sorting them; NAN if a run failed (a NAN). */
+static double median_ratio(double *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (isnan(r[i]))
+			return NAN;
+	qsort(r, n, sizeof(*r), cmp_double);
+	return r[n / 2];
+}
+
+static int write_param(const char *name, const char *v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fputs(v, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* A module parameter as sysfs shows it, without its newline: to restore it. */
+static int read_param(const char *name, char *v, size_t len)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(v, (int)len, f))
+		ret = -EIO;
+	fclose(f);
+	v[strcspn(v, "\n")] = '\0';
+	return ret;
+}
+
+/*
+ * The policy's own copies, off while a section measures copies: a
+ * prefetch (the predictor sees one buffer used over and over) would
+ * bring the bytes to the destination behind the bench's back, and the
+ * mirror controller would answer repeated reads from another pool with
+ * replicas, turning in-place sessions into copies. The values before
+ * are restored after.
+ */
+struct quiet {
+	char prefetch[16];
+	char mirror[16];
+	bool saved;
+};
+
+static void quiet_begin(struct quiet *q)
+{
+	q->saved = !read_param("prefetch", q->prefetch, sizeof(q->prefetch)) &&
+		   !read_param("mirror_start_reads", q->mirror, sizeof(q->mirror));
+	if (!q->saved)
+		return;
+	write_param("prefetch", "N");
+	write_param("mirror_start_reads", "1000000");
+}
+
+static void quiet_end(const struct quiet *q)
+{
+	if (!q->saved)
+		return;
+	write_param("prefetch", q->prefetch);
+	write_param("mirror_start_reads", q->mirror);
+}
+
+static int find(struct mvgal *m, const char *driver, int not)
+{
+	struct drm_mvgal_gpu_info gi;
+
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (g != not && !mvgal_gpu_info(m, g, &gi) &&
+		    !strcmp(gi.driver, driver))
+			return g;
+	return -1;
+}
+
+/* ---- moving one buffer between two locations ---- */
+
+static const struct {
+	uint64_t size;
+	const char *id;		/* in figure names */
+} sizes[] = {
+	{ 64 << 10, "64k" }, { 1 << 20, "1m" }, { 64 << 20, "64m" },
+};
+
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/*
+ * Mappings of whole pools (POOL_FD, which needs CAP_SYS_ADMIN, as the
+ * bench in the guest has): where the userspace baseline copies to and
+ * from. NULL where a pool is not mapped.
+ */
+struct pool_maps {
+	uint8_t *va[MVGAL_MAX_GPUS];
+	uint64_t size[MVGAL_MAX_GPUS];
+};
+
+static int pool_map(struct mvgal *m, struct pool_maps *p, int g)
+{
+	struct drm_mvgal_pool_fd pf = { .gpu = g };
+	struct drm_mvgal_gpu_info gi;
+	void *va;
+	int ret;
+
+	ret = mvgal_gpu_info(m, g, &gi);
+	if (ret)
+		return ret;
+	if (drmIoctl(mvgal_fd(m), DRM_IOCTL_MVGAL_POOL_FD, &pf))
+		return -errno;
+	va = mmap(NULL, gi.pool_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  pf.fd, 0);
+	ret = va == MAP_FAILED ? -errno : 0;
+	close(pf.fd);
+	if (ret)
+		return ret;
+	p->va[g] = va;
+	p->size[g] = gi.pool_size;
+	return 0;
+}
+
+static void pool_unmap_all(struct pool_maps *p)
+{
+	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
+		if (p->va[g])
+			munmap(p->va[g], p->size[g]);
+}
+
+/* MIGRATE of the whole of @h to @loc, waited for (flags: MVGAL_MIGRATE_*). */
+static int migrate_to(struct mvgal *m, uint32_t h, uint64_t size,
+		      uint32_t loc, uint32_t flags)
 {
 	struct drm_mvgal_migrate mg = {
-		.handle = h, .size = size, .location = loc,
+		.handle = h, .flags = flags, .size = size, .location = loc,
 		.priority = MVGAL_PRIO_HIGH, .in_fence_fd = -1,
 	};
 	int ret = mvgal_migrate(m, &mg);
@@ -87,93 +236,510 @@ static int migrate_wait(struct mvgal *m, uint32_t h, uint64_t size,
 }
 
 /*
- * Moving @size bytes to @dst_gpu's pool from the host (@src_gpu < 0) or
- * from @src_gpu's pool, against memcpy() of as many bytes: each run times
- * both, back to back, so that both see the same machine; the figures are
- * the medians of the runs' times and of their ratios. The placement at
- * the destination is freed between runs (untimed), so every run copies.
+ * Where @h's bytes are in @gpu's own pool: BEGIN reports it. A READ
+ * session that may not use another pool in place; the bytes are current
+ * there already, so it copies nothing.
  */
-static int migrate_vs_memcpy(struct mvgal *m, int src_gpu, int dst_gpu,
-			     size_t size, uint64_t *mig, uint64_t *mc,
-			     double *ratio)
+static int place_offset(struct mvgal *m, int gpu, uint32_t h, uint64_t *off)
 {
-	uint8_t *a = malloc(size), *b = malloc(size);
-	uint64_t tm[REPS], tc[REPS];
-	double r[REPS];
-	uint32_t h;
-	int ret;
+	struct drm_mvgal_access a = { .handle = h };
+	uint32_t s;
+	int fence, ret;
 
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return -ENOMEM;
-	}
-	memset(a, 0x5a, size);
-	memset(b, 0xa5, size);
-	ret = mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
-			      MVGAL_GPU_ANY, &h);
-	if (!ret && src_gpu >= 0)
-		ret = migrate_wait(m, h, size, 1 + src_gpu);
-	for (int i = 0; !ret && i < REPS; i++) {
-		uint64_t t0;
-
-		ret = mvgal_place_free(m, h, dst_gpu);
-		if (ret)
-			break;
-		tc[i] = memcpy_once(b, a, size);
-		t0 = now_ns();
-		ret = migrate_wait(m, h, size, 1 + dst_gpu);
-		tm[i] = now_ns() - t0;
-		r[i] = (double)tc[i] / tm[i];
-	}
-	mvgal_bo_destroy(m, h);
-	free(a);
-	free(b);
+	ret = mvgal_begin(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+			  MVGAL_PRIO_NORMAL, -1, &a, 1, &s, &fence, NULL);
 	if (ret)
 		return ret;
-	*mig = median(tm, REPS);
-	*mc = median(tc, REPS);
-	qsort(r, REPS, sizeof(r[0]), cmp_double);
-	*ratio = r[REPS / 2];
+	if (fence >= 0) {
+		mvgal_fence_wait(fence, 60000);
+		close(fence);
+	}
+	ret = mvgal_end(m, s, -1, NULL, 0);
+	if (!ret && a.pool_gpu != (uint32_t)gpu)
+		ret = -EIO;
+	*off = a.pool_offset;
+	return ret;
+}
+
+/*
+ * One buffer that moves from @src to @dst (MVGAL_LOC_HOST or 1 + GPU),
+ * and the CPU's view of its bytes at both for the userspace baseline.
+ */
+struct xfer {
+	struct mvgal *m;
+	const struct pool_maps *pools;
+	uint32_t h;		/* 0: none */
+	uint64_t size;
+	uint32_t src, dst;
+	uint8_t *host;		/* the buffer's own mapping */
+	uint8_t *from;		/* its bytes at @src; NULL: not mapped */
+	uint8_t *to;		/* its bytes at @dst; NULL: not mapped */
+	int replaced;		/* runs after which @to had moved */
+};
+
+/* *@at: the CPU's view of @x's placement at GPU location @loc, or NULL. */
+static int xfer_locate(struct xfer *x, uint32_t loc, uint8_t **at)
+{
+	int g = (int)loc - 1;
+	uint64_t off;
+	int ret;
+
+	*at = NULL;
+	if (!x->pools->va[g])
+		return 0;
+	ret = place_offset(x->m, g, x->h, &off);
+	if (ret)
+		return ret;
+	if (off + x->size > x->pools->size[g])
+		return -ERANGE;
+	*at = x->pools->va[g] + off;
 	return 0;
 }
 
-static int find(struct mvgal *m, const char *driver, int not)
+/* Distinct bytes per page: a view of the wrong range cannot pass for the right one. */
+static void fill_pages(uint8_t *p, uint64_t size)
 {
-	struct drm_mvgal_gpu_info gi;
-
-	for (int g = 0; g < MVGAL_MAX_GPUS; g++)
-		if (g != not && !mvgal_gpu_info(m, g, &gi) &&
-		    !strcmp(gi.driver, driver))
-			return g;
-	return -1;
+	for (uint64_t off = 0; off < size; off += 4096)
+		memset(p + off, (uint8_t)(0x5a ^ (off >> 12) ^ (off >> 20)),
+		       size - off < 4096 ? size - off : 4096);
 }
 
-static void bench_migration(struct mvgal *m, int g0, int g1)
+/*
+ * A buffer of @size, written through its mapping, current at @src only
+ * (moved there when @src is a pool: the host copy is dropped, so the
+ * kernel cannot copy from it instead), and placed at @dst once: a
+ * placement is made and cleared once per buffer and GPU, the runs
+ * measure the copies. @x->to is checked to show the bytes MIGRATE put
+ * there before anything else writes through it.
+ */
+static int xfer_open(struct xfer *x, struct mvgal *m,
+		     const struct pool_maps *p, uint32_t src, uint32_t dst,
+		     uint64_t size)
 {
-	static const size_t sizes[] = { 64 << 10, 1 << 20, 64 << 20 };
+	int ret;
 
-	printf("# migration throughput vs memcpy (goal: >= 0.90 for >= 1 MiB)\n");
-	for (unsigned int k = 0; k < 3; k++) {
-		size_t size = sizes[k];
-		uint64_t hp, pp, mc1, mc2;
-		double r1, r2;
-		int e1 = migrate_vs_memcpy(m, -1, g0, size, &hp, &mc1, &r1);
-		int e2 = migrate_vs_memcpy(m, g0, g1, size, &pp, &mc2, &r2);
-
-		printf("bench: %6zu KiB", size >> 10);
-		if (e1)
-			printf("  host->pool: %s", strerror(-e1));
-		else
-			printf("  host->pool %7.1f MB/s vs memcpy %7.1f MB/s ratio %.2f",
-			       size * 1e3 / hp, size * 1e3 / mc1, r1);
-		if (e2)
-			printf("  pool->pool: %s\n", strerror(-e2));
-		else
-			printf("  pool->pool %7.1f MB/s vs memcpy %7.1f MB/s ratio %.2f\n",
-			       size * 1e3 / pp, size * 1e3 / mc2, r2);
+	*x = (struct xfer) {
+		.m = m, .pools = p, .size = size, .src = src, .dst = dst,
+	};
+	ret = mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			      MVGAL_GPU_ANY, &x->h);
+	if (ret) {
+		x->h = 0;
+		return ret;
 	}
+	ret = mvgal_bo_map(m, x->h, (void **)&x->host);
+	if (ret) {
+		x->host = NULL;
+		return ret;
+	}
+	fill_pages(x->host, size);
+	x->from = x->host;
+	if (src != MVGAL_LOC_HOST) {
+		ret = migrate_to(m, x->h, size, src, MVGAL_MIGRATE_MOVE);
+		if (!ret)
+			ret = xfer_locate(x, src, &x->from);
+	}
+	if (!ret)
+		ret = migrate_to(m, x->h, size, dst, 0);
+	if (!ret)
+		ret = xfer_locate(x, dst, &x->to);
+	if (!ret && x->from && x->to && memcmp(x->to, x->from, size))
+		ret = -EIO;
+	return ret;
 }
+
+static void xfer_close(struct xfer *x)
+{
+	if (x->host)
+		munmap(x->host, x->size);
+	if (x->h)
+		mvgal_bo_destroy(x->m, x->h);
+}
+
+/*
+ * Drops the copy at the destination, untimed, so that the next MIGRATE
+ * copies every byte: a MOVE to the source, which holds them all, copies
+ * nothing and keeps the destination's placement.
+ */
+static int xfer_reset(struct xfer *x)
+{
+	return migrate_to(x->m, x->h, x->size, x->src, MVGAL_MIGRATE_MOVE);
+}
+
+/* MIGRATE to the destination, timed (ns in *@t). */
+static int xfer_migrate(struct xfer *x, uint64_t *t)
+{
+	uint64_t t0 = now_ns();
+	int ret = migrate_to(x->m, x->h, x->size, x->dst, 0);
+
+	*t = now_ns() - t0;
+	return ret;
+}
+
+/* The bytes all methods moved between two GET_STATS. */
+static uint64_t moved_bytes(const struct drm_mvgal_stats *s0,
+			    const struct drm_mvgal_stats *s1)
+{
+	uint64_t b = 0;
+
+	for (uint32_t k = 0; k < MVGAL_METHOD_COUNT; k++)
+		b += s1->bytes[k] - s0->bytes[k];
+	return b;
+}
+
+/* The bytes each method moved between two GET_STATS, as text. */
+static void moved_text(const struct drm_mvgal_stats *s0,
+		       const struct drm_mvgal_stats *s1, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t k = 0; k < MVGAL_METHOD_COUNT && n < len; k++) {
+		uint64_t b = s1->bytes[k] - s0->bytes[k];
+
+		if (b)
+			n += snprintf(buf + n, len - n, "%s%s %llu KiB",
+				      n ? ", " : "", mvgal_method_name(k),
+				      (unsigned long long)b >> 10);
+	}
+	if (!n)
+		snprintf(buf, len, "nothing copied");
+}
+
+/* ---- migrations against the best CPU copy userspace can make ---- */
+
+static void copy_libc(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
+/*
+ * One `rep movsb`: what the kernel's copy routines use on x86. glibc's
+ * memcpy() picks vector loops, which QEMU's TCG emulates slowly, so
+ * neither alone is the best userspace can do.
+ */
+static void copy_movsb(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("rep movsb"
+			 : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+#else
+	memcpy(dst, src, n);
+#endif
+}
+
+static uint64_t timed_copy(void (*copy)(void *, const void *, size_t),
+			   void *dst, const void *src, size_t n)
+{
+	uint64_t t0 = now_ns();
+
+	copy(dst, src, n);
+	__asm__ volatile("" : : "r"(dst) : "memory");
+	return now_ns() - t0;
+}
+
+struct vs_run {
+	uint64_t libc, movsb, mig;	/* ns */
+};
+
+/*
+ * One run: memcpy(), rep movsb, then MIGRATE, of the same bytes from the
+ * same pages to the same pages; each comes after a write of those bytes
+ * to those pages, so all three find the caches alike. The CPU copies
+ * write into the destination's placement while its copy there is
+ * dropped: the bytes they write are the ones already there.
+ */
+static int vs_cpu_run(struct xfer *x, struct vs_run *t)
+{
+	uint8_t *was = x->to;
+	int ret = xfer_reset(x);
+
+	if (ret)
+		return ret;
+	t->libc = timed_copy(copy_libc, x->to, x->from, x->size);
+	t->movsb = timed_copy(copy_movsb, x->to, x->from, x->size);
+	ret = xfer_migrate(x, &t->mig);
+	if (!ret)
+		ret = xfer_locate(x, x->dst, &x->to);
+	if (!ret && !x->to)
+		ret = -EIO;
+	x->replaced += !ret && x->to != was;
+	return ret;
+}
+
+/*
+ * MIGRATE of @size bytes from @src to @dst against the better of
+ * memcpy() and rep movsb (by their medians) over the same bytes, run by
+ * run; the figure is the median of the runs' throughput ratios.
+ */
+static void migrate_vs_cpu(struct mvgal *m, const struct pool_maps *p,
+			   uint32_t src, uint32_t dst, unsigned int k,
+			   const char *pair, const char *pair_id)
+{
+	const uint64_t size = sizes[k].size;
+	uint64_t tl[REPS], ts[REPS], tm[REPS], *best;
+	struct drm_mvgal_stats s0, s1;
+	double r[REPS], ratio = NAN;
+	struct vs_run t;
+	struct xfer x;
+	char name[64], moved[128];
+	int ret;
+
+	ret = xfer_open(&x, m, p, src, dst, size);
+	if (!ret && (!x.from || !x.to))
+		ret = -ENODEV;		/* a pool is not mapped */
+	if (!ret)
+		ret = vs_cpu_run(&x, &t);	/* warms up, untimed */
+	if (!ret)
+		ret = mvgal_get_stats(m, &s0);
+	for (int i = 0; !ret && i < REPS; i++) {
+		ret = vs_cpu_run(&x, &t);
+		tl[i] = t.libc;
+		ts[i] = t.movsb;
+		tm[i] = t.mig;
+	}
+	if (!ret)
+		ret = mvgal_get_stats(m, &s1);
+	xfer_close(&x);
+	snprintf(name, sizeof(name), "migrate_%s_%s_vs_cpu_copy", pair_id,
+		 sizes[k].id);
+	if (ret) {
+		printf("bench: %6llu KiB %s: %s\n",
+		       (unsigned long long)size >> 10, pair, strerror(-ret));
+		bench_figure(name, NAN, size >= (1 << 20) ? ">=" : NULL, 0.9);
+		return;
+	}
+	best = median_of(ts, REPS) < median_of(tl, REPS) ? ts : tl;
+	for (int i = 0; i < REPS; i++)
+		r[i] = (double)best[i] / tm[i];
+	/* A run whose MIGRATE found the bytes there already says nothing. */
+	if (moved_bytes(&s0, &s1) == REPS * size)
+		ratio = median_ratio(r, REPS);
+	moved_text(&s0, &s1, moved, sizeof(moved));
+	printf("bench: %6llu KiB %s: MIGRATE %7.1f MB/s (%s), CPU copy %7.1f MB/s (%s; %s %7.1f MB/s), ratio %.2f%s\n",
+	       (unsigned long long)size >> 10, pair,
+	       size * 1e3 / median(tm, REPS), moved,
+	       size * 1e3 / median_of(best, REPS),
+	       best == ts ? "rep movsb" : "memcpy",
+	       best == ts ? "memcpy" : "rep movsb",
+	       size * 1e3 / median_of(best == ts ? tl : ts, REPS), ratio,
+	       isnan(ratio) ? "  (void: MIGRATE did not copy every byte of every run)" :
+	       x.replaced ? "  (the placement moved between runs)" : "");
+	bench_figure(name, ratio, size >= (1 << 20) ? ">=" : NULL, 0.9);
+}
+
+static void bench_migration(struct mvgal *m, const struct pool_maps *p,
+			    int g0, int g1)
+{
+	struct quiet q;
+	char pp[64];
+
+	printf("# migration throughput vs the best CPU copy of the same bytes between the same pages in userspace (the better of memcpy and rep movsb): buffer pages -> GPU %d's pool, GPU %d's pool -> GPU %d's; medians of %d runs (goal: >= 0.90 from 1 MiB)\n",
+	       g0, g0, g1, REPS);
+	snprintf(pp, sizeof(pp), "pool->pool (GPU %d -> %d)", g0, g1);
+	quiet_begin(&q);
+	for (unsigned int k = 0; k < NSIZES; k++) {
+		migrate_vs_cpu(m, p, MVGAL_LOC_HOST, 1 + g0, k,
+			       "host->pool", "host_to_pool");
+		migrate_vs_cpu(m, p, 1 + g0, 1 + g1, k, pp, "pool_to_pool");
+	}
+	quiet_end(&q);
+}
+
+/* ---- each transfer method, forced ---- */
+
+#define METHOD_REPS 7
+
+/* Method names in figure names. */
+static const char *const method_id[MVGAL_METHOD_COUNT] = {
+	[MVGAL_METHOD_IN_PLACE] = "in_place", [MVGAL_METHOD_P2P] = "p2p",
+	[MVGAL_METHOD_CPU_COPY] = "cpu_copy", [MVGAL_METHOD_STAGING] = "staging",
+};
+
+/*
+ * In place, timed: a READ session at the destination (BEGIN, the wait
+ * for its copies, END), which must find the bytes in the source's pool
+ * and copy nothing (-EXDEV otherwise).
+ */
+static int in_place_session(struct xfer *x, uint64_t *t)
+{
+	struct drm_mvgal_access a = { .handle = x->h };
+	uint64_t t0 = now_ns(), copied = 0;
+	uint32_t s;
+	int fence, ret;
+
+	ret = mvgal_begin(x->m, x->dst - 1, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL,
+			  -1, &a, 1, &s, &fence, &copied);
+	if (ret)
+		return ret;
+	if (fence >= 0) {
+		mvgal_fence_wait(fence, 60000);
+		close(fence);
+	}
+	ret = mvgal_end(x->m, s, -1, NULL, 0);
+	*t = now_ns() - t0;
+	if (!ret && (a.pool_gpu != x->src - 1 || copied))
+		ret = -EXDEV;
+	return ret;
+}
+
+/*
+ * One timed move of the bytes to the destination by @method: MIGRATE
+ * after the destination's copy was dropped; in place, which MIGRATE
+ * never uses (it copies), a session.
+ */
+static int method_run(struct xfer *x, uint32_t method, uint64_t *t)
+{
+	int ret;
+
+	if (method == MVGAL_METHOD_IN_PLACE)
+		return in_place_session(x, t);
+	ret = xfer_reset(x);
+	return ret ? ret : xfer_migrate(x, t);
+}
+
+/*
+ * Did @method, and only it, move the timed runs' bytes? In place moves
+ * none (and the sessions checked where they found them).
+ */
+static bool method_confirmed(const struct drm_mvgal_stats *s0,
+			     const struct drm_mvgal_stats *s1,
+			     uint32_t method, uint64_t bytes)
+{
+	for (uint32_t k = 0; k < MVGAL_METHOD_COUNT; k++) {
+		uint64_t want = k == method && k != MVGAL_METHOD_IN_PLACE ?
+				bytes : 0;
+
+		if (s1->bytes[k] - s0->bytes[k] != want)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @x's bytes moved METHOD_REPS times with force_method = @method; MB/s
+ * in *@mbps (median), what GET_STATS counted in @moved. force_method is
+ * -1 again on return, failed or not. -EXDEV: another method was used.
+ */
+static int method_measure(struct xfer *x, uint32_t method, double *mbps,
+			  char *moved, size_t len)
+{
+	struct drm_mvgal_stats s0, s1;
+	uint64_t t[METHOD_REPS];
+	char v[8];
+	int ret;
+
+	snprintf(v, sizeof(v), "%u", method);
+	ret = write_param("force_method", v);
+	/* No copy at the destination: the session must use the source's. */
+	if (!ret && method == MVGAL_METHOD_IN_PLACE)
+		ret = mvgal_place_free(x->m, x->h, x->dst - 1);
+	if (!ret)
+		ret = method_run(x, method, &t[0]);	/* warms up */
+	if (!ret)
+		ret = mvgal_get_stats(x->m, &s0);
+	for (int i = 0; !ret && i < METHOD_REPS; i++)
+		ret = method_run(x, method, &t[i]);
+	if (!ret)
+		ret = mvgal_get_stats(x->m, &s1);
+	write_param("force_method", "-1");
+	if (ret)
+		return ret;
+	*mbps = x->size * 1e3 / median(t, METHOD_REPS);
+	moved_text(&s0, &s1, moved, len);
+	return method_confirmed(&s0, &s1, method, METHOD_REPS * x->size) ?
+	       0 : -EXDEV;
+}
+
+/* Why @method is not possible from @src to @dst, as text. */
+static const char *method_why_not(struct mvgal *m, uint32_t src, uint32_t dst,
+				  uint32_t method)
+{
+	struct drm_mvgal_gpu_link l;
+	const char *t;
+
+	if (src == MVGAL_LOC_HOST || dst == MVGAL_LOC_HOST)
+		return method == MVGAL_METHOD_IN_PLACE ?
+		       "host pages are no pool a driver imports" :
+		       "not possible between host pages and a pool";
+	if (mvgal_gpu_link(m, src - 1, dst - 1, &l))
+		return "not possible";
+	t = mvgal_reason_text(l.reasons[method]);
+	return t ? t : "not possible";
+}
+
+/* Every method's figure for one pair and size. */
+static void methods_pair(struct mvgal *m, const struct pool_maps *p,
+			 uint32_t src, uint32_t dst, unsigned int k,
+			 const char *pair, const char *pair_id)
+{
+	const uint64_t size = sizes[k].size;
+	struct drm_mvgal_path path;
+	struct xfer x;
+	char name[80], moved[128];
+	int ret;
+
+	ret = xfer_open(&x, m, p, src, dst, size);
+	if (!ret)
+		ret = mvgal_get_path(m, src, dst, size, &path);
+	for (uint32_t method = 0; method < MVGAL_METHOD_COUNT; method++) {
+		double mbps = NAN;
+		int err = ret;
+
+		snprintf(name, sizeof(name), "method_%s_%s_%s_mbps",
+			 method_id[method], pair_id, sizes[k].id);
+		printf("bench: %s %6llu KiB %-9s ", pair,
+		       (unsigned long long)size >> 10, mvgal_method_name(method));
+		if (!err && !(path.methods & (1U << method))) {
+			printf("n/a (%s)\n", method_why_not(m, src, dst, method));
+			bench_figure(name, NAN, NULL, 0);
+			continue;
+		}
+		if (!err)
+			err = method_measure(&x, method, &mbps, moved,
+					     sizeof(moved));
+		if (err == -EXDEV && method == MVGAL_METHOD_IN_PLACE &&
+		    isnan(mbps)) {
+			printf("not in place: the session used its own pool or copied\n");
+		} else if (err == -EXDEV) {
+			printf("%9.1f MB/s, but not by this method: %s\n",
+			       mbps, moved);
+			mbps = NAN;
+		} else if (err) {
+			printf("%s\n", strerror(-err));
+			mbps = NAN;
+		} else {
+			printf("%9.1f MB/s (%s)\n", mbps, moved);
+		}
+		bench_figure(name, mbps, NULL, 0);
+	}
+	xfer_close(&x);
+}
+
+/*
+ * Throughput by method: host pages -> @g0's pool and @g0's pool ->
+ * @gp's (vgem where it is attached: its driver imports the others'
+ * pools, so in place is possible there).
+ */
+static void bench_methods(struct mvgal *m, const struct pool_maps *p,
+			  int g0, int gp)
+{
+	struct quiet q;
+
+	printf("# transfer methods forced (force_method), confirmed by GET_STATS: MIGRATE throughput (in place: a READ session at the destination), median of %d; host -> GPU %d, GPU %d -> GPU %d\n",
+	       METHOD_REPS, g0, g0, gp);
+	quiet_begin(&q);
+	for (unsigned int k = 0; k < NSIZES; k++) {
+		methods_pair(m, p, MVGAL_LOC_HOST, 1 + g0, k, "host->pool",
+			     "host_to_pool");
+		methods_pair(m, p, 1 + g0, 1 + gp, k, "pool->pool",
+			     "pool_to_pool");
+	}
+	write_param("force_method", "-1");
+	quiet_end(&q);
+}
+
+/* ---- sessions ---- */
 
 /* The mean time of @inner BEGIN + END pairs of READ on @h at @g, in ns. */
 static uint64_t begin_end_ns(struct mvgal *m, int g, uint32_t h, int inner)
@@ -195,46 +761,140 @@ static uint64_t begin_end_ns(struct mvgal *m, int g, uint32_t h, int inner)
 	return (now_ns() - t0) / inner;
 }
 
-static void bench_session(struct mvgal *m, int g0)
+/* A 1 MiB buffer, made resident and clean at @g (its copies waited for). */
+static int resident_bo(struct mvgal *m, int g, uint32_t *h)
 {
-	struct drm_mvgal_get_info gi;
 	struct drm_mvgal_access a;
-	uint64_t tn[REPS], ts[REPS];
-	double ratio[REPS];
-	const int inner = 2000;
-	uint32_t h, s;
-	int fence;
+	uint32_t s;
+	int fence, ret;
 
-	if (mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
-			    MVGAL_GPU_ANY, &h))
-		return;
-	a = (struct drm_mvgal_access) { .handle = h };
-	/* Make it resident and clean at the GPU. */
-	if (mvgal_begin(m, g0, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1, &a, 1,
-			&s, &fence, NULL))
-		return;
+	ret = mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			      MVGAL_GPU_ANY, h);
+	if (ret)
+		return ret;
+	a = (struct drm_mvgal_access) { .handle = *h };
+	ret = mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1, &a, 1,
+			  &s, &fence, NULL);
+	if (ret) {
+		mvgal_bo_destroy(m, *h);
+		return ret;
+	}
 	if (fence >= 0) {
 		mvgal_fence_wait(fence, 60000);
 		close(fence);
 	}
-	mvgal_end(m, s, -1, NULL, 0);
-	for (int r = 0; r < REPS; r++) {
-		uint64_t t0 = now_ns();
+	return mvgal_end(m, s, -1, NULL, 0);
+}
 
-		for (int i = 0; i < inner; i++) {
-			memset(&gi, 0, sizeof(gi));
-			drmIoctl(mvgal_fd(m), DRM_IOCTL_MVGAL_GET_INFO, &gi);
-		}
-		tn[r] = (now_ns() - t0) / inner;
-		ts[r] = begin_end_ns(m, g0, h, inner);
-		ratio[r] = (double)ts[r] / tn[r];
+/* The mean time of @inner null ioctls (GET_INFO) on mvgal's fd, in ns. */
+static uint64_t null_ioctl_ns(struct mvgal *m, int inner)
+{
+	struct drm_mvgal_get_info gi;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < inner; i++) {
+		memset(&gi, 0, sizeof(gi));
+		drmIoctl(mvgal_fd(m), DRM_IOCTL_MVGAL_GET_INFO, &gi);
 	}
-	printf("# BEGIN + END on a resident clean buffer vs a null ioctl (goal: <= 3.0x)\n");
-	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
-	printf("bench: null ioctl %llu ns  begin+end %llu ns  ratio %.2fx\n",
-	       (unsigned long long)median(tn, REPS),
-	       (unsigned long long)median(ts, REPS), ratio[REPS / 2]);
+	return (now_ns() - t0) / inner;
+}
+
+/* A vgem buffer (a dumb one) on vgem's own fd; closing the fd frees it. */
+struct vgem_bo {
+	int fd;
+	uint32_t handle;
+};
+
+static int vgem_bo_open(struct vgem_bo *v)
+{
+	struct drm_mode_create_dumb d = { .width = 64, .height = 1, .bpp = 32 };
+	int ret;
+
+	v->fd = vgem_open();
+	if (v->fd < 0)
+		return v->fd;
+	if (drmIoctl(v->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d)) {
+		ret = -errno;
+		close(v->fd);
+		v->fd = -1;
+		return ret;
+	}
+	v->handle = d.handle;
+	return 0;
+}
+
+/*
+ * The mean time of @inner vgem FENCE_ATTACH + FENCE_SIGNAL pairs on one
+ * buffer, in ns; 0 on failure. The smallest real driver operation that,
+ * like a session, locks a buffer's reservation and makes a fence (a read
+ * fence, as the READ sessions it is compared with); signalling it before
+ * the next attach keeps the reservation from filling up.
+ */
+static uint64_t vgem_pair_ns(const struct vgem_bo *v, int inner)
+{
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < inner; i++) {
+		struct drm_vgem_fence_attach a = { .handle = v->handle };
+		struct drm_vgem_fence_signal sg = { 0 };
+
+		if (drmIoctl(v->fd, DRM_IOCTL_VGEM_FENCE_ATTACH, &a))
+			return 0;
+		sg.fence = a.out_fence;
+		if (drmIoctl(v->fd, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sg))
+			return 0;
+	}
+	return (now_ns() - t0) / inner;
+}
+
+/*
+ * BEGIN + END on a resident clean 1 MiB buffer against two peers timed
+ * in the same runs: a null ioctl (what any ioctl costs) and vgem's
+ * attach + signal pair (what a real driver's smallest fenced operation
+ * costs).
+ */
+static void bench_session(struct mvgal *m, int g0)
+{
+	uint64_t tn[REPS], ts[REPS], tv[REPS];
+	double rn[REPS], rv[REPS], null_ratio = NAN, vgem_ratio = NAN;
+	struct vgem_bo v = { .fd = -1 };
+	const int inner = 2000;
+	bool vgem, ok = true;
+	uint32_t h;
+	int ret;
+
+	printf("# BEGIN + END on a resident clean buffer vs a null ioctl (goal: <= 3.0x) and vs vgem's FENCE_ATTACH + FENCE_SIGNAL on one buffer (goal: <= 1.5x)\n");
+	ret = resident_bo(m, g0, &h);
+	if (ret) {
+		printf("bench: session: %s\n", strerror(-ret));
+		bench_figure("begin_end_vs_null_ioctl", NAN, "<=", 3);
+		bench_figure("begin_end_vs_vgem_fence", NAN, "<=", 1.5);
+		return;
+	}
+	vgem = !vgem_bo_open(&v);
+	for (int r = 0; r < REPS; r++) {
+		tn[r] = null_ioctl_ns(m, inner);
+		ts[r] = begin_end_ns(m, g0, h, inner);
+		tv[r] = vgem ? vgem_pair_ns(&v, inner) : 0;
+		ok = ok && ts[r];
+		vgem = vgem && tv[r];
+		rn[r] = (double)ts[r] / tn[r];
+		rv[r] = vgem ? (double)ts[r] / tv[r] : NAN;
+	}
+	if (v.fd >= 0)
+		close(v.fd);
 	mvgal_bo_destroy(m, h);
+	if (ok)
+		null_ratio = median_ratio(rn, REPS);
+	if (ok && vgem)
+		vgem_ratio = median_ratio(rv, REPS);
+	printf("bench: null ioctl %llu ns  vgem attach+signal %llu ns%s  begin+end %llu ns%s  ratios %.2fx, %.2fx\n",
+	       (unsigned long long)median(tn, REPS),
+	       (unsigned long long)median(tv, REPS), vgem ? "" : " (failed)",
+	       (unsigned long long)median(ts, REPS), ok ? "" : " (failed)",
+	       null_ratio, vgem_ratio);
+	bench_figure("begin_end_vs_null_ioctl", null_ratio, "<=", 3);
+	bench_figure("begin_end_vs_vgem_fence", vgem_ratio, "<=", 1.5);
 }
 
 /* BEGIN + END of @h on @g, with a placement export made and closed first. */
@@ -265,15 +925,15 @@ static uint64_t export_session(struct mvgal *m, int g, uint32_t h, bool export)
 static void bench_export(struct mvgal *m, int g0)
 {
 	uint64_t tb[REPS], te[REPS];
-	double ratio[REPS];
+	double ratio[REPS], figure;
 	const int inner = 500;
 	uint32_t h;
 
-	if (mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
-			    MVGAL_GPU_ANY, &h))
+	printf("# a placement export per session (PLACE_FD + close) vs BEGIN + END alone, 1 MiB\n");
+	if (resident_bo(m, g0, &h)) {
+		bench_figure("place_fd_session_vs_session", NAN, NULL, 0);
 		return;
-	/* Resident and clean at the GPU. */
-	export_session(m, g0, h, false);
+	}
 	for (int r = 0; r < REPS; r++) {
 		tb[r] = te[r] = 0;
 		for (int i = 0; i < inner; i++)
@@ -284,11 +944,11 @@ static void bench_export(struct mvgal *m, int g0)
 		te[r] /= inner;
 		ratio[r] = (double)te[r] / tb[r];
 	}
-	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
-	printf("# a placement export per session (PLACE_FD + close) vs BEGIN + END alone, 1 MiB\n");
+	figure = median_ratio(ratio, REPS);
 	printf("bench: begin+end %llu ns  place_fd+begin+end+close %llu ns  ratio %.2fx\n",
 	       (unsigned long long)median(tb, REPS),
-	       (unsigned long long)median(te, REPS), ratio[REPS / 2]);
+	       (unsigned long long)median(te, REPS), figure);
+	bench_figure("place_fd_session_vs_session", figure, NULL, 0);
 	mvgal_bo_destroy(m, h);
 }
 
@@ -365,6 +1025,9 @@ static void bench_watch(struct mvgal *m, int g0)
 	if (ret || !shadow) {
 		fprintf(stderr, "mvgal-bench: write-watch buffers: %s\n",
 			strerror(ret ? -ret : ENOMEM));
+		bench_figure("begin_after_1pct_vs_100pct_written", NAN, "<=", 0.03);
+		bench_figure("harvest_1g_vs_64m", NAN, "<=", 2);
+		bench_figure("harvest_vs_shadow_compare", NAN, NULL, 0);
 		free(shadow);
 		return;
 	}
@@ -384,6 +1047,7 @@ static void bench_watch(struct mvgal *m, int g0)
 	printf("bench: begin 1%% %llu us  100%% %llu us  ratio %.3f\n",
 	       (unsigned long long)median(t1, REPS) / 1000,
 	       (unsigned long long)median(t100, REPS) / 1000, r1[REPS / 2]);
+	bench_figure("begin_after_1pct_vs_100pct_written", r1[REPS / 2], "<=", 0.03);
 
 	/* Start from empty records: the writes above are in them. */
 	timed_harvest(m, h, runs, 256, &n1);
@@ -404,6 +1068,7 @@ static void bench_watch(struct mvgal *m, int g0)
 	       (unsigned long long)n2,
 	       (unsigned long long)median(tb, REPS) / 1000,
 	       (unsigned long long)n1, r2[REPS / 2]);
+	bench_figure("harvest_1g_vs_64m", r2[REPS / 2], "<=", 2);
 
 	memcpy(shadow, p, big);
 	for (int r = 0; r < REPS; r++) {
@@ -432,27 +1097,12 @@ static void bench_watch(struct mvgal *m, int g0)
 	printf("bench: harvest %llu us  shadow compare %llu us  ratio %.4f\n",
 	       (unsigned long long)median(tw, REPS) / 1000,
 	       (unsigned long long)median(ts, REPS) / 1000, r3[REPS / 2]);
+	bench_figure("harvest_vs_shadow_compare", r3[REPS / 2], NULL, 0);
 	munmap(p, big);
 	munmap(ph, huge);
 	free(shadow);
 	mvgal_bo_destroy(m, h);
 	mvgal_bo_destroy(m, hh);
-}
-
-static int write_param(const char *name, const char *v)
-{
-	char path[128];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = fputs(v, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
 }
 
 static int set_budget(struct mvgal *m, int g, uint64_t bytes)
@@ -507,6 +1157,30 @@ static long replay(struct mvgal *m, int g, const unsigned int *t, size_t n,
 	return hits;
 }
 
+/*
+ * The figures of one trace: the kernel's hits under each policy over
+ * MIN's (a negative count: the replay failed). Only looping and mixed
+ * have a goal: a predicting policy cannot beat chance on random
+ * accesses, and the others are reported to see where it stands.
+ */
+static void evict_figures(int k, long opt, long pred, long lru)
+{
+	bool goal = k == MVGAL_TRACE_LOOP || k == MVGAL_TRACE_MIX;
+	const char *trace = mvgal_trace_name(k);
+	char id[32], name[64];
+
+	snprintf(id, sizeof(id), "%s", trace ? trace : "unknown");
+	for (char *c = id; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	snprintf(name, sizeof(name), "evict_%s_predict_vs_min", id);
+	bench_figure(name, opt > 0 && pred >= 0 ? (double)pred / opt : NAN,
+		     goal ? ">=" : NULL, 0.9);
+	snprintf(name, sizeof(name), "evict_%s_lru_vs_min", id);
+	bench_figure(name, opt > 0 && lru >= 0 ? (double)lru / opt : NAN,
+		     NULL, 0);
+}
+
 static void bench_evict(struct mvgal *m, int g)
 {
 	static unsigned int t[EV_N];
@@ -517,8 +1191,11 @@ static void bench_evict(struct mvgal *m, int g)
 	if (mvgal_pool_lru(m, g, NULL, &l) || l.used)
 		printf("  (the pool is not empty: %llu bytes used; fewer than %u fit)\n",
 		       (unsigned long long)l.used, EV_C);
-	if (set_budget(m, g, (uint64_t)EV_C * EV_SIZE))
+	if (set_budget(m, g, (uint64_t)EV_C * EV_SIZE)) {
+		for (int k = 0; k < MVGAL_TRACE_NKINDS; k++)
+			evict_figures(k, -1, -1, -1);
 		return;
+	}
 	write_param("prefetch", "N");
 	for (int k = 0; k < MVGAL_TRACE_NKINDS; k++) {
 		long opt, sim_lru, pred, lru;
@@ -532,6 +1209,7 @@ static void bench_evict(struct mvgal *m, int g)
 		       mvgal_trace_name(k), opt, pred,
 		       opt > 0 ? (double)pred / opt : 0.0, lru,
 		       opt > 0 ? (double)lru / opt : 0.0, sim_lru);
+		evict_figures(k, opt, pred, lru);
 	}
 	write_param("evict_policy", "0");
 	write_param("prefetch", "Y");
@@ -592,27 +1270,30 @@ static void bench_prefetch(struct mvgal *m, int g)
 {
 	struct drm_mvgal_stats s0, s1, s2;
 	uint64_t on[PF_REPS], off[PF_REPS];
-	double ratio[PF_REPS];
+	double ratio[PF_REPS], figure;
 
 	printf("# prefetch: %u frames of sessions over %u buffers of 1 MiB, %u fit; time waiting for data, prefetch on vs off\n",
 	       PF_FRAMES - 2, PF_BUFS, PF_FIT);
-	if (set_budget(m, g, (uint64_t)PF_FIT * PF_SIZE))
+	if (set_budget(m, g, (uint64_t)PF_FIT * PF_SIZE)) {
+		bench_figure("prefetch_wait_on_vs_off", NAN, NULL, 0);
 		return;
+	}
 	mvgal_get_stats(m, &s0);
 	for (int r = 0; r < PF_REPS; r++) {
 		on[r] = prefetch_frames(m, g, "Y", &s1);
 		off[r] = prefetch_frames(m, g, "N", &s2);
-		ratio[r] = off[r] ? (double)on[r] / off[r] : 0.0;
+		ratio[r] = off[r] ? (double)on[r] / off[r] : NAN;
 	}
-	qsort(ratio, PF_REPS, sizeof(ratio[0]), cmp_double);
+	figure = median_ratio(ratio, PF_REPS);
 	printf("bench: prefetch waiting on %llu us  off %llu us (medians of %d)  ratio %.3f  (%llu issued, %llu hits, %llu misses, %llu cancelled)\n",
 	       (unsigned long long)median(on, PF_REPS) / 1000,
 	       (unsigned long long)median(off, PF_REPS) / 1000, PF_REPS,
-	       ratio[PF_REPS / 2],
+	       figure,
 	       (unsigned long long)(s1.prefetch_issued - s0.prefetch_issued),
 	       (unsigned long long)(s1.prefetch_hits - s0.prefetch_hits),
 	       (unsigned long long)(s1.prefetch_misses - s0.prefetch_misses),
 	       (unsigned long long)(s1.prefetch_cancelled - s0.prefetch_cancelled));
+	bench_figure("prefetch_wait_on_vs_off", figure, NULL, 0);
 	write_param("prefetch", "Y");
 	set_budget(m, g, 0);
 }
@@ -625,27 +1306,28 @@ static void bench_prefetch(struct mvgal *m, int g)
 static void bench_lean(struct mvgal *m, int g0)
 {
 	uint64_t tl[REPS], tf[REPS];
-	double ratio[REPS];
+	double ratio[REPS], figure;
 	const int inner = 2000;
 	uint32_t h;
 
-	if (mvgal_bo_create(m, 1 << 20, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
-			    MVGAL_GPU_ANY, &h))
+	printf("# BEGIN + END on resident data: through the reservations (drm_exec) vs the lean path\n");
+	if (resident_bo(m, g0, &h)) {
+		bench_figure("begin_end_drm_exec_vs_lean", NAN, NULL, 0);
 		return;
-	begin_end_ns(m, g0, h, 1);
+	}
 	for (int r = 0; r < REPS; r++) {
 		write_param("lean_begin", "1");
 		tl[r] = begin_end_ns(m, g0, h, inner);
 		write_param("lean_begin", "0");
 		tf[r] = begin_end_ns(m, g0, h, inner);
-		ratio[r] = tl[r] ? (double)tf[r] / tl[r] : 0;
+		ratio[r] = tl[r] && tf[r] ? (double)tf[r] / tl[r] : NAN;
 	}
 	write_param("lean_begin", "1");
-	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
-	printf("# BEGIN + END on resident data: through the reservations (drm_exec) vs the lean path\n");
+	figure = median_ratio(ratio, REPS);
 	printf("bench: lean %llu ns  drm_exec %llu ns  ratio %.2fx\n",
 	       (unsigned long long)median(tl, REPS),
-	       (unsigned long long)median(tf, REPS), ratio[REPS / 2]);
+	       (unsigned long long)median(tf, REPS), figure);
+	bench_figure("begin_end_drm_exec_vs_lean", figure, NULL, 0);
 	mvgal_bo_destroy(m, h);
 }
 
@@ -707,41 +1389,65 @@ out:
 	return t;
 }
 
+/*
+ * The buffers of the rounds, all written so that every copy moves
+ * bytes (a never-written chunk is only cleared at its destination): @x
+ * of BOOST_SMALL, @big of BOOST_BIG. The handles come in as 0 (GEM
+ * handles start at 1); on failure, those made are destroyed.
+ */
+static int boost_buffers(struct mvgal *m, uint32_t *x, uint32_t *big)
+{
+	const uint32_t fl = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
+	uint8_t *data = malloc(BOOST_BIG);
+	int ret;
+
+	if (!data)
+		return -ENOMEM;
+	memset(data, 0x5a, BOOST_BIG);
+	ret = mvgal_bo_create(m, BOOST_SMALL, fl, MVGAL_GPU_ANY, x);
+	if (!ret)
+		ret = mvgal_bo_write(m, *x, 0, data, BOOST_SMALL);
+	for (int i = 0; !ret && i < BOOST_NORMAL; i++) {
+		ret = mvgal_bo_create(m, BOOST_BIG, fl, MVGAL_GPU_ANY, &big[i]);
+		if (!ret)
+			ret = mvgal_bo_write(m, big[i], 0, data, BOOST_BIG);
+	}
+	free(data);
+	if (ret) {
+		if (*x)
+			mvgal_bo_destroy(m, *x);
+		for (int i = 0; i < BOOST_NORMAL; i++)
+			if (big[i])
+				mvgal_bo_destroy(m, big[i]);
+	}
+	return ret;
+}
+
 static void bench_boost(struct mvgal *m, int g0, int g1)
 {
-	uint32_t x, big[BOOST_NORMAL];
+	uint32_t x = 0, big[BOOST_NORMAL] = { 0 };
 	uint64_t ton[REPS], toff[REPS];
-	double ratio[REPS];
-	const uint32_t fl = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID;
+	double ratio[REPS], figure;
 
-	uint8_t *data = malloc(BOOST_BIG);
-
-	/* Written, so that every copy moves bytes (a never-written chunk
-	 * is only cleared at its destination).
-	 */
-	if (!data || mvgal_bo_create(m, BOOST_SMALL, fl, MVGAL_GPU_ANY, &x))
+	printf("# a HIGH copy waiting for a LOW one queued behind %d NORMAL copies of %u MiB: fixed priorities (as drm_sched's run queues) vs the LOW one inheriting HIGH\n",
+	       BOOST_NORMAL, BOOST_BIG >> 20);
+	if (boost_buffers(m, &x, big)) {
+		bench_figure("priority_wait_fixed_vs_inherited", NAN, NULL, 0);
 		return;
-	memset(data, 0x5a, BOOST_BIG);
-	mvgal_bo_write(m, x, 0, data, BOOST_SMALL);
-	for (int i = 0; i < BOOST_NORMAL; i++)
-		if (mvgal_bo_create(m, BOOST_BIG, fl, MVGAL_GPU_ANY, &big[i]) ||
-		    mvgal_bo_write(m, big[i], 0, data, BOOST_BIG))
-			return;
-	free(data);
+	}
 	for (int r = 0; r < REPS; r++) {
 		write_param("job_boost", "1");
 		ton[r] = boost_round(m, g0, g1, x, big);
 		write_param("job_boost", "0");
 		toff[r] = boost_round(m, g0, g1, x, big);
-		ratio[r] = ton[r] ? (double)toff[r] / ton[r] : 0;
+		ratio[r] = ton[r] && toff[r] ? (double)toff[r] / ton[r] : NAN;
 	}
 	write_param("job_boost", "1");
-	qsort(ratio, REPS, sizeof(ratio[0]), cmp_double);
-	printf("# a HIGH copy waiting for a LOW one queued behind %d NORMAL copies of %u MiB: fixed priorities (as drm_sched's run queues) vs the LOW one inheriting HIGH\n",
-	       BOOST_NORMAL, BOOST_BIG >> 20);
+	figure = median_ratio(ratio, REPS);
 	printf("bench: inherited %llu us  fixed %llu us  ratio %.2fx\n",
 	       (unsigned long long)median(ton, REPS) / 1000,
-	       (unsigned long long)median(toff, REPS) / 1000, ratio[REPS / 2]);
+	       (unsigned long long)median(toff, REPS) / 1000, figure);
+	bench_figure("priority_wait_fixed_vs_inherited", figure, NULL, 0);
 	mvgal_bo_destroy(m, x);
 	for (int i = 0; i < BOOST_NORMAL; i++)
 		mvgal_bo_destroy(m, big[i]);
@@ -749,9 +1455,10 @@ static void bench_boost(struct mvgal *m, int g0, int g1)
 
 int main(void)
 {
+	struct pool_maps pools = { 0 };
 	struct mvgal_config cfg;
 	struct mvgal *m;
-	int g0, g1, ret;
+	int g0, g1, gv, ret;
 
 	ret = mvgal_open(&m);
 	if (ret) {
@@ -772,16 +1479,26 @@ int main(void)
 		fprintf(stderr, "mvgal-bench: needs two virtio-gpu GPUs\n");
 		return 1;
 	}
+	/* vgem imports the others' pools: in place is possible to it. */
+	gv = find(m, "vgem", -1);
+	for (int g = 0; g < 2; g++) {
+		ret = pool_map(m, &pools, g ? g1 : g0);
+		if (ret)
+			fprintf(stderr, "mvgal-bench: mapping GPU %d's pool: %s\n",
+				g ? g1 : g0, strerror(-ret));
+	}
 	printf("# mvgal-bench: GPU %d -> GPU %d (virtio-gpu pools), chunk copies by the CPU\n",
 	       g0, g1);
 	bench_evict(m, g0);
 	bench_prefetch(m, g0);
-	bench_migration(m, g0, g1);
+	bench_migration(m, &pools, g0, g1);
+	bench_methods(m, &pools, g0, gv >= 0 ? gv : g1);
 	bench_session(m, g0);
 	bench_lean(m, g0);
 	bench_boost(m, g0, g1);
 	bench_export(m, g0);
 	bench_watch(m, g0);
+	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;
 }

@@ -480,12 +480,20 @@ static void show_setup(const struct bench *b)
 	       a->gpu[1].stand_in ? " standing in" : "");
 }
 
+/* The figure's name: the two ways of giving the input are two figures. */
+static const char *figure_name(const struct bench *b)
+{
+	return b->pwrite ? "vulkan_round_trip_pwrite_vs_staging" :
+			   "vulkan_round_trip_mapped_vs_staging";
+}
+
 static int bench_run(struct bench *b, uint64_t *tm, uint64_t *tv, double *ratio)
 {
 	struct app *a = &b->a;
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int t, r = b->trips;
 	uint64_t t0, t1, t2, t3;
+	double figure;
 	int ret;
 
 	ret = mvgal_setup(a);
@@ -544,13 +552,15 @@ static int bench_run(struct bench *b, uint64_t *tm, uint64_t *tv, double *ratio)
 	printf("# vulkan round trip (%u words, host -> GPU A -> GPU B -> host), %u trips\n", N, r);
 	printf("bench: mvgal placements: %.0f us/trip\n", median_u64(tm, r) / 1000);
 	printf("bench: vulkan staging (vkCmdCopyBuffer): %.0f us/trip\n", median_u64(tv, r) / 1000);
-	printf("bench: ratio mvgal/vulkan-staging: %.2f\n", median_double(ratio, r));
+	figure = median_double(ratio, r);
+	printf("bench: ratio mvgal/vulkan-staging: %.2f\n", figure);
 	printf("# medians after 1 warm-up; mvgal: input %s, BEGINs copied %llu bytes into A's pool and %llu into B's on the last trip, %s; every word of out checked on every trip, of buf after the last\n",
 	       b->pwrite ? "by mvgal_bo_write()" : "through buf's mapping",
 	       (unsigned long long)a->sess[0].copied,
 	       (unsigned long long)(a->sess[1].copied + a->sess[2].copied),
 	       a->gpu[0].cpu_waited || a->gpu[1].cpu_waited ?
 	       "the CPU waiting for fences (no SYNC_FD)" : "ordered by SYNC_FD fences only");
+	bench_figure(figure_name(b), figure, NULL, 0);
 	return 0;
 }
 
@@ -604,6 +614,9 @@ int main(int argc, char **argv)
 	tv = calloc(b.trips, sizeof(*tv));
 	ratio = calloc(b.trips, sizeof(*ratio));
 	ret = tm && tv && ratio ? bench_run(&b, tm, tv, ratio) : mv_fail("malloc", -ENOMEM);
+	/* Skipped or failed: the figure is still reported, as not measured. */
+	if (ret)
+		bench_figure(figure_name(&b), NAN, NULL, 0);
 	bench_teardown(&b);
 	free(tm);
 	free(tv);
