@@ -228,6 +228,39 @@ static uint64_t uptr_out(void *good)
 	return uptr(good, junk + below(JUNK / 2));
 }
 
+/*
+ * Every pointer the kernel may write through points into one 4 GiB
+ * window of its own, aligned to 4 GiB, that holds nothing else: the junk
+ * area between guard pages, the read-only page and the unmapped one, the
+ * rest reserved PROT_NONE. mutate() may replace the low 32 bits of such
+ * a pointer with any value, and the result stays in the window: it can
+ * never land on a thread's stack or the fuzzer's data, whose corruption
+ * would crash the fuzzer instead of testing mvgal. The junk area sits at
+ * 2 GiB into the window, so a pointer whose high 32 bits are cleared
+ * lands above 2 GiB, where a PIE process maps nothing.
+ */
+#define WINDOW		(4ULL << 30)
+
+static int window_init(void)
+{
+	uint8_t *r = mmap(NULL, 2 * WINDOW, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *w;
+
+	if (r == MAP_FAILED)
+		return -1;
+	w = (uint8_t *)(((uintptr_t)r + WINDOW - 1) & ~(uintptr_t)(WINDOW - 1));
+	/* The reservation stays: no later mmap() is placed inside it. */
+	junk = w + WINDOW / 2;
+	if (mprotect(junk, JUNK, PROT_READ | PROT_WRITE))
+		return -1;
+	readonly = w + WINDOW / 2 + JUNK + 2 * 4096;
+	if (mprotect(readonly, 4096, PROT_READ))
+		return -1;
+	unmapped = w + WINDOW / 2 + JUNK + 4 * 4096;
+	return munmap(unmapped, 4096);
+}
+
 /* ---- counting ---- */
 
 enum {
@@ -278,10 +311,14 @@ static void count(int op, int ret)
 static __thread sigjmp_buf jb;
 static __thread volatile int armed;
 
-static void on_fault(int sig)
+static void fault_report_unarmed(int sig, const siginfo_t *si);
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	if (armed)
 		siglongjmp(jb, sig);
+	fault_report_unarmed(sig, si);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -1429,6 +1466,32 @@ static void *worker(void *p)
 	return NULL;
 }
 
+/*
+ * A fault outside do_touch() is a bug of the fuzzer (or memory of its own
+ * that the kernel wrote): say where, and what each worker was calling.
+ */
+static void fault_report_unarmed(int sig, const siginfo_t *si)
+{
+	char line[160];
+	int n;
+
+	n = snprintf(line, sizeof(line), "fuzz: %s at %p in tid %d\n",
+		     sig == SIGBUS ? "SIGBUS" : "SIGSEGV", si->si_addr, (int)gettid());
+	if (write(2, line, (size_t)n) < 0)
+		return;
+	for (unsigned int i = 0; i < 16; i++) {
+		int op = atomic_load(&busy_op[i]);
+
+		if (!atomic_load(&busy_tid[i]))
+			continue;
+		n = snprintf(line, sizeof(line), "fuzz: worker %u, tid %d: %s\n", i,
+			     atomic_load(&busy_tid[i]),
+			     op ? op_names[op - 1] : "between calls");
+		if (write(2, line, (size_t)n) < 0)
+			return;
+	}
+}
+
 static void print_owner(const char *name, pthread_mutex_t *m)
 {
 	if (m->__data.__owner)
@@ -1540,7 +1603,7 @@ int main(int argc, char **argv)
 	unsigned int threads = 2, uid = 0;
 	pthread_t tid[16];
 	struct timespec t0, t1;
-	struct sigaction sa = { .sa_handler = on_fault };
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO };
 	double secs;
 
 	seed = (uint64_t)time(NULL);
@@ -1603,20 +1666,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&dmabufs.lock, NULL);
 	pthread_mutex_init(&maps.lock, NULL);
 	ubuf = mmap(NULL, UBUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(unmapped, 4096);
-	readonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	/* Guard pages on both sides: a write that runs past the junk area
-	 * (a length the kernel takes at its word) faults, never lands in
-	 * the fuzzer's own memory.
-	 */
-	junk = mmap(NULL, JUNK + 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (junk != MAP_FAILED) {
-		junk += 4096;
-		if (mprotect(junk, JUNK, PROT_READ | PROT_WRITE))
-			junk = MAP_FAILED;
-	}
-	if (ubuf == MAP_FAILED || readonly == MAP_FAILED || junk == MAP_FAILED)
+	if (ubuf == MAP_FAILED || window_init())
 		return 2;
 	if (fault_pct && !uid)
 		fault_setup();
