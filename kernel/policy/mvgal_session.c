@@ -88,6 +88,13 @@ static bool mvgal_sbo_all_at(struct mvgal_sbo *b, unsigned int loc)
 	return true;
 }
 
+/* The bytes of the chunks the session names in @b: whole chunks. */
+static u64 mvgal_sbo_bytes(const struct mvgal_sbo *b)
+{
+	return (u64)bitmap_weight(b->live.chunks, b->live.n) <<
+	       b->bo->chunk_shift;
+}
+
 /*
  * A peer whose pool @gpu's driver uses in place and that holds every
  * named chunk: the session can use the bytes there. 0 when none.
@@ -97,8 +104,7 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 {
 	struct mvgal_path_choice ch;
 	unsigned int p;
-	u64 bytes = (u64)bitmap_weight(b->live.chunks, b->live.n) <<
-		    b->bo->chunk_shift;
+	u64 bytes = mvgal_sbo_bytes(b);
 
 	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
 		if (p == gpu || !mdev->gpus[p] ||
@@ -589,6 +595,12 @@ static void mvgal_session_go_live(struct mvgal_device *mdev,
 		struct mvgal_sbo *b = &s->b[i];
 
 		mvgal_sbo_live(s, b, 1);
+		/* Used where they are, in a peer's pool or the buffer's own
+		 * pages, instead of copied to @gpu's pool.
+		 */
+		if (b->loc != 1 + gpu->index)
+			atomic64_add(mvgal_sbo_bytes(b),
+				     &mdev->ctr.bytes[MVGAL_METHOD_IN_PLACE]);
 		mvgal_bo_count_session(b->bo, gpu->index);
 		mvgal_place_touch(b->bo, gpu, b->loc);
 		mvgal_prefetch_access(gpu, b->bo, b->loc, i == s->count - 1);

@@ -170,7 +170,8 @@ static uint64_t copies_since(struct mvgal *m, struct drm_mvgal_stats *st,
 	*bytes = 0;
 	if (mvgal_get_stats(m, &now))
 		return ~0ULL;
-	for (int i = 0; i < MVGAL_METHOD_COUNT; i++) {
+	/* In place is no copy. */
+	for (int i = MVGAL_METHOD_IN_PLACE + 1; i < MVGAL_METHOD_COUNT; i++) {
 		n += now.copies[i] - st->copies[i];
 		*bytes += now.bytes[i] - st->bytes[i];
 	}
@@ -350,10 +351,12 @@ TEST_F(sess, free_placement_drains_home)
 }
 
 /* vgem uses virtio-gpu's pool in place; virtio-gpu refuses vgem's, so
- * that direction is a copy.
+ * that direction is a copy. GET_STATS counts the bytes used in place,
+ * and only those.
  */
 TEST_F(sess, in_place_only_where_the_driver_imports)
 {
+	struct drm_mvgal_stats st0, st1;
 	struct drm_mvgal_access a;
 	uint32_t h, s;
 	uint64_t copied;
@@ -367,6 +370,7 @@ TEST_F(sess, in_place_only_where_the_driver_imports)
 		self->pool[self->g0][a.pool_offset + i] = pat(i, 7);
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ, h, 0, 0, &a,
 			    &s, &fence, &copied));
 	EXPECT_EQ(0u, copied);
@@ -374,6 +378,11 @@ TEST_F(sess, in_place_only_where_the_driver_imports)
 	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, 2 * CH, 0, 7));
 	ASSERT_EQ(0, settle(fence));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(2 * (uint64_t)CH, st1.bytes[MVGAL_METHOD_IN_PLACE] -
+				    st0.bytes[MVGAL_METHOD_IN_PLACE]);
+	EXPECT_EQ(st0.copies[MVGAL_METHOD_IN_PLACE],
+		  st1.copies[MVGAL_METHOD_IN_PLACE]);
 
 	/* Asked not to, it copies into its own pool. */
 	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_READ |
@@ -384,6 +393,9 @@ TEST_F(sess, in_place_only_where_the_driver_imports)
 	ASSERT_EQ(0, settle(fence));
 	EXPECT_EQ(-1, check(self->pool[self->vg] + a.pool_offset, 2 * CH, 0, 7));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	EXPECT_EQ(st1.bytes[MVGAL_METHOD_IN_PLACE],
+		  st0.bytes[MVGAL_METHOD_IN_PLACE]);
 
 	/* vgem now writes: only vgem's pool has the bytes. */
 	ASSERT_EQ(0, begin1(self->m, self->vg, MVGAL_ACCESS_WRITE |

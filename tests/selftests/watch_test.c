@@ -96,7 +96,8 @@ static uint64_t copied_bytes(struct mvgal *m)
 
 	if (mvgal_get_stats(m, &st))
 		return ~0ULL;
-	for (int i = 0; i < MVGAL_METHOD_COUNT; i++)
+	/* In place is no copy. */
+	for (int i = MVGAL_METHOD_IN_PLACE + 1; i < MVGAL_METHOD_COUNT; i++)
 		sum += st.bytes[i];
 	return sum;
 }

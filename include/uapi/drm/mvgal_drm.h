@@ -1020,9 +1020,15 @@ struct drm_mvgal_stats {
 	__u64 jobs[MVGAL_PRIO_COUNT];
 	/** @pad2: (out) 0. */
 	__u64 pad2;
-	/** @bytes: (out) bytes moved per MVGAL_METHOD_* (IN_PLACE: used in place). */
+	/**
+	 * @bytes: (out) bytes copied per MVGAL_METHOD_*; at
+	 * MVGAL_METHOD_IN_PLACE, the bytes sessions used where they were
+	 * (a peer's pool, or the buffer's own pages) instead of copying
+	 * them to their GPU's pool: the whole chunks each such session
+	 * named, counted when it began.
+	 */
 	__u64 bytes[MVGAL_METHOD_COUNT];
-	/** @copies: (out) chunk copies per MVGAL_METHOD_*. */
+	/** @copies: (out) chunk copies per MVGAL_METHOD_* (none in place). */
 	__u64 copies[MVGAL_METHOD_COUNT];
 	/** @sessions: (out) sessions begun. */
 	__u64 sessions;
