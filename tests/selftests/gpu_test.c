@@ -269,6 +269,35 @@ TEST_F(gpus, every_pair_has_a_possible_method)
 		}
 }
 
+/*
+ * Every method, reason and choice the uapi defines has its own text in
+ * the library (mvgal-info and the bench print them); a value past the
+ * end has a fixed one, never NULL.
+ */
+TEST(every_method_reason_and_choice_has_its_own_text)
+{
+	const char *seen[MVGAL_REASON_COUNT + MVGAL_WHY_COUNT + MVGAL_METHOD_COUNT];
+	unsigned int n = 0;
+
+	for (uint32_t m = 0; m < MVGAL_METHOD_COUNT; m++)
+		seen[n++] = mvgal_method_name(m);
+	for (uint32_t r = 0; r < MVGAL_REASON_COUNT; r++)
+		seen[n++] = mvgal_reason_text(r);
+	for (uint32_t w = 0; w < MVGAL_WHY_COUNT; w++)
+		seen[n++] = mvgal_why_text(w);
+	for (unsigned int i = 0; i < n; i++) {
+		ASSERT_NE(NULL, seen[i]) TH_LOG("text %u", i);
+		EXPECT_NE(0u, strlen(seen[i])) TH_LOG("text %u", i);
+		for (unsigned int j = 0; j < i; j++) {
+			EXPECT_NE(0, strcmp(seen[i], seen[j]))
+				TH_LOG("texts %u and %u: %s", j, i, seen[i]);
+		}
+	}
+	EXPECT_STREQ("none", mvgal_method_name(MVGAL_METHOD_COUNT));
+	EXPECT_STREQ("unknown", mvgal_reason_text(MVGAL_REASON_COUNT));
+	EXPECT_STREQ("unknown", mvgal_why_text(MVGAL_WHY_COUNT));
+}
+
 TEST_F(gpus, heap_reports_kernel_figures)
 {
 	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1], nodes[8];
@@ -958,6 +987,57 @@ TEST_F(paths, staging_bounces_on_the_destination_node)
 		expect_current_at(_metadata, self, step[i].gpu, h, size, 60);
 	}
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * path_cal refuses what it cannot apply, and a refusal changes no figure:
+ * text that is not five numbers, or too long for the knob (-EINVAL), a
+ * location or method out of range, a path from a location to itself
+ * (-EINVAL), a location with no GPU (-ENODEV).
+ */
+TEST_F(paths, path_cal_rejects_bad_input_and_changes_nothing)
+{
+	const uint32_t src = MVGAL_LOC_HOST, dst = 1 + self->g0;
+	const uint32_t cpu = MVGAL_METHOD_CPU_COPY;
+	char longer[128];
+	const struct { const char *text; int err; } bad[] = {
+		{ "0 1 2 3", -EINVAL },
+		{ "zero one two three four", -EINVAL },
+		{ longer, -EINVAL },
+	};
+	struct drm_mvgal_path p;
+	int slot = -1;
+
+	/* Good figures, padded past the knob's 96 bytes. */
+	memset(longer, ' ', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	longer[snprintf(longer, sizeof(longer), "%u %u %u 1 1", src, dst, cpu)] = ' ';
+	ASSERT_EQ(0, mvgal_get_path(self->m, src, dst, 64 << 10, &self->saved));
+	self->cal_set = true;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(bad[i].err, write_param(PATH_CAL, bad[i].text))
+			TH_LOG("\"%.20s\"", bad[i].text);
+	}
+	EXPECT_EQ(-EINVAL, set_cal(MVGAL_LOC_COUNT, dst, cpu, 1, 1));
+	EXPECT_EQ(-EINVAL, set_cal(src, MVGAL_LOC_COUNT, cpu, 1, 1));
+	EXPECT_EQ(-EINVAL, set_cal(dst, dst, cpu, 1, 1));
+	EXPECT_EQ(-EINVAL, set_cal(src, dst, MVGAL_METHOD_COUNT, 1, 1));
+	for (int g = MVGAL_MAX_GPUS - 1; g >= 0 && slot < 0; g--) {
+		struct drm_mvgal_gpu_info gi;
+
+		if (mvgal_gpu_info(self->m, g, &gi) == -ENODEV)
+			slot = g;
+	}
+	ASSERT_GE(slot, 0);
+	EXPECT_EQ(-ENODEV, set_cal(src, 1 + slot, cpu, 1, 1));
+	EXPECT_EQ(-ENODEV, set_cal(1 + slot, dst, cpu, 1, 1));
+
+	ASSERT_EQ(0, mvgal_get_path(self->m, src, dst, 64 << 10, &p));
+	for (uint32_t m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		EXPECT_EQ(self->saved.latency_ns[m], p.latency_ns[m]);
+		EXPECT_EQ(self->saved.bandwidth[m], p.bandwidth[m]);
+	}
+	EXPECT_EQ(self->saved.chosen, p.chosen);
 }
 
 /* Waits (up to 20 s) until GPU @g's pool uses no more than @used. */
