@@ -134,7 +134,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
 
 # Guest selftests link the shared library, as applications do.
-$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h $(LIB_SO) $(HDRS)
+$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
@@ -152,7 +152,7 @@ $(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
-$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h) $(HARNESS)/kselftest_harness.h
+$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h tests/common/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 

@@ -59,6 +59,7 @@
 #include "mvgal_trace.h"
 #include "bench_time.h"
 #include "../common/vgem_fence.h"
+#include "../common/write_param.h"
 
 #define REPS 15
 
@@ -88,20 +89,13 @@ static double median_ratio(double *r, int n)
 	return r[n / 2];
 }
 
-static int write_param(const char *name, const char *v)
+/* Sets mvgal's module parameter @name. */
+static int set_param(const char *name, const char *v)
 {
 	char path[128];
-	FILE *f;
-	int ret;
 
 	snprintf(path, sizeof(path), "/sys/module/mvgal/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ret = fputs(v, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
+	return write_param(path, v);
 }
 
 /* A module parameter as sysfs shows it, without its newline: to restore it. */
@@ -142,16 +136,16 @@ static void quiet_begin(struct quiet *q)
 		   !read_param("mirror_start_reads", q->mirror, sizeof(q->mirror));
 	if (!q->saved)
 		return;
-	write_param("prefetch", "N");
-	write_param("mirror_start_reads", "1000000");
+	set_param("prefetch", "N");
+	set_param("mirror_start_reads", "1000000");
 }
 
 static void quiet_end(const struct quiet *q)
 {
 	if (!q->saved)
 		return;
-	write_param("prefetch", q->prefetch);
-	write_param("mirror_start_reads", q->mirror);
+	set_param("prefetch", q->prefetch);
+	set_param("mirror_start_reads", q->mirror);
 }
 
 static int find(struct mvgal *m, const char *driver, int not)
@@ -630,7 +624,7 @@ static int method_measure(struct xfer *x, uint32_t method, double *mbps,
 	int ret;
 
 	snprintf(v, sizeof(v), "%u", method);
-	ret = write_param("force_method", v);
+	ret = set_param("force_method", v);
 	/* No copy at the destination: the session must use the source's. */
 	if (!ret && method == MVGAL_METHOD_IN_PLACE)
 		ret = mvgal_place_free(x->m, x->h, x->dst - 1);
@@ -642,7 +636,7 @@ static int method_measure(struct xfer *x, uint32_t method, double *mbps,
 		ret = method_run(x, method, &t[i]);
 	if (!ret)
 		ret = mvgal_get_stats(x->m, &s1);
-	write_param("force_method", "-1");
+	set_param("force_method", "-1");
 	if (ret)
 		return ret;
 	*mbps = x->size * 1e3 / median(t, METHOD_REPS);
@@ -735,7 +729,7 @@ static void bench_methods(struct mvgal *m, const struct pool_maps *p,
 		methods_pair(m, p, 1 + g0, 1 + gp, k, "pool->pool",
 			     "pool_to_pool");
 	}
-	write_param("force_method", "-1");
+	set_param("force_method", "-1");
 	quiet_end(&q);
 }
 
@@ -1127,7 +1121,7 @@ static long replay(struct mvgal *m, int g, const unsigned int *t, size_t n,
 	size_t i;
 	int k;
 
-	if (write_param("evict_policy", policy))
+	if (set_param("evict_policy", policy))
 		return -1;
 	for (k = 0; k < EV_W; k++)
 		if (mvgal_bo_create(m, EV_SIZE, MVGAL_BO_HOST_VALID |
@@ -1196,7 +1190,7 @@ static void bench_evict(struct mvgal *m, int g)
 			evict_figures(k, -1, -1, -1);
 		return;
 	}
-	write_param("prefetch", "N");
+	set_param("prefetch", "N");
 	for (int k = 0; k < MVGAL_TRACE_NKINDS; k++) {
 		long opt, sim_lru, pred, lru;
 
@@ -1211,8 +1205,8 @@ static void bench_evict(struct mvgal *m, int g)
 		       opt > 0 ? (double)lru / opt : 0.0, sim_lru);
 		evict_figures(k, opt, pred, lru);
 	}
-	write_param("evict_policy", "0");
-	write_param("prefetch", "Y");
+	set_param("evict_policy", "0");
+	set_param("prefetch", "Y");
 	set_budget(m, g, 0);
 }
 
@@ -1231,7 +1225,7 @@ static uint64_t prefetch_frames(struct mvgal *m, int g, const char *on,
 	uint64_t waited = 0;
 	int f, i;
 
-	if (write_param("prefetch", on))
+	if (set_param("prefetch", on))
 		return 0;
 	for (i = 0; i < PF_BUFS; i++)
 		if (mvgal_bo_create(m, PF_SIZE, MVGAL_BO_HOST_VALID |
@@ -1294,7 +1288,7 @@ static void bench_prefetch(struct mvgal *m, int g)
 	       (unsigned long long)(s1.prefetch_misses - s0.prefetch_misses),
 	       (unsigned long long)(s1.prefetch_cancelled - s0.prefetch_cancelled));
 	bench_figure("prefetch_wait_on_vs_off", figure, NULL, 0);
-	write_param("prefetch", "Y");
+	set_param("prefetch", "Y");
 	set_budget(m, g, 0);
 }
 
@@ -1316,13 +1310,13 @@ static void bench_lean(struct mvgal *m, int g0)
 		return;
 	}
 	for (int r = 0; r < REPS; r++) {
-		write_param("lean_begin", "1");
+		set_param("lean_begin", "1");
 		tl[r] = begin_end_ns(m, g0, h, inner);
-		write_param("lean_begin", "0");
+		set_param("lean_begin", "0");
 		tf[r] = begin_end_ns(m, g0, h, inner);
 		ratio[r] = tl[r] && tf[r] ? (double)tf[r] / tl[r] : NAN;
 	}
-	write_param("lean_begin", "1");
+	set_param("lean_begin", "1");
 	figure = median_ratio(ratio, REPS);
 	printf("bench: lean %llu ns  drm_exec %llu ns  ratio %.2fx\n",
 	       (unsigned long long)median(tl, REPS),
@@ -1436,13 +1430,13 @@ static void bench_boost(struct mvgal *m, int g0, int g1)
 		return;
 	}
 	for (int r = 0; r < REPS; r++) {
-		write_param("job_boost", "1");
+		set_param("job_boost", "1");
 		ton[r] = boost_round(m, g0, g1, x, big);
-		write_param("job_boost", "0");
+		set_param("job_boost", "0");
 		toff[r] = boost_round(m, g0, g1, x, big);
 		ratio[r] = ton[r] && toff[r] ? (double)toff[r] / ton[r] : NAN;
 	}
-	write_param("job_boost", "1");
+	set_param("job_boost", "1");
 	figure = median_ratio(ratio, REPS);
 	printf("bench: inherited %llu us  fixed %llu us  ratio %.2fx\n",
 	       (unsigned long long)median(ton, REPS) / 1000,

@@ -19,6 +19,7 @@
 #include <mvgal/mvgal.h>
 
 #include "../common/vgem_fence.h"
+#include "../common/write_param.h"
 
 #define CH (64 * 1024)
 #define POOL_BYTES ((size_t)POOL_MB << 20)
@@ -43,19 +44,6 @@ static inline long check(const uint8_t *p, uint64_t n, uint64_t off, unsigned in
 		if (p[i] != pat(off + i, s))
 			return (long)i;
 	return -1;
-}
-
-static inline int write_param(const char *path, const char *v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(v, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
 }
 
 /* A buffer with host storage that any GPU may use. */
