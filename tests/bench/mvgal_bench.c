@@ -593,16 +593,17 @@ static int method_run(struct xfer *x, uint32_t method, uint64_t *t)
 }
 
 /*
- * Did @method, and only it, move the timed runs' bytes? In place moves
- * none (and the sessions checked where they found them).
+ * Did @method, and only it, move the timed runs' bytes? In place copies
+ * none: GET_STATS counts there the bytes the sessions used where they
+ * were (whole chunks: every size here is a number of them), and the
+ * sessions checked where they found them.
  */
 static bool method_confirmed(const struct drm_mvgal_stats *s0,
 			     const struct drm_mvgal_stats *s1,
 			     uint32_t method, uint64_t bytes)
 {
 	for (uint32_t k = 0; k < MVGAL_METHOD_COUNT; k++) {
-		uint64_t want = k == method && k != MVGAL_METHOD_IN_PLACE ?
-				bytes : 0;
+		uint64_t want = k == method ? bytes : 0;
 
 		if (s1->bytes[k] - s0->bytes[k] != want)
 			return false;
