@@ -59,6 +59,11 @@ if [ -n "$k61" ]; then
 else
 	fail=$((fail + 1)); echo "not ok - no 6.1 headers installed (tools/deps.sh)"
 fi
+# Only drivers (vmwgfx) select the dirty-tracking helpers: without them
+# mvgal write-watches by unmapping.
+lane "mvgal.ko builds without CONFIG_MAPPING_DIRTY_HELPERS ($kver)" \
+	tools/build-module-without.sh "/lib/modules/$kver/build" \
+	"$B/kmod/check-nodirty-$kver" CONFIG_MAPPING_DIRTY_HELPERS
 lane "libmvgal.so exports only the public API" bash -c \
 	"nm -D --defined-only $B/lib/libmvgal.so | awk '\$2 == \"T\" { print \$3 }' | sed 's/@.*//' | sort | diff - <(sed -n 's/^\t\t\(mvgal_[a-z_]*\);/\1/p' lib/libmvgal.map | sort)"
 lane "mvgal.pc is usable by pkg-config" sh -c \
@@ -153,7 +158,7 @@ if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$0 --seed 3 --calls 20000 --fault 5" | tee /dev/stderr | grep "fail_function [1-9]" >/dev/null' "$fz"
 	lane "[debug] stress: 4 processes share 4 buffers (fork and a unix socket), 60 s, one killed mid-run, every byte checked; mvgal unloads after" \
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c \
-		'mvgal-info --attach >/dev/null 2>&1; /usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 60 && rmmod mvgal'
+		'mvgal-info --attach >/dev/null 2>&1; /usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 60 && sleep 1 && rmmod mvgal'
 	for f in "$log"/*fuzzer*.log "$log"/*stress*.log; do
 		[ -f "$f" ] && grep -E '^# ([0-9]+ (calls|quiesce)|faults injected)' "$f" | head -n 2
 	done

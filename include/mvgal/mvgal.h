@@ -378,7 +378,10 @@ MVGAL_API int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
  * filled on success only. -EPERM while enable_memory_migration is off.
  */
 MVGAL_API int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m);
-/** mvgal_cancel() - cancel a job that has not started; -EBUSY once it has. */
+/**
+ * mvgal_cancel() - cancel a job @dev queued that has not started; -EBUSY
+ * once it has, -ENOENT for a job of another handle.
+ */
 MVGAL_API int mvgal_cancel(struct mvgal *dev, uint64_t job);
 /** mvgal_place_free() - free a buffer's placement in @gpu's pool. */
 MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,

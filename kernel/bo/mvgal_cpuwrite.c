@@ -108,27 +108,13 @@ bool mvgal_watch_writable(struct mvgal_bo *bo, unsigned long c)
 	       mvgal_cbit_test(bo, MVGAL_CB_PENDING, c);
 }
 
-/*
- * Write-protects the pages of chunks [first, last] in every CPU mapping,
- * so that the next write faults. walk_page_mapping() stops at a mapping
- * that can never be written (no VM_MAYWRITE): once there was one, the
- * pages are unmapped instead, which also makes the next write fault.
- */
-static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
-				unsigned long last)
+#if IS_ENABLED(CONFIG_MAPPING_DIRTY_HELPERS)
+/* Write-protects the pages of chunks [first, last] in every mapping. */
+static void mvgal_watch_wp(struct mvgal_bo *bo, unsigned long first,
+			   unsigned long last)
 {
 	pgoff_t start, nr;
 
-	lockdep_assert_held(&bo->lock);
-	if (!bo->cpu_mapped)
-		return;
-	/* Kernels without the dirty-tracking helpers (only vmwgfx selects
-	 * them) unmap instead.
-	 */
-	if (!IS_ENABLED(CONFIG_MAPPING_DIRTY_HELPERS) || bo->wp_unmaps) {
-		mvgal_bo_zap(bo, first, last);
-		return;
-	}
 	start = drm_vma_node_start(&bo->base.vma_node) +
 		(mvgal_chunk_start(bo, first) >> PAGE_SHIFT);
 	nr = DIV_ROUND_UP(mvgal_chunk_start(bo, last) +
@@ -137,6 +123,30 @@ static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
 	wp_shared_mapping_range(bo->base.dev->anon_inode->i_mapping, start, nr);
 	if (bo->dmabuf_mapping)
 		wp_shared_mapping_range(bo->dmabuf_mapping, start, nr);
+}
+#endif
+
+/*
+ * Makes the next CPU write to chunks [first, last] fault, in every
+ * mapping: write-protected, or unmapped. walk_page_mapping() (under
+ * wp_shared_mapping_range()) stops at a mapping that can never be written
+ * (no VM_MAYWRITE): once there was one, the pages are unmapped instead.
+ * Kernels without the dirty-tracking helpers (only drivers such as vmwgfx
+ * select CONFIG_MAPPING_DIRTY_HELPERS) always unmap.
+ */
+static void mvgal_watch_protect(struct mvgal_bo *bo, unsigned long first,
+				unsigned long last)
+{
+	lockdep_assert_held(&bo->lock);
+	if (!bo->cpu_mapped)
+		return;
+#if IS_ENABLED(CONFIG_MAPPING_DIRTY_HELPERS)
+	if (!bo->wp_unmaps) {
+		mvgal_watch_wp(bo, first, last);
+		return;
+	}
+#endif
+	mvgal_bo_zap(bo, first, last);
 }
 
 /**

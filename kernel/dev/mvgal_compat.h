@@ -53,6 +53,15 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #define MVGAL_DRM_PRIME_FD_OPS
 #endif
 
+/* 6.12's DRM_GEM_FOPS flags offsets past 2^63 as valid; the flag came in
+ * 6.12 with file_operations.fop_flags.
+ */
+#ifdef FOP_UNSIGNED_OFFSET
+#define MVGAL_FOP_FLAGS .fop_flags = FOP_UNSIGNED_OFFSET,
+#else
+#define MVGAL_FOP_FLAGS
+#endif
+
 /* drm_driver.date went in 6.14: DRM_IOCTL_VERSION reports it empty since. */
 #define MVGAL_HAS_DRIVER_DATE \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0))

@@ -18,6 +18,7 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
+#include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
@@ -46,12 +47,22 @@ static const char *mvgal_job_timeline_name(struct dma_fence *f)
 	return "migration";
 }
 
+/*
+ * Every job holds the module from its allocation until its fence goes:
+ * the fence's ops, the callbacks on its dependencies and the work that
+ * finishes it are this module's code, reachable through a sync_file or a
+ * reservation that any process may hold after every mvgal file closed.
+ * So rmmod is refused (-EBUSY) while one lives. The put is the last call
+ * of the release (a sibling call where the compiler makes one): nothing
+ * of the module runs after it but the return.
+ */
 static void mvgal_job_release(struct dma_fence *f)
 {
 	struct mvgal_job *job = container_of(f, struct mvgal_job, base);
 
 	/* Everything else went when the job finished. */
 	dma_fence_free(&job->base);
+	module_put(THIS_MODULE);
 }
 
 static const struct dma_fence_ops mvgal_job_fence_ops = {
@@ -90,6 +101,8 @@ struct mvgal_job *mvgal_job_alloc(struct mvgal_device *mdev,
 			return ERR_PTR(ret);
 		}
 	}
+	/* Called from an ioctl or a work of a loaded module: it is live. */
+	__module_get(THIS_MODULE);
 	job->mdev = mdev;
 	job->prio = prio;
 	INIT_LIST_HEAD(&job->link);
@@ -465,6 +478,7 @@ void mvgal_job_abort(struct mvgal_job *job)
 	mvgal_job_put_refs(job);
 	if (!job->armed) {
 		kfree(job);
+		module_put(THIS_MODULE);
 		return;
 	}
 	/* A sync_file may hold it still: it must end signaled. */

@@ -5,6 +5,7 @@
  * there is no hardware behind it, the GPUs it serves are attached later.
  */
 
+#include <linux/compat.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
@@ -65,7 +66,7 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_COPY, mvgal_ioctl_bo_copy, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_LIST, mvgal_ioctl_bo_list, DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(MVGAL_BEGIN, mvgal_ioctl_begin, DRM_RENDER_ALLOW),
+	/* MVGAL_BEGIN: mvgal_ioctl() hands it to mvgal_begin_user(). */
 	DRM_IOCTL_DEF_DRV(MVGAL_END, mvgal_ioctl_end, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_MIGRATE, mvgal_ioctl_migrate, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_CANCEL, mvgal_ioctl_cancel, DRM_RENDER_ALLOW),
@@ -93,7 +94,50 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_ADVISE, mvgal_ioctl_advise, DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(mvgal_fops);
+/*
+ * BEGIN copies its own results out (mvgal_begin_user()) so that a fault
+ * there undoes it; every other ioctl goes through drm_ioctl().
+ */
+static bool mvgal_is_begin(unsigned int cmd)
+{
+	return _IOC_TYPE(cmd) == DRM_IOCTL_BASE &&
+	       _IOC_NR(cmd) == DRM_COMMAND_BASE + DRM_MVGAL_BEGIN;
+}
+
+static long mvgal_ioctl(struct file *filp, unsigned int cmd,
+			unsigned long arg)
+{
+	if (mvgal_is_begin(cmd))
+		return mvgal_begin_user(filp, cmd, (void __user *)arg);
+	return drm_ioctl(filp, cmd, arg);
+}
+
+#ifdef CONFIG_COMPAT
+/* mvgal's structs are the same for 32-bit callers: only the pointer differs. */
+static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
+			       unsigned long arg)
+{
+	if (mvgal_is_begin(cmd))
+		return mvgal_begin_user(filp, cmd, compat_ptr(arg));
+	return drm_compat_ioctl(filp, cmd, arg);
+}
+#else
+#define mvgal_compat_ioctl NULL
+#endif
+
+/* DEFINE_DRM_GEM_FOPS() with mvgal's own ioctl entry points. */
+static const struct file_operations mvgal_fops = {
+	.owner = THIS_MODULE,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = mvgal_ioctl,
+	.compat_ioctl = mvgal_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	MVGAL_FOP_FLAGS
+};
 
 static const struct drm_driver mvgal_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ,

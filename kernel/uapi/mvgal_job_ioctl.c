@@ -28,22 +28,30 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 	struct mvgal_engine *e = &mdev->engine;
 	struct drm_mvgal_cancel *args = data;
 	struct mvgal_job *job = NULL, *j;
-	bool finish = false;
+	bool finish = false, foreign = false;
 	int ret = 0;
 
 	if (args->flags || args->pad)
 		return -EINVAL;
 	spin_lock(&e->lock);
 	list_for_each_entry(j, &e->pending, plink) {
-		/* Only the file that queued it (whose allowance it holds). */
-		if (j->id == args->job && j->quota == file->driver_priv) {
+		if (j->id != args->job)
+			continue;
+		/*
+		 * Only the file that queued it. The job holds a reference
+		 * on that file's allowance, so no file opened later can
+		 * have the same driver_priv while the job lives.
+		 */
+		if (j->quota == file->driver_priv)
 			job = j;
-			break;
-		}
+		else
+			foreign = true;
+		break;
 	}
 	if (!job) {
-		/* A job of this file that already started, or none at all. */
-		ret = args->job && args->job <= e->next_id ? -EBUSY : -ENOENT;
+		/* A job that already started, or none at all. */
+		ret = !foreign && args->job && args->job <= e->next_id ?
+		      -EBUSY : -ENOENT;
 		spin_unlock(&e->lock);
 		return ret;
 	}

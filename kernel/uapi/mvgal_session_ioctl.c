@@ -14,6 +14,7 @@
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -306,24 +307,53 @@ static void mvgal_begin_undo(struct mvgal_file *mf, struct mvgal_session *s,
 }
 
 /*
+ * BEGIN copies its results out itself, before the session can be found
+ * and its fd is installed, so that a fault undoes it: drm_ioctl() would
+ * copy them out after the handler returned, when a live session and an
+ * installed fd could no longer be taken back.
+ */
+struct mvgal_begin_call {
+	struct drm_mvgal_begin args;		/* first: the handler's data */
+	struct drm_mvgal_begin __user *uargs;	/* where they came from */
+	u32 out_size;				/* bytes to copy out */
+	u32 user_size;				/* the caller's struct */
+};
+
+/* The struct itself, then zeroes past our version of it, as drm_ioctl(). */
+static int mvgal_begin_copy_out(const struct mvgal_begin_call *call)
+{
+	char __user *u = (char __user *)call->uargs;
+
+	if (copy_to_user(u, &call->args, call->out_size))
+		return -EFAULT;
+	if (call->user_size > call->out_size &&
+	    clear_user(u + call->out_size, call->user_size - call->out_size))
+		return -EFAULT;
+	return 0;
+}
+
+/*
  * Hands out the results of a live session, with no lock held: a fault
- * on the array may need a buffer's lock (it may lie in a mapping of one
- * of the session's own buffers) or mmap_lock, which faults take first.
- * The out-fence's fd is installed only once they are out. On a fault the
- * session is undone (and freed) and @args left as they came.
+ * on the arrays or the struct may need a buffer's lock (they may lie in a
+ * mapping of one of the session's own buffers) or mmap_lock, which faults
+ * take first. The out-fence's fd is installed only once they are out. On
+ * a fault the session is undone (and freed): what was written before it
+ * stays written, but names nothing that exists.
  */
 static int mvgal_begin_publish(struct mvgal_file *mf, struct mvgal_session *s,
-			       struct drm_mvgal_begin *args,
+			       struct mvgal_begin_call *call,
 			       const struct drm_mvgal_access *acc,
 			       struct mvgal_begin_out *out)
 {
-	if (mvgal_begin_results(args, acc)) {
-		mvgal_begin_undo(mf, s, out);
-		return -EFAULT;
-	}
+	struct drm_mvgal_begin *args = &call->args;
+
 	args->bytes_copied = out->bytes;
 	args->session = s->id;
 	args->out_fence_fd = out->fd;
+	if (mvgal_begin_results(args, acc) || mvgal_begin_copy_out(call)) {
+		mvgal_begin_undo(mf, s, out);
+		return -EFAULT;
+	}
 	if (out->sf)
 		fd_install(out->fd, out->sf->file);
 	/* Only now, when BEGIN no longer touches it, may END find (and
@@ -333,13 +363,15 @@ static int mvgal_begin_publish(struct mvgal_file *mf, struct mvgal_session *s,
 	return 0;
 }
 
-int mvgal_ioctl_begin(struct drm_device *dev, void *data,
-		      struct drm_file *file)
+/* The handler, under drm_ioctl_kernel(): @data is a mvgal_begin_call. */
+static int mvgal_ioctl_begin(struct drm_device *dev, void *data,
+			     struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct mvgal_file *mf = file->driver_priv;
 	struct drm_mvgal_access acc_small[4], *acc;
-	struct drm_mvgal_begin *args = data;
+	struct mvgal_begin_call *call = data;
+	struct drm_mvgal_begin *args = &call->args;
 	struct dma_fence *in_fence = NULL;
 	struct mvgal_job *job = NULL;
 	struct mvgal_begin_out out;
@@ -370,7 +402,7 @@ int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_file;
 	/* The session is the file's now, or undone and freed. */
-	ret = mvgal_begin_publish(mf, s, args, acc, &out);
+	ret = mvgal_begin_publish(mf, s, call, acc, &out);
 	dma_fence_put(in_fence);
 	if (acc != acc_small)
 		kfree(acc);
@@ -387,6 +419,33 @@ out_acc:
 	if (acc != acc_small)
 		kfree(acc);
 	return ret;
+}
+
+/**
+ * mvgal_begin_user() - DRM_IOCTL_MVGAL_BEGIN, of any size the caller's
+ * struct has
+ * @filp: the DRM file
+ * @cmd: the ioctl command: its size and direction say what to copy, as
+ *	 drm_ioctl() reads them
+ * @uargs: the caller's struct
+ *
+ * drm_ioctl_kernel() makes the checks drm_ioctl() makes (an unplugged
+ * device, DRM_RENDER_ALLOW).
+ *
+ * Return: 0 or -errno; on any error nothing took effect.
+ */
+long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs)
+{
+	struct mvgal_begin_call call = { .uargs = uargs };
+	u32 size = _IOC_SIZE(cmd);
+	u32 in = cmd & IOC_IN ? min_t(u32, size, sizeof(call.args)) : 0;
+
+	call.user_size = cmd & IOC_OUT ? size : 0;
+	call.out_size = min_t(u32, call.user_size, sizeof(call.args));
+	if (copy_from_user(&call.args, uargs, in))
+		return -EFAULT;
+	return drm_ioctl_kernel(filp, mvgal_ioctl_begin, &call,
+				DRM_RENDER_ALLOW);
 }
 
 /* Reads END's written ranges into per-buffer bitmaps; NULL entries for

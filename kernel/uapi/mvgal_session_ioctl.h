@@ -10,9 +10,9 @@
 
 struct drm_device;
 struct drm_file;
+struct file;
 
-int mvgal_ioctl_begin(struct drm_device *dev, void *data,
-		      struct drm_file *file);
+long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs);
 int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		    struct drm_file *file);
 int mvgal_file_open(struct drm_device *dev, struct drm_file *file);

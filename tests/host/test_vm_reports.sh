@@ -356,5 +356,32 @@ ok $? "a kernel report and a leak together fail"
 test $? = 2
 ok $? "a log that cannot be read is an error (exit 2), not a pass"
 
+# Quiet failures that are bugs all the same: a fault handler's error that
+# reached the page-fault code, an allocation failure's warning (mvgal's
+# user-sized allocations must be __GFP_NOWARN), lockdep switching itself off.
+cat >"$t/pfoom.rep" <<'EOF'
+[  201.402113] Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF
+EOF
+expect_fail pfoom "Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF"
+cat >"$t/vmalloc.rep" <<'EOF'
+[  202.118820] mvgal_fuzz: vmalloc error: size 1052672, vm_struct allocation failed, mode:0xdc0(GFP_KERNEL|__GFP_ZERO), nodemask=(null),cpuset=/,mems_allowed=0-1
+EOF
+expect_fail vmalloc "vmalloc error: size 1052672, vm_struct allocation failed"
+cat >"$t/pagealloc.rep" <<'EOF'
+[  203.551102] mvgal_fuzz: page allocation failure: order:4, mode:0x40dc0(GFP_KERNEL|__GFP_COMP|__GFP_ZERO), nodemask=(null),cpuset=/,mems_allowed=0-1
+EOF
+expect_fail pagealloc "page allocation failure: order:4"
+cat >"$t/lockdepoff.rep" <<'EOF'
+[  204.000112] turning off the locking correctness validator.
+EOF
+expect_fail lockdepoff "turning off the locking correctness validator."
+
+# A long report (its excerpt is cut) is still a failure, exit 1: a pipe
+# cut short must not turn it into a SIGPIPE exit.
+{ clean; cat "$t/kasan.rep"; for i in $(seq 20000); do echo "[  300.$i] frame $i"; done; clean; } >"$t/long.log"
+"$scan" "$t/long.log" >/dev/null 2>&1
+test $? = 1
+ok $? "a report of 20000 lines fails with exit 1"
+
 echo "1..$n"
 exit $rc

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/sync_file.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1145,13 +1146,13 @@ TEST(enospc_when_slots_are_full)
 	struct mvgal_config cfg;
 	struct mvgal *m;
 
-	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal max_gpus=2"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal max_gpus=2"));
 	ASSERT_EQ(0, mvgal_open(&m));
 	config_64(&cfg);
 	EXPECT_EQ(-ENOSPC, mvgal_attach_all(m, &cfg, NULL, NULL));
 	EXPECT_EQ(2, gpu_count(m));
 	mvgal_close(m);
-	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
 }
 
 /* Unloading mvgal with GPUs attached lets go of every reference: the
@@ -1163,7 +1164,7 @@ TEST(unload_releases_references)
 	struct mvgal_config cfg;
 	struct mvgal *m;
 
-	ASSERT_EQ(0, run("rmmod mvgal && modprobe mvgal"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
 	virtio0 = module_refcnt("virtio_gpu");
 	vgem0 = module_refcnt("vgem");
 	ASSERT_GE(virtio0, 0);
@@ -1176,11 +1177,75 @@ TEST(unload_releases_references)
 	EXPECT_LT(virtio0, module_refcnt("virtio_gpu"));
 	EXPECT_LT(vgem0, module_refcnt("vgem"));
 
-	ASSERT_EQ(0, run("rmmod mvgal"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL));
 	EXPECT_EQ(virtio0, module_refcnt("virtio_gpu"));
 	EXPECT_EQ(vgem0, module_refcnt("vgem"));
 	EXPECT_EQ(0, run("rmmod vgem"));
 	ASSERT_EQ(0, run("modprobe vgem && modprobe mvgal"));
+}
+
+/* SYNC_IOC_FILE_INFO of @fd: its status; its name must be mvgal's. */
+static int sync_file_mvgal_status(int fd)
+{
+	struct sync_file_info info = { 0 };
+
+	if (ioctl(fd, SYNC_IOC_FILE_INFO, &info))
+		return -errno;
+	if (strncmp(info.name, "mvgal", 5))
+		return -EINVAL;
+	return info.status;
+}
+
+/*
+ * mvgal's fences hold the module: with every mvgal file closed, rmmod is
+ * refused while a job waits for another driver's fence (vgem calls back
+ * into mvgal when it signals) and while a finished job's sync_file is
+ * held (its name comes from mvgal's code). Meanwhile the fence works; once
+ * it goes, mvgal unloads.
+ */
+TEST(fences_hold_the_module)
+{
+	const uint64_t size = 2 * 65536 + 77;
+	struct drm_mvgal_migrate mg = { .size = size };
+	struct mvgal_config cfg;
+	struct vfence vf = { 0 };
+	struct mvgal *m;
+	uint8_t *buf;
+	uint32_t h;
+	int g;
+
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	config_64(&cfg);
+	ASSERT_EQ(NR_GPUS, mvgal_attach_all(m, &cfg, NULL, NULL));
+	g = find_gpu(m, "virtio_gpu", ~1U);
+	ASSERT_LE(0, g);
+	buf = malloc(size);
+	ASSERT_NE(NULL, buf);
+	fill(buf, size, 9);
+	ASSERT_EQ(0, mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_write(m, h, 0, buf, size));
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + g;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(m, &mg));
+	mvgal_close(m);
+
+	/* A job waits for vgem: mvgal must stay. */
+	EXPECT_NE(0, run("rmmod mvgal 2>/dev/null"));
+	EXPECT_EQ(0, sync_file_mvgal_status(mg.out_fence_fd));
+	vfence_signal(&vf);
+	EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+	/* Done, but its sync_file is held. */
+	EXPECT_NE(0, run("rmmod mvgal 2>/dev/null"));
+	EXPECT_EQ(1, sync_file_mvgal_status(mg.out_fence_fd));
+	close(mg.out_fence_fd);
+	vfence_free(&vf);
+	ASSERT_EQ(0, run(RMMOD_MVGAL));
+	ASSERT_EQ(0, run("modprobe mvgal"));
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

@@ -27,6 +27,15 @@ static inline int run(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * Unloads mvgal, retried for up to 5 s: the last buffers of files just
+ * closed end in the background, and their jobs' fences hold the module
+ * until they go.
+ */
+#define RMMOD_MVGAL \
+	"(i=0; while [ $i -lt 50 ]; do rmmod mvgal 2>/dev/null && exit 0; " \
+	"i=$((i + 1)); sleep 0.1; done; rmmod mvgal)"
+
 static inline int debug_cmd(const char *fmt, unsigned int gpu, unsigned long long size)
 {
 	char buf[64];

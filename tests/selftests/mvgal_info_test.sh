@@ -16,11 +16,22 @@ check() { # name command...: passes when the command succeeds
 has() { grep -qF -- "$1" /tmp/info.out; }
 info() { mvgal-info "$@" >/tmp/info.out 2>/tmp/info.err; echo $? >/tmp/info.rc; }
 rc() { cat /tmp/info.rc; }
+# rmmod, retried for up to 5 s: buffers of files just closed end in the
+# background, and their jobs' fences hold the module until they go.
+unload() {
+	i=0
+	while [ $i -lt 50 ]; do
+		rmmod mvgal 2>/dev/null && return 0
+		i=$((i + 1))
+		sleep 0.1
+	done
+	rmmod mvgal
+}
 
 echo "1..26"
 rm -f /etc/mvgal/mvgal.conf
 # A fresh module: other tests leave GPUs attached.
-rmmod mvgal && modprobe mvgal || echo "# could not reload mvgal"
+unload && modprobe mvgal || echo "# could not reload mvgal"
 
 info --help
 check "help exits 0 and prints usage" test "$(rc)" = 0 -a -n "$(grep -F 'Usage: mvgal-info' /tmp/info.out)"
@@ -136,7 +147,7 @@ stop_watch TERM
 check "SIGTERM ends --watch: exit 0, output of whole sample lines" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test -s /tmp/watch.sig && test -z "$(tail -c 1 /tmp/watch.sig)" && ! grep -qv "^sample=" /tmp/watch.sig'
 wait "$stress" || echo "# mvgal_stress (the workload) exited $?: $(tail -n 3 /tmp/stress.out | tr '\n' ' ')"
 
-rmmod mvgal
+unload
 info
 modprobe mvgal
 check "module not loaded: exit 3 and a clear message" sh -c 'test "$(cat /tmp/info.rc)" = 3 && grep -q "mvgal kernel module is not loaded" /tmp/info.err && test ! -s /tmp/info.out'

@@ -20,6 +20,7 @@
 #include <mvgal/mvgal.h>
 
 #include "kselftest_harness.h"
+#include "helpers.h"
 
 #define PARAM_DIR "/sys/module/mvgal/parameters/"
 
@@ -59,13 +60,6 @@ static int write_param(const char *name, const char *val)
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-static int run(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static bool module_loaded(void)
@@ -338,7 +332,7 @@ TEST(module_unload_reload)
 	struct mvgal_info info;
 
 	ASSERT_TRUE(module_loaded());
-	ASSERT_EQ(0, run("rmmod mvgal"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL));
 	EXPECT_FALSE(module_loaded());
 	EXPECT_EQ(-ENODEV, mvgal_open(&m));
 
@@ -357,7 +351,7 @@ TEST(module_unload_reload)
 	EXPECT_EQ(4096, info.chunk_size);
 	mvgal_close(m);
 
-	ASSERT_EQ(0, run("rmmod mvgal"));
+	ASSERT_EQ(0, run(RMMOD_MVGAL));
 	ASSERT_EQ(0, run("modprobe mvgal"));
 	ASSERT_EQ(0, mvgal_open(&m));
 	ASSERT_EQ(0, mvgal_get_info(m, &info));

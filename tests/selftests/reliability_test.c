@@ -7,7 +7,9 @@
  * detach waits for work queued on its GPU and stalls no other GPU; a
  * refused write changes no byte; BEGINs naming the same buffers in both
  * orders never deadlock; a writer, GPU or CPU, waits for every reader's
- * fence, not only the last one's.
+ * fence, not only the last one's; a BEGIN whose struct cannot take its
+ * results changes nothing; only the file that queued a job cancels it,
+ * even after that file closed and others opened.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -890,6 +893,125 @@ TEST_F(rel, cpu_write_waits_for_every_readers_fence)
 		mvgal_bo_destroy(self->m, w.h);
 	}
 	free(buf);
+}
+
+/* Open fds of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+/*
+ * A BEGIN whose struct is read-only cannot hand out its session and fd:
+ * it fails with -EFAULT and nothing took effect: no session holds the
+ * chunks (a write to them goes through), no fd was added, and the same
+ * BEGIN from writable memory then works.
+ */
+TEST_F(rel, begin_with_a_read_only_struct_changes_nothing)
+{
+	const uint64_t size = 2 * CH + 100;
+	struct drm_mvgal_range r = { .offset = CH - 3, .size = CH + 9 };
+	struct drm_mvgal_access a = {
+		.nr_ranges = 1, .ranges = (uintptr_t)&r,
+	};
+	struct drm_mvgal_begin *ro, w;
+	uint32_t h;
+	int nfd;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
+	a.handle = h;
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	*ro = (struct drm_mvgal_begin) {
+		.accesses = (uintptr_t)&a, .count = 1, .gpu = self->g0,
+		.flags = MVGAL_ACCESS_WRITE, .in_fence_fd = -1,
+		.priority = MVGAL_PRIO_NORMAL,
+	};
+	w = *ro;
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	nfd = count_fds();
+	ASSERT_LT(0, nfd);
+	for (int i = 0; i < 3; i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_BEGIN, ro));
+		EXPECT_EQ(EFAULT, errno);
+	}
+	EXPECT_EQ(nfd, count_fds());
+	EXPECT_EQ(0, ro->session);
+	/* No WRITE session holds the chunks: the CPU's write goes through. */
+	EXPECT_EQ(0, bo_fill(self->m, h, size, 2));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
+
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_BEGIN, &w));
+	EXPECT_NE(0, w.session);
+	EXPECT_EQ(0, settle(w.out_fence_fd));
+	EXPECT_EQ(-EBUSY, bo_fill(self->m, h, size, 3));
+	EXPECT_EQ(0, mvgal_end(self->m, w.session, -1, NULL, 0));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
+	munmap(ro, 4096);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Only the file that queued a job may cancel it: not another file while
+ * it is open, nor any file opened after it closed (the job outlives it),
+ * whatever memory the new files reuse. The job then runs to its end.
+ */
+TEST_F(rel, cancel_reaches_only_the_queuing_file)
+{
+	const uint64_t size = 3 * CH + 5;
+	struct drm_mvgal_migrate mg = { .size = size };
+	struct drm_mvgal_bo_info info;
+	struct mvgal *owner, *other;
+	struct vfence vf;
+	uint32_t h, mine;
+	int dmabuf;
+
+	ASSERT_EQ(0, mvgal_open(&owner));
+	ASSERT_EQ(0, mvgal_bo_create_shared(owner, size, MVGAL_BO_HOST_VALID |
+			MVGAL_BO_GPU_VALID | MVGAL_BO_DMA_BUF, MVGAL_GPU_ANY,
+			MVGAL_SHARING_DMA_BUF, &h));
+	ASSERT_EQ(0, bo_fill(owner, h, size, 7));
+	/* The same buffer in this test's file, to look at it afterwards. */
+	ASSERT_EQ(0, mvgal_bo_export(owner, h, &dmabuf));
+	ASSERT_EQ(0, mvgal_bo_import(self->m, dmabuf, &mine));
+	close(dmabuf);
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(owner, &mg));
+	ASSERT_NE(0, mg.job);
+	EXPECT_EQ(-ENOENT, mvgal_cancel(self->m, mg.job));
+	/* The owner closes; the job keeps its buffer. New files come. */
+	mvgal_close(owner);
+	for (int i = 0; i < 64; i++) {
+		ASSERT_EQ(0, mvgal_open(&other));
+		EXPECT_EQ(-ENOENT, mvgal_cancel(other, mg.job))
+			TH_LOG("file %d", i);
+		mvgal_close(other);
+	}
+	EXPECT_EQ(0, mvgal_fence_status(mg.out_fence_fd));
+	vfence_signal(&vf);
+	EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
+	EXPECT_EQ(1, mvgal_fence_status(mg.out_fence_fd));
+	close(mg.out_fence_fd);
+	vfence_free(&vf);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, mine, &info));
+	EXPECT_EQ(size, info.valid[1 + self->g1]);
+	EXPECT_EQ(-1, bo_check(self->m, mine, size, 7));
+	mvgal_bo_destroy(self->m, mine);
 }
 
 TEST_HARNESS_MAIN

@@ -964,7 +964,8 @@ struct drm_mvgal_migrate {
  * Cancels a job that has not started: its fence signals with -ECANCELED
  * and the chunks it would have filled stay invalid there. Errors:
  * -EINVAL (non-zero flags or padding), -ENOENT (no such job pending for
- * this file), -EBUSY (it is running or done).
+ * this file: a job another file queued is never found, even after that
+ * file closed), -EBUSY (it is running or done).
  */
 struct drm_mvgal_cancel {
 	/** @job: (in) from MIGRATE. */
