@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/pagemap.h>
 #include <linux/platform_device.h>
 
 #include <drm/drm_drv.h>
@@ -104,11 +105,31 @@ static bool mvgal_is_begin(unsigned int cmd)
 	       _IOC_NR(cmd) == DRM_COMMAND_BASE + DRM_MVGAL_BEGIN;
 }
 
+/*
+ * drm_ioctl() copies results out after the handler returned, when a
+ * queued job, a new handle or an installed fd can no longer be taken
+ * back. Faulting the struct in for writing first (without writing to
+ * it) turns a read-only or unmapped struct into -EFAULT before anything
+ * happened; only a thread that unmaps it while the call runs can still
+ * lose the results.
+ */
+static bool mvgal_out_unwritable(unsigned int cmd, void __user *uargs)
+{
+	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE ||
+	    _IOC_NR(cmd) < DRM_COMMAND_BASE || !(cmd & IOC_OUT))
+		return false;
+	return fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)) != 0;
+}
+
 static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 			unsigned long arg)
 {
+	void __user *uargs = (void __user *)arg;
+
 	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, (void __user *)arg);
+		return mvgal_begin_user(filp, cmd, uargs);
+	if (mvgal_out_unwritable(cmd, uargs))
+		return -EFAULT;
 	return drm_ioctl(filp, cmd, arg);
 }
 
@@ -117,8 +138,12 @@ static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 			       unsigned long arg)
 {
+	void __user *uargs = compat_ptr(arg);
+
 	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, compat_ptr(arg));
+		return mvgal_begin_user(filp, cmd, uargs);
+	if (mvgal_out_unwritable(cmd, uargs))
+		return -EFAULT;
 	return drm_compat_ioctl(filp, cmd, arg);
 }
 #else

@@ -1112,6 +1112,11 @@ static int do_syncobj(int f)
 		if (!ret)
 			put(&fences, out, drop_fd);
 	}
+	/*
+	 * Never a large handle count: the DRM core (not mvgal) WARNs in
+	 * drm_syncobj_array_find() from 2^20 handles on, which would fail
+	 * the run on a report that is not ours.
+	 */
 	if (!ret)
 		ret = drmSyncobjWait(files[f].fd, &h, 1, 0, 0, NULL);
 	drmSyncobjDestroy(files[f].fd, h);

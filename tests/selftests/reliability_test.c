@@ -994,15 +994,24 @@ TEST_F(rel, cancel_reaches_only_the_queuing_file)
 	ASSERT_EQ(0, mvgal_migrate(owner, &mg));
 	ASSERT_NE(0, mg.job);
 	EXPECT_EQ(-ENOENT, mvgal_cancel(self->m, mg.job));
-	/* The owner closes; the job keeps its buffer. New files come. */
+	/*
+	 * The owner closes; the job keeps its buffer. New files come. vgem
+	 * signals its fence by itself after 10 s, which a slow (debug)
+	 * kernel may reach: from then on the job may have started, and
+	 * CANCEL is -EBUSY for anyone.
+	 */
 	mvgal_close(owner);
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < 32; i++) {
+		int ret;
+
 		ASSERT_EQ(0, mvgal_open(&other));
-		EXPECT_EQ(-ENOENT, mvgal_cancel(other, mg.job))
-			TH_LOG("file %d", i);
+		ret = mvgal_cancel(other, mg.job);
+		if (ret != -EBUSY || !mvgal_fence_status(vf.fd))
+			EXPECT_EQ(-ENOENT, ret) TH_LOG("file %d", i);
 		mvgal_close(other);
 	}
-	EXPECT_EQ(0, mvgal_fence_status(mg.out_fence_fd));
+	if (!mvgal_fence_status(vf.fd))
+		EXPECT_EQ(0, mvgal_fence_status(mg.out_fence_fd));
 	vfence_signal(&vf);
 	EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 20000));
 	EXPECT_EQ(1, mvgal_fence_status(mg.out_fence_fd));
@@ -1012,6 +1021,105 @@ TEST_F(rel, cancel_reaches_only_the_queuing_file)
 	EXPECT_EQ(size, info.valid[1 + self->g1]);
 	EXPECT_EQ(-1, bo_check(self->m, mine, size, 7));
 	mvgal_bo_destroy(self->m, mine);
+}
+
+/* Buffers the caller can see (all of them, for root). */
+static uint32_t bo_count(struct mvgal *m)
+{
+	uint32_t n = 0;
+
+	return mvgal_bo_list(m, NULL, &n) ? ~0U : n;
+}
+
+/*
+ * Calls that make a job, a handle or an fd, given a read-only struct to
+ * write their results to, fail with -EFAULT before any of it exists: no
+ * job queued, no data moved, no buffer, no placement, no fd. The same
+ * calls from writable memory then work.
+ */
+TEST_F(rel, calls_with_a_read_only_struct_change_nothing)
+{
+	const uint64_t size = 2 * CH + 777;
+	struct drm_mvgal_stats st0, st1;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_migrate *mg, wmg;
+	struct drm_mvgal_bo_create *cr, wcr;
+	struct drm_mvgal_place_fd *pf, wpf;
+	struct drm_mvgal_pool_fd *po;
+	uint32_t h, nbo;
+	uint8_t *ro;
+	int nfd;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 5));
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	/* Odd offsets in the page: the struct need not be aligned to it. */
+	mg = (void *)(ro + 8);
+	cr = (void *)(ro + 1000);
+	pf = (void *)(ro + 2000);
+	po = (void *)(ro + 3000);
+	*mg = (struct drm_mvgal_migrate) {
+		.handle = h, .offset = 0, .size = size,
+		.location = 1 + self->g1, .in_fence_fd = -1,
+		.priority = MVGAL_PRIO_NORMAL,
+	};
+	*cr = (struct drm_mvgal_bo_create) {
+		.size = size, .flags = MVGAL_BO_HOST_VALID,
+		.gpu = MVGAL_GPU_ANY,
+	};
+	*pf = (struct drm_mvgal_place_fd) { .handle = h, .gpu = self->g0 };
+	*po = (struct drm_mvgal_pool_fd) { .gpu = self->g0 };
+	wmg = *mg;
+	wcr = *cr;
+	wpf = *pf;
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	nfd = count_fds();
+	nbo = bo_count(self->m);
+	ASSERT_NE(~0U, nbo);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_MIGRATE, mg));
+	EXPECT_EQ(EFAULT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_BO_CREATE, cr));
+	EXPECT_EQ(EFAULT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_PLACE_FD, pf));
+	EXPECT_EQ(EFAULT, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, po));
+	EXPECT_EQ(EFAULT, errno);
+
+	EXPECT_EQ(nfd, count_fds());
+	EXPECT_EQ(nbo, bo_count(self->m));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(st0.scheduled, st1.scheduled);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.valid[1 + self->g1]);
+	EXPECT_EQ(0, info.valid[1 + self->g0]);
+	EXPECT_EQ(0, mg->job);
+	EXPECT_EQ(0, cr->handle);
+	EXPECT_EQ(0, pf->size);
+
+	/* From writable memory, the same calls take effect. */
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_MIGRATE, &wmg));
+	ASSERT_NE(0, wmg.job);
+	EXPECT_EQ(0, mvgal_fence_wait(wmg.out_fence_fd, 20000));
+	close(wmg.out_fence_fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(size, info.valid[1 + self->g1]);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_PLACE_FD, &wpf));
+	EXPECT_LE(size, wpf.size);
+	close(wpf.fd);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_BO_CREATE, &wcr));
+	EXPECT_EQ(nbo + 1, bo_count(self->m));
+	mvgal_bo_destroy(self->m, wcr.handle);
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 5));
+	munmap(ro, 4096);
+	mvgal_bo_destroy(self->m, h);
 }
 
 TEST_HARNESS_MAIN

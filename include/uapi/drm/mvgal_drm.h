@@ -7,6 +7,13 @@
  * zero, a flags field whose unknown bits are rejected with -EINVAL, and
  * no output written when the input is rejected.
  *
+ * The argument struct of an ioctl with results (DRM_IOWR) that the
+ * caller cannot write to (read-only or unmapped) is -EFAULT before the
+ * call does anything: no buffer, job, session or fd is made. BEGIN also
+ * undoes its session if writing its results faults while it runs; for
+ * the other calls, a struct another thread unmaps while the call runs
+ * may lose the results of a call that took effect.
+ *
  * An ioctl's argument struct grows at its end: the DRM core zero-extends
  * the struct an older binary passes, so every new field means "as
  * before" when 0. An array of structs the caller points to comes with an
@@ -850,7 +857,9 @@ struct drm_mvgal_access {
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
  * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"), -E2BIG (an access
  * larger than this kernel knows with non-zero bytes beyond). A failed
- * begin changes nothing.
+ * begin changes nothing: BEGIN writes its results (this struct and each
+ * access's) before its session can be used and its fd exists, and a
+ * fault there (-EFAULT) undoes it.
  */
 struct drm_mvgal_begin {
 	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
