@@ -33,16 +33,18 @@ WFLAGS   := -Wall -Wextra -Werror -Wno-unused-parameter
 WFLAGS_T := -Wall -Werror
 DRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null)
 DRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+URING_LIBS := $(shell pkg-config --libs liburing 2>/dev/null || echo -luring)
 CPPFLAGS_U := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/include/uapi -I$(TOP)/kernel $(DRM_CFLAGS)
 HARNESS    := $(CACHE)/src/tools/testing/selftests
 
-LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c lib/bo.c lib/session.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c kernel/core/mvgal_chunk.c kernel/core/mvgal_evict.c kernel/core/mvgal_predict.c kernel/core/mvgal_mirror.c
+LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c lib/bo.c lib/session.c lib/ring.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c kernel/core/mvgal_chunk.c kernel/core/mvgal_evict.c kernel/core/mvgal_predict.c kernel/core/mvgal_mirror.c
 LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
 LIB_A    := $(B)/lib/libmvgal.a
 PC       := $(B)/lib/mvgal.pc
 INFO     := $(B)/bin/mvgal-info
 EXAMPLE  := $(B)/bin/mvgal-example
+RING_EX  := $(B)/bin/mvgal-ring
 VULKAN   := $(B)/bin/mvgal-vulkan
 VK_ROOT  := $(B)/vm/vulkan
 VK_LIBS  := $(shell pkg-config --libs vulkan 2>/dev/null || echo -lvulkan)
@@ -82,7 +84,7 @@ module: FORCE
 	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
 	@echo "  KO      $(MODULE)"
 
-userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(VULKAN)
+userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(RING_EX) $(VULKAN)
 
 tests: $(UNIT) $(SELF) $(BENCH) $(VKBENCH) $(FUZZ) $(STRESS)
 
@@ -94,7 +96,7 @@ $(LIB_SO): $(LIB_OBJS) lib/libmvgal.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libmvgal.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libmvgal.map -Wl,--no-undefined \
-		-o $@ $(LIB_OBJS) $(DRM_LIBS)
+		-o $@ $(LIB_OBJS) $(DRM_LIBS) $(URING_LIBS)
 	ln -sf libmvgal.so.$(VERSION) $(B)/lib/libmvgal.so.$(SOVERSION)
 	ln -sf libmvgal.so.$(SOVERSION) $(B)/lib/libmvgal.so
 
@@ -116,6 +118,10 @@ $(EXAMPLE): tools/examples/mvgal-example.c $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
+$(RING_EX): tools/examples/mvgal-ring.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+
 # The Vulkan example's compute shaders, compiled to SPIR-V as C arrays.
 $(B)/gen/%.spv.h: tools/examples/%.comp
 	@mkdir -p $(dir $@)
@@ -131,7 +137,7 @@ $(HARNESS)/kselftest_harness.h:
 # Unit tests link the static library, so they reach the core directly.
 $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS) $(URING_LIBS)
 
 # Guest selftests link the shared library, as applications do.
 $(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h $(LIB_SO) $(HDRS)
@@ -154,7 +160,7 @@ $(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
 
 $(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h tests/common/*.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
+	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(URING_LIBS)
 
 # Programs as they were built against ABI 1: the stored headers of that
 # version (tests/abi/v1), none of today's, and today's libmvgal.so.
@@ -176,6 +182,7 @@ GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
 	/usr/bin/mvgal-info=$(INFO) \
 	/usr/bin/mvgal-example=$(EXAMPLE) \
+	/usr/bin/mvgal-ring=$(RING_EX) \
 	$(foreach t,$(SELF) $(BENCH) $(FUZZ) $(STRESS),/usr/libexec/mvgal/$(notdir $(t))=$(t)) \
 	$(foreach t,$(wildcard tests/selftests/*.sh),/usr/libexec/mvgal/$(notdir $(t))=$(TOP)/$(t)) \
 	/usr/libexec/mvgal/vulkan/vulkan_test.sh=$(TOP)/tests/vulkan/vulkan_test.sh \
@@ -224,7 +231,7 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU), as an ordinary user"; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-ring (tools/examples/mvgal-ring.c: 64 migrations and sessions through one io_uring)"; mvgal-ring; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU), as an ordinary user"; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm

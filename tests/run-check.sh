@@ -201,8 +201,8 @@ tests/host/check_info_json.py <"$log/info.json" >"$log/info-json.tap"
 count "$log/info-json.tap"
 [ $jrc = 0 ] || { fail=$((fail + 1)); echo "not ok - mvgal-info --json in the guest (exit $jrc)"; sed 's/^/#   /' "$log/info-json.err"; }
 
-lane "make demo shows the GPUs, heap and paths and runs both examples in the guest (the Vulkan one as an ordinary user)" sh -c \
-	'make -s demo > '"$log"'/demo.out 2>&1 && grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" '"$log"'/demo.out && grep -q "GPUs (4 attached)" '"$log"'/demo.out && grep -q "GPU 0 -> GPU 3: in-place" '"$log"'/demo.out && grep -q "^example: OK" '"$log"'/demo.out && grep -q "^# uid 65534" '"$log"'/demo.out && grep -q "^mvgal-vulkan: OK" '"$log"'/demo.out'
+lane "make demo shows the GPUs, heap and paths and runs the three examples in the guest (the Vulkan one as an ordinary user)" sh -c \
+	'make -s demo > '"$log"'/demo.out 2>&1 && grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" '"$log"'/demo.out && grep -q "GPUs (4 attached)" '"$log"'/demo.out && grep -q "GPU 0 -> GPU 3: in-place" '"$log"'/demo.out && grep -q "^example: OK" '"$log"'/demo.out && grep -q "^ring: OK" '"$log"'/demo.out && grep -q "^# uid 65534" '"$log"'/demo.out && grep -q "^mvgal-vulkan: OK" '"$log"'/demo.out'
 
 summary="$pass passed, $fail failed"
 [ $skip = 0 ] || summary="$summary, $skip skipped"

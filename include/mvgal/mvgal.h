@@ -565,6 +565,91 @@ MVGAL_API int mvgal_pool_lru_sz(struct mvgal *dev, uint32_t gpu,
 MVGAL_API int mvgal_advise_sz(struct mvgal *dev,
 			      struct drm_mvgal_advise *advice, size_t size);
 
+/*
+ * Asynchronous submission (io_uring): a ring per device and thread.
+ * A command is the ioctl's own struct, which must stay valid and in place
+ * until the command's completion (a linked command is issued only when
+ * the one before it completed). Results are written to it before the
+ * completion is posted; the completion's res is 0 or -errno. BEGIN and
+ * MIGRATE complete when their data is in place.
+ */
+struct mvgal_ring;
+
+/** struct mvgal_completion - what mvgal_ring_wait() reaps */
+struct mvgal_completion {
+	/** @user_data: as given to the command's mvgal_ring_prep(). */
+	uint64_t user_data;
+	/** @res: 0, or -errno (-ECANCELED: a cancelled job). */
+	int32_t res;
+	/** @pad: 0. */
+	uint32_t pad;
+};
+
+/* mvgal_ring_prep() flags: the next command runs after this one completes. */
+#define MVGAL_RING_LINK		0x1U
+#define MVGAL_RING_FLAGS	MVGAL_RING_LINK
+
+/**
+ * mvgal_ring_init() - a ring of @entries commands on @dev
+ * @dev: the device; it must outlive the ring
+ * @entries: submission queue size (a power of two is used)
+ * @ring: (out) the ring
+ *
+ * Return: 0, -EINVAL, -ENOMEM, or io_uring_queue_init()'s -errno
+ * (-ENOSYS or -EPERM where io_uring is disabled).
+ */
+MVGAL_API int mvgal_ring_init(struct mvgal *dev, unsigned int entries,
+			      struct mvgal_ring **ring);
+/**
+ * mvgal_ring_free() - wait for the ring's commands and free it.
+ */
+MVGAL_API void mvgal_ring_free(struct mvgal_ring *ring);
+/**
+ * mvgal_ring_prep() - queue a command (not yet submitted)
+ * @ring: the ring
+ * @cmd: DRM_IOCTL_MVGAL_* of BEGIN, END, MIGRATE, CANCEL, BO_PWRITE,
+ *	 BO_PREAD, BO_COPY or HARVEST
+ * @args: the ioctl's struct (for BEGIN and END, with the arrays it
+ *	  points to in the module's layout)
+ * @user_data: handed back with the completion
+ * @flags: MVGAL_RING_*
+ *
+ * Return: 0, -EINVAL, or -EBUSY when the submission queue is full
+ * (submit first).
+ */
+MVGAL_API int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd,
+			      void *args, uint64_t user_data,
+			      unsigned int flags);
+/** mvgal_ring_submit() - submit what was prepared; the count or -errno. */
+MVGAL_API int mvgal_ring_submit(struct mvgal_ring *ring);
+/**
+ * mvgal_ring_wait() - reap one completion
+ * @ring: the ring
+ * @timeout_ms: 0: do not wait (-EAGAIN when none); < 0: no limit
+ * @done: (out) the completion
+ *
+ * Return: 0, -ETIME on timeout, -EAGAIN, or -errno.
+ */
+MVGAL_API int mvgal_ring_wait(struct mvgal_ring *ring, int timeout_ms,
+			      struct mvgal_completion *done);
+
+#define mvgal_prep_begin(r, b, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_BEGIN, b, ud, fl)
+#define mvgal_prep_end(r, e, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_END, e, ud, fl)
+#define mvgal_prep_migrate(r, m, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_MIGRATE, m, ud, fl)
+#define mvgal_prep_cancel(r, c, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_CANCEL, c, ud, fl)
+#define mvgal_prep_pwrite(r, w, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_BO_PWRITE, w, ud, fl)
+#define mvgal_prep_pread(r, w, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_BO_PREAD, w, ud, fl)
+#define mvgal_prep_copy(r, c, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_BO_COPY, c, ud, fl)
+#define mvgal_prep_harvest(r, h, ud, fl) \
+	mvgal_ring_prep(r, DRM_IOCTL_MVGAL_HARVEST, h, ud, fl)
+
 /* The names callers use: their own struct sizes, as compiled. */
 #define mvgal_get_info(d, i) \
 	mvgal_get_info_sz(d, i, sizeof(struct mvgal_info))

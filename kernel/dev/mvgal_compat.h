@@ -62,6 +62,23 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #define MVGAL_FOP_FLAGS
 #endif
 
+/*
+ * io_uring commands: 6.6 gave struct io_uring_cmd the SQE itself (before,
+ * a pointer to its command area) and io_uring_sqe_cmd(); 6.7 moved the
+ * declarations to <linux/io_uring/cmd.h>. io_uring_cmd_done() and
+ * io_uring_cmd_complete_in_task() keep their use across both.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define mvgal_uring_cmd_area(ioucmd) io_uring_sqe_cmd((ioucmd)->sqe)
+#else
+#define mvgal_uring_cmd_area(ioucmd) ((ioucmd)->cmd)
+#endif
+
 /* drm_driver.date went in 6.14: DRM_IOCTL_VERSION reports it empty since. */
 #define MVGAL_HAS_DRIVER_DATE \
 	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0))

@@ -228,6 +228,8 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
 	mvgal_job_push(job);
 	/* The reservation, locked, holds the job's fence: still readable. */
 	x->id = mvgal_job_id(job);
+	if (x->keep_fence)
+		x->fence = dma_fence_get(mvgal_job_fence(job));
 	if (fd) {
 		fd_install(ret, sf->file);
 		*fd = ret;
@@ -306,6 +308,7 @@ static void mvgal_migrate_done(struct mvgal_migration *m,
 		mvgal_chunks_written(bo, m->first, m->last, m->loc);
 	m->bytes = x->bytes;
 	m->job = x->id;
+	m->fence = x->fence;
 }
 
 /**
@@ -328,9 +331,11 @@ int mvgal_migrate(struct mvgal_device *mdev, struct mvgal_migration *m,
 	int ret;
 
 	m->fd = -1;
+	m->fence = NULL;
 	ret = mvgal_xact_begin(&x, mdev, m->bo, gpus, m->priority, file);
 	if (ret)
 		return ret;
+	x.keep_fence = m->keep_fence;
 	ret = mvgal_migrate_plan_xact(m, &x);
 	if (!ret)
 		ret = mvgal_xact_commit(&x, &m->fd);

@@ -35,6 +35,9 @@ struct mvgal_xact {
 	u32 made;
 	u64 bytes;
 	u64 id;
+	/* (in) commit takes a reference on the job's fence into @fence */
+	bool keep_fence;
+	struct dma_fence *fence;
 };
 
 int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
@@ -66,6 +69,8 @@ struct mvgal_migration {
 	u64 bytes;			/* (out) what the job copies */
 	u64 job;			/* (out) its id, or 0 */
 	int fd;				/* (out) its fence's fd, or -1 */
+	bool keep_fence;		/* (in) fill @fence */
+	struct dma_fence *fence;	/* (out) referenced, or NULL */
 };
 
 int mvgal_migrate(struct mvgal_device *mdev, struct mvgal_migration *m,

@@ -39,6 +39,7 @@
 #include "uapi/mvgal_pool_ioctl.h"
 #include "uapi/mvgal_rw_ioctl.h"
 #include "uapi/mvgal_session_ioctl.h"
+#include "uapi/mvgal_uring.h"
 
 static struct mvgal_device *mvgal_dev;
 
@@ -127,7 +128,7 @@ static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 	void __user *uargs = (void __user *)arg;
 
 	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, uargs);
+		return mvgal_begin_user(filp, cmd, uargs, NULL);
 	if (mvgal_out_unwritable(cmd, uargs))
 		return -EFAULT;
 	return drm_ioctl(filp, cmd, arg);
@@ -141,7 +142,7 @@ static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 	void __user *uargs = compat_ptr(arg);
 
 	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, uargs);
+		return mvgal_begin_user(filp, cmd, uargs, NULL);
 	if (mvgal_out_unwritable(cmd, uargs))
 		return -EFAULT;
 	return drm_compat_ioctl(filp, cmd, arg);
@@ -150,7 +151,7 @@ static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 #define mvgal_compat_ioctl NULL
 #endif
 
-/* DEFINE_DRM_GEM_FOPS() with mvgal's own ioctl entry points. */
+/* DEFINE_DRM_GEM_FOPS() with mvgal's own ioctl and io_uring entry points. */
 static const struct file_operations mvgal_fops = {
 	.owner = THIS_MODULE,
 	.open = drm_open,
@@ -161,6 +162,7 @@ static const struct file_operations mvgal_fops = {
 	.read = drm_read,
 	.llseek = noop_llseek,
 	.mmap = drm_gem_mmap,
+	.uring_cmd = mvgal_uring_cmd,
 	MVGAL_FOP_FLAGS
 };
 

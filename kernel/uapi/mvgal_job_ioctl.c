@@ -150,14 +150,16 @@ out_put:
 	return NULL;
 }
 
-int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
-			struct drm_file *file)
+/* MIGRATE; with @fence, a reference on the job's fence (NULL: no job). */
+static int mvgal_migrate_args(struct drm_device *dev,
+			      struct drm_mvgal_migrate *args,
+			      struct drm_file *file, struct dma_fence **fence)
 {
-	struct drm_mvgal_migrate *args = data;
 	struct mvgal_migration m = {
 		.loc = args->location,
 		.move = args->flags & MVGAL_MIGRATE_MOVE,
 		.priority = args->priority,
+		.keep_fence = !!fence,
 	};
 	int ret;
 
@@ -183,9 +185,26 @@ int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
 		args->bytes = m.bytes;
 		args->out_fence_fd = m.fd;
 		args->job = m.job;
+		if (fence)
+			*fence = m.fence;
 	}
 	dma_fence_put(m.in_fence);
 out_put:
 	drm_gem_object_put(&m.bo->base);
 	return ret;
+}
+
+int mvgal_ioctl_migrate(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	return mvgal_migrate_args(dev, data, file, NULL);
+}
+
+/* The io_uring form: @data is a struct mvgal_migrate_call. */
+int mvgal_ioctl_migrate_fenced(struct drm_device *dev, void *data,
+			       struct drm_file *file)
+{
+	struct mvgal_migrate_call *call = data;
+
+	return mvgal_migrate_args(dev, &call->args, file, &call->fence);
 }

@@ -317,6 +317,7 @@ struct mvgal_begin_call {
 	struct drm_mvgal_begin __user *uargs;	/* where they came from */
 	u32 out_size;				/* bytes to copy out */
 	u32 user_size;				/* the caller's struct */
+	struct dma_fence **fence;		/* (out) the out-fence, or NULL */
 };
 
 /* The struct itself, then zeroes past our version of it, as drm_ioctl(). */
@@ -354,6 +355,8 @@ static int mvgal_begin_publish(struct mvgal_file *mf, struct mvgal_session *s,
 		mvgal_begin_undo(mf, s, out);
 		return -EFAULT;
 	}
+	if (out->sf && call->fence)
+		*call->fence = dma_fence_get(out->sf->fence);
 	if (out->sf)
 		fd_install(out->fd, out->sf->file);
 	/* Only now, when BEGIN no longer touches it, may END find (and
@@ -428,17 +431,23 @@ out_acc:
  * @cmd: the ioctl command: its size and direction say what to copy, as
  *	 drm_ioctl() reads them
  * @uargs: the caller's struct
+ * @fence: (out, or NULL) on success a reference on the out-fence, or
+ *	   NULL when nothing had to be copied
  *
  * drm_ioctl_kernel() makes the checks drm_ioctl() makes (an unplugged
  * device, DRM_RENDER_ALLOW).
  *
  * Return: 0 or -errno; on any error nothing took effect.
  */
-long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs)
+long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs,
+		      struct dma_fence **fence)
 {
-	struct mvgal_begin_call call = { .uargs = uargs };
+	struct mvgal_begin_call call = { .uargs = uargs, .fence = fence };
 	u32 size = _IOC_SIZE(cmd);
 	u32 in = cmd & IOC_IN ? min_t(u32, size, sizeof(call.args)) : 0;
+
+	if (fence)
+		*fence = NULL;
 
 	call.user_size = cmd & IOC_OUT ? size : 0;
 	call.out_size = min_t(u32, call.user_size, sizeof(call.args));

@@ -8,11 +8,13 @@
 
 #include <linux/types.h>
 
+struct dma_fence;
 struct drm_device;
 struct drm_file;
 struct file;
 
-long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs);
+long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs,
+		      struct dma_fence **fence);
 int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		    struct drm_file *file);
 int mvgal_file_open(struct drm_device *dev, struct drm_file *file);

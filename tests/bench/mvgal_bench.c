@@ -17,6 +17,10 @@
  *    FENCE_SIGNAL on one buffer (the smallest real driver operation
  *    that takes a reservation and makes a fence); and with a placement
  *    export made and closed per session (PLACE_FD) against without;
+ *  - io_uring: 32 BEGIN + END pairs through libmvgal's ring (one submit
+ *    for the BEGINs, one for the ENDs) against 64 ioctls; waiting for 64
+ *    migrations through their ring completions against poll() on their
+ *    64 sync_files;
  *  - write-watch: a BEGIN after the CPU wrote 1% of a 64 MiB buffer
  *    against one after it wrote all of it; a HARVEST of 256 written
  *    one-page runs in a 1 GiB buffer against the same in 64 MiB; a
@@ -43,6 +47,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1448,6 +1453,223 @@ static void bench_boost(struct mvgal *m, int g0, int g1)
 		mvgal_bo_destroy(m, big[i]);
 }
 
+/* ---- io_uring ---- */
+
+#define RING_N 32	/* BEGIN + END pairs per batch */
+#define RING_M 64	/* migrations per batch */
+
+/* RING_N READ BEGINs then their ENDs, one ioctl each; ns per pair. */
+static uint64_t pairs_ioctl_ns(struct mvgal *m, int g, const uint32_t *h)
+{
+	uint64_t t0 = now_ns();
+	struct drm_mvgal_access a;
+	uint32_t s[RING_N];
+	int fence;
+
+	for (int i = 0; i < RING_N; i++) {
+		a = (struct drm_mvgal_access) { .handle = h[i] };
+		if (mvgal_begin(m, g, MVGAL_ACCESS_READ, MVGAL_PRIO_NORMAL, -1,
+				&a, 1, &s[i], &fence, NULL))
+			return 0;
+		if (fence >= 0)
+			close(fence);
+	}
+	for (int i = 0; i < RING_N; i++)
+		if (mvgal_end(m, s[i], -1, NULL, 0))
+			return 0;
+	return (now_ns() - t0) / RING_N;
+}
+
+/* Reaps @n completions; false if one failed or none came. */
+static bool ring_reap(struct mvgal_ring *r, int n)
+{
+	struct mvgal_completion c;
+
+	for (int i = 0; i < n; i++)
+		if (mvgal_ring_wait(r, 60000, &c) || c.res)
+			return false;
+	return true;
+}
+
+/* The same pairs through the ring: one submit of the BEGINs, one of the ENDs. */
+static uint64_t pairs_ring_ns(struct mvgal_ring *r, int g, const uint32_t *h)
+{
+	struct drm_mvgal_access a[RING_N];
+	struct drm_mvgal_begin b[RING_N];
+	struct drm_mvgal_end e[RING_N];
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < RING_N; i++) {
+		a[i] = (struct drm_mvgal_access) { .handle = h[i] };
+		b[i] = (struct drm_mvgal_begin) {
+			.accesses = (uintptr_t)&a[i], .count = 1, .gpu = g,
+			.flags = MVGAL_ACCESS_READ, .in_fence_fd = -1,
+			.priority = MVGAL_PRIO_NORMAL,
+		};
+		if (mvgal_prep_begin(r, &b[i], i, 0))
+			return 0;
+	}
+	if (mvgal_ring_submit(r) != RING_N || !ring_reap(r, RING_N))
+		return 0;
+	for (int i = 0; i < RING_N; i++) {
+		if (b[i].out_fence_fd >= 0)
+			close(b[i].out_fence_fd);
+		e[i] = (struct drm_mvgal_end) {
+			.session = b[i].session, .fence_fd = -1,
+		};
+		if (mvgal_prep_end(r, &e[i], i, 0))
+			return 0;
+	}
+	if (mvgal_ring_submit(r) != RING_N || !ring_reap(r, RING_N))
+		return 0;
+	return (now_ns() - t0) / RING_N;
+}
+
+/* RING_M MOVEs of 64 KiB buffers to @loc, waited for with poll(). */
+static uint64_t migrations_poll_ns(struct mvgal *m, const uint32_t *h,
+				   uint32_t loc)
+{
+	struct pollfd pfd[RING_M];
+	uint64_t t0 = now_ns();
+	int left = 0;
+
+	for (int i = 0; i < RING_M; i++) {
+		struct drm_mvgal_migrate mg = {
+			.handle = h[i], .size = 64 << 10, .location = loc,
+			.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+		};
+
+		if (mvgal_migrate(m, &mg))
+			return 0;
+		pfd[i] = (struct pollfd) { .fd = mg.out_fence_fd, .events = POLLIN };
+		left += mg.out_fence_fd >= 0;
+	}
+	while (left > 0) {
+		if (poll(pfd, RING_M, 60000) <= 0)
+			return 0;
+		for (int i = 0; i < RING_M; i++) {
+			if (pfd[i].fd < 0 || !(pfd[i].revents & POLLIN))
+				continue;
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			left--;
+		}
+	}
+	return now_ns() - t0;
+}
+
+/* The same through the ring: one submit, RING_M completions reaped. */
+static uint64_t migrations_ring_ns(struct mvgal_ring *r, const uint32_t *h,
+				   uint32_t loc)
+{
+	struct drm_mvgal_migrate mg[RING_M];
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < RING_M; i++) {
+		mg[i] = (struct drm_mvgal_migrate) {
+			.handle = h[i], .size = 64 << 10, .location = loc,
+			.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+		};
+		if (mvgal_prep_migrate(r, &mg[i], i, 0))
+			return 0;
+	}
+	if (mvgal_ring_submit(r) != RING_M || !ring_reap(r, RING_M))
+		return 0;
+	for (int i = 0; i < RING_M; i++)
+		if (mg[i].out_fence_fd >= 0)
+			close(mg[i].out_fence_fd);
+	return now_ns() - t0;
+}
+
+static int ring_buffers(struct mvgal *m, int g, uint32_t *h, int n,
+			bool resident)
+{
+	int ret = 0;
+
+	for (int i = 0; i < n && !ret; i++)
+		ret = resident ? resident_bo(m, g, &h[i]) :
+		      mvgal_bo_create(m, 64 << 10, MVGAL_BO_HOST_VALID |
+				      MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h[i]);
+	return ret;
+}
+
+static void ring_sessions(struct mvgal *m, struct mvgal_ring *r, int g0)
+{
+	uint64_t ti[REPS], tr[REPS];
+	double ratio[REPS], v = NAN;
+	uint32_t h[RING_N] = { 0 };
+	bool ok = !ring_buffers(m, g0, h, RING_N, true);
+
+	for (int k = 0; k < REPS && ok; k++) {
+		ti[k] = pairs_ioctl_ns(m, g0, h);
+		tr[k] = pairs_ring_ns(r, g0, h);
+		ok = ti[k] && tr[k];
+		ratio[k] = ok ? (double)ti[k] / tr[k] : NAN;
+	}
+	if (ok) {
+		v = median_ratio(ratio, REPS);
+		printf("bench: %d BEGIN+END pairs: ioctls %llu ns/pair, ring %llu ns/pair, throughput ring/ioctl %.2fx\n",
+		       RING_N, (unsigned long long)median(ti, REPS),
+		       (unsigned long long)median(tr, REPS), v);
+	}
+	for (int i = 0; i < RING_N; i++)
+		if (h[i])
+			mvgal_bo_destroy(m, h[i]);
+	bench_figure("ring_begin_end_throughput_vs_ioctl", v, ">=", 2);
+}
+
+static void ring_migrations(struct mvgal *m, struct mvgal_ring *r, int g0,
+			    int g1)
+{
+	uint64_t tp[REPS], tr[REPS];
+	double ratio[REPS], v = NAN;
+	uint32_t h[RING_M] = { 0 };
+	bool ok = !ring_buffers(m, g0, h, RING_M, false);
+
+	/* Each run moves the buffers to the other GPU: every MOVE copies. */
+	for (int k = 0; k < REPS && ok; k++) {
+		tp[k] = migrations_poll_ns(m, h, 1 + (k % 2 ? g0 : g1));
+		tr[k] = migrations_ring_ns(r, h, 1 + (k % 2 ? g1 : g0));
+		ok = tp[k] && tr[k];
+		ratio[k] = ok ? (double)tr[k] / tp[k] : NAN;
+	}
+	if (ok) {
+		v = median_ratio(ratio, REPS);
+		printf("bench: %d MOVEs of 64 KiB: poll() on sync_files %llu us, ring %llu us, time ring/poll %.2fx\n",
+		       RING_M, (unsigned long long)median(tp, REPS) / 1000,
+		       (unsigned long long)median(tr, REPS) / 1000, v);
+	}
+	for (int i = 0; i < RING_M; i++)
+		if (h[i])
+			mvgal_bo_destroy(m, h[i]);
+	bench_figure("ring_migrations_wait_vs_poll", v, NULL, 0);
+}
+
+/*
+ * io_uring against the ioctls it replaces, timed in the same runs:
+ * RING_N BEGIN + END pairs (one submit for the BEGINs, one for the ENDs,
+ * against 2 * RING_N ioctls), and waiting for RING_M migrations (their
+ * completions against poll() on their sync_files).
+ */
+static void bench_ring(struct mvgal *m, int g0, int g1)
+{
+	struct mvgal_ring *r;
+	int ret;
+
+	printf("# io_uring: %d BEGIN+END pairs through one ring submit each vs ioctls (goal: >= 2x throughput); waiting for %d migrations through the ring vs poll() on their sync_files (ratio of times, no goal)\n",
+	       RING_N, RING_M);
+	ret = mvgal_ring_init(m, 2 * RING_M, &r);
+	if (ret) {
+		printf("bench: ring: %s\n", strerror(-ret));
+		bench_figure("ring_begin_end_throughput_vs_ioctl", NAN, ">=", 2);
+		bench_figure("ring_migrations_wait_vs_poll", NAN, NULL, 0);
+		return;
+	}
+	ring_sessions(m, r, g0);
+	ring_migrations(m, r, g0, g1);
+	mvgal_ring_free(r);
+}
+
 int main(void)
 {
 	struct pool_maps pools = { 0 };
@@ -1489,6 +1711,7 @@ int main(void)
 	bench_migration(m, &pools, g0, g1);
 	bench_methods(m, &pools, g0, gv >= 0 ? gv : g1);
 	bench_session(m, g0);
+	bench_ring(m, g0, g1);
 	bench_lean(m, g0);
 	bench_boost(m, g0, g1);
 	bench_export(m, g0);

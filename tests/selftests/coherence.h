@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
@@ -44,6 +45,37 @@ static inline long check(const uint8_t *p, uint64_t n, uint64_t off, unsigned in
 		if (p[i] != pat(off + i, s))
 			return (long)i;
 	return -1;
+}
+
+/* Writes pattern @s over the whole buffer with BO_PWRITE. */
+static inline int bo_fill(struct mvgal *m, uint32_t h, uint64_t size,
+			  unsigned int s)
+{
+	uint8_t *buf = malloc(size);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	fill(buf, size, s);
+	ret = mvgal_bo_write(m, h, 0, buf, size);
+	free(buf);
+	return ret;
+}
+
+/* First byte of the buffer (read with BO_PREAD) not of pattern @s, or -1. */
+static inline long bo_check(struct mvgal *m, uint32_t h, uint64_t size,
+			    unsigned int s)
+{
+	uint8_t *buf = malloc(size);
+	long bad;
+
+	if (!buf || mvgal_bo_read(m, h, 0, buf, size)) {
+		free(buf);
+		return -2;
+	}
+	bad = check(buf, size, 0, s);
+	free(buf);
+	return bad;
 }
 
 /* A buffer with host storage that any GPU may use. */

@@ -46,34 +46,6 @@ FIXTURE_TEARDOWN(rel)
 	coh_teardown(self->m, self->pool);
 }
 
-/* Every byte of the buffer through BO_PREAD, compared with pattern @s. */
-static long bo_check(struct mvgal *m, uint32_t h, uint64_t size, unsigned int s)
-{
-	uint8_t *buf = malloc(size);
-	long bad;
-
-	if (!buf || mvgal_bo_read(m, h, 0, buf, size)) {
-		free(buf);
-		return -2;
-	}
-	bad = check(buf, size, 0, s);
-	free(buf);
-	return bad;
-}
-
-static int bo_fill(struct mvgal *m, uint32_t h, uint64_t size, unsigned int s)
-{
-	uint8_t *buf = malloc(size);
-	int ret;
-
-	if (!buf)
-		return -ENOMEM;
-	fill(buf, size, s);
-	ret = mvgal_bo_write(m, h, 0, buf, size);
-	free(buf);
-	return ret;
-}
-
 /* The mmap offset of a handle, or 0. */
 static uint64_t bo_offset(struct mvgal *m, uint32_t h)
 {

@@ -54,6 +54,20 @@ TEST(null_arguments_are_einval)
 	EXPECT_EQ(-EINVAL, mvgal_fence_status(-1));
 }
 
+TEST(ring_arguments_are_checked)
+{
+	struct drm_mvgal_migrate m = { 0 };
+	struct mvgal_completion c;
+	struct mvgal_ring *r = NULL;
+
+	EXPECT_EQ(-EINVAL, mvgal_ring_init(NULL, 8, &r));
+	EXPECT_EQ(NULL, r);
+	EXPECT_EQ(-EINVAL, mvgal_prep_migrate(NULL, &m, 0, 0));
+	EXPECT_EQ(-EINVAL, mvgal_ring_submit(NULL));
+	EXPECT_EQ(-EINVAL, mvgal_ring_wait(NULL, 0, &c));
+	mvgal_ring_free(NULL);
+}
+
 /* A pipe stands in for a sync_file: readable = signaled. */
 TEST(fence_wait_polls_for_pollin)
 {

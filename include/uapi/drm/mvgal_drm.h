@@ -1584,6 +1584,50 @@ struct drm_mvgal_advise {
 	__s32 out_fence_fd;
 };
 
+/**
+ * DOC: io_uring commands
+ *
+ * BEGIN, END, MIGRATE, CANCEL, BO_PWRITE, BO_PREAD, BO_COPY and HARVEST
+ * may be submitted on an io_uring as IORING_OP_URING_CMD on the mvgal
+ * file: &io_uring_sqe.cmd_op is the ioctl's number (DRM_IOCTL_MVGAL_*,
+ * which carries its struct's size as the binary knows it) and the SQE's
+ * command area (an ordinary 64-byte SQE suffices) holds a &struct
+ * drm_mvgal_uring_cmd pointing at the same struct the ioctl takes. The
+ * call does what the ioctl does, with the same checks, results (written
+ * to that struct before the completion is posted) and errors.
+ *
+ * The completion's res is 0 or -errno. BEGIN and MIGRATE complete when
+ * their data is in place: when the out-fence signals (res is then its
+ * error: -ECANCELED for a cancelled job, -EIO for a failed copy), or at
+ * once when nothing had to be copied. The other commands complete when
+ * they return. Commands linked with IOSQE_IO_LINK therefore run in order,
+ * each after the data of the one before is in place; unlinked ones may
+ * complete in any order.
+ *
+ * Errors of the command itself: -EINVAL (non-zero flags or padding, a
+ * cmd_op that is not an mvgal ioctl taking a struct), -EOPNOTSUPP (an
+ * mvgal ioctl not offered on a ring), -EFAULT (@args unreadable, or its
+ * results unwritable: then nothing ran).
+ *
+ * IORING_OP_ASYNC_CANCEL does not reach these commands (the kernel's
+ * io_uring cancels only its own kinds of requests): cancel a queued
+ * migration with a CANCEL command (or ioctl) naming its job. A ring
+ * whose task exits waits for its commands to complete, as the out-fences
+ * they wait for signal.
+ */
+
+/**
+ * struct drm_mvgal_uring_cmd - the command area of an IORING_OP_URING_CMD
+ */
+struct drm_mvgal_uring_cmd {
+	/** @args: (in) user pointer to the ioctl's struct. */
+	__u64 args;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u32 pad;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01

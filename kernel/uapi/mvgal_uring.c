@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring commands on the mvgal file: the ioctls a GPU runtime submits
+ * many of, each posting its completion when its data is in place (see
+ * "io_uring commands" in mvgal_drm.h).
+ */
+
+#include <linux/dma-fence.h>
+#include <linux/pagemap.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_ioctl.h>
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_compat.h"
+#include "uapi/mvgal_harvest_ioctl.h"
+#include "uapi/mvgal_job_ioctl.h"
+#include "uapi/mvgal_rw_ioctl.h"
+#include "uapi/mvgal_session_ioctl.h"
+#include "uapi/mvgal_uring.h"
+
+/* What a command waits on, in the request's own inline space. */
+struct mvgal_uring_pdu {
+	struct dma_fence_cb cb;
+	struct dma_fence *fence;
+};
+
+static_assert(sizeof(struct mvgal_uring_pdu) <=
+	      sizeof_field(struct io_uring_cmd, pdu));
+
+static struct mvgal_uring_pdu *mvgal_uring_pdu(struct io_uring_cmd *ioucmd)
+{
+	return (struct mvgal_uring_pdu *)ioucmd->pdu;
+}
+
+/* In the submitter's task (or io_uring's fallback): post the result. */
+static void mvgal_uring_done(struct io_uring_cmd *ioucmd,
+			     unsigned int issue_flags)
+{
+	struct dma_fence *fence = mvgal_uring_pdu(ioucmd)->fence;
+	int status = dma_fence_get_status(fence);
+
+	dma_fence_put(fence);
+	io_uring_cmd_done(ioucmd, min(status, 0), 0, issue_flags);
+}
+
+/* May run in any context, with the fence's lock held. */
+static void mvgal_uring_signalled(struct dma_fence *fence,
+				  struct dma_fence_cb *cb)
+{
+	u8 *pdu = (u8 *)container_of(cb, struct mvgal_uring_pdu, cb);
+
+	io_uring_cmd_complete_in_task((struct io_uring_cmd *)
+		(pdu - offsetof(struct io_uring_cmd, pdu)), mvgal_uring_done);
+}
+
+/*
+ * Completes @ioucmd when @fence (a reference, passed on) signals, or
+ * returns its status at once if it has.
+ */
+static int mvgal_uring_wait(struct io_uring_cmd *ioucmd,
+			    struct dma_fence *fence)
+{
+	struct mvgal_uring_pdu *pdu = mvgal_uring_pdu(ioucmd);
+	int status;
+
+	if (!fence)
+		return 0;
+	pdu->fence = fence;
+	if (!dma_fence_add_callback(fence, &pdu->cb, mvgal_uring_signalled))
+		return -EIOCBQUEUED;
+	status = dma_fence_get_status(fence);
+	dma_fence_put(fence);
+	return min(status, 0);
+}
+
+/* The largest struct a command takes (the ioctl's), and MIGRATE's call. */
+#define MVGAL_URING_MAX_ARGS	128
+
+/*
+ * Runs @func on the caller's struct as drm_ioctl() would: copied in as
+ * long as the caller's version of it, zero-extended, and copied out.
+ * @ksize is the kernel's struct; @kdata may be longer (a call with
+ * results for the ring after it).
+ */
+static int mvgal_uring_ioctl(struct file *filp, unsigned int cmd,
+			     void __user *uargs, drm_ioctl_t *func,
+			     void *kdata, u32 ksize)
+{
+	u32 usize = _IOC_SIZE(cmd), n = min(usize, ksize);
+	int ret;
+
+	if (copy_from_user(kdata, uargs, n))
+		return -EFAULT;
+	ret = drm_ioctl_kernel(filp, func, kdata, DRM_RENDER_ALLOW);
+	if (ret || !(cmd & IOC_OUT))
+		return ret;
+	if (copy_to_user(uargs, kdata, n) ||
+	    (usize > n && clear_user(uargs + n, usize - n)))
+		return -EFAULT;
+	return 0;
+}
+
+static drm_ioctl_t *mvgal_uring_sync_func(unsigned int nr, u32 *ksize)
+{
+	switch (nr) {
+	case DRM_MVGAL_END:
+		*ksize = sizeof(struct drm_mvgal_end);
+		return mvgal_ioctl_end;
+	case DRM_MVGAL_CANCEL:
+		*ksize = sizeof(struct drm_mvgal_cancel);
+		return mvgal_ioctl_cancel;
+	case DRM_MVGAL_BO_PWRITE:
+		*ksize = sizeof(struct drm_mvgal_bo_rw);
+		return mvgal_ioctl_bo_pwrite;
+	case DRM_MVGAL_BO_PREAD:
+		*ksize = sizeof(struct drm_mvgal_bo_rw);
+		return mvgal_ioctl_bo_pread;
+	case DRM_MVGAL_BO_COPY:
+		*ksize = sizeof(struct drm_mvgal_bo_copy);
+		return mvgal_ioctl_bo_copy;
+	case DRM_MVGAL_HARVEST:
+		*ksize = sizeof(struct drm_mvgal_harvest);
+		return mvgal_ioctl_harvest;
+	}
+	return NULL;
+}
+
+static int mvgal_uring_migrate(struct io_uring_cmd *ioucmd, unsigned int cmd,
+			       void __user *uargs)
+{
+	struct mvgal_migrate_call call = {};
+	int ret;
+
+	ret = mvgal_uring_ioctl(ioucmd->file, cmd, uargs,
+				mvgal_ioctl_migrate_fenced, &call,
+				sizeof(call.args));
+	if (ret) {
+		/* Results lost to a struct unmapped meanwhile: the job runs. */
+		if (call.fence)
+			dma_fence_put(call.fence);
+		return ret;
+	}
+	return mvgal_uring_wait(ioucmd, call.fence);
+}
+
+static int mvgal_uring_sync(struct io_uring_cmd *ioucmd, unsigned int cmd,
+			    void __user *uargs)
+{
+	u8 kdata[MVGAL_URING_MAX_ARGS] = {};
+	drm_ioctl_t *func;
+	u32 ksize;
+
+	func = mvgal_uring_sync_func(_IOC_NR(cmd) - DRM_COMMAND_BASE, &ksize);
+	if (!func)
+		return -EOPNOTSUPP;
+	return mvgal_uring_ioctl(ioucmd->file, cmd, uargs, func, kdata, ksize);
+}
+
+/* Reads and checks the command area. Return: 0 or -EINVAL. */
+static int mvgal_uring_args(struct io_uring_cmd *ioucmd, void __user **uargs)
+{
+	const struct drm_mvgal_uring_cmd *c = mvgal_uring_cmd_area(ioucmd);
+	unsigned int cmd = ioucmd->cmd_op;
+
+	/* The SQE is shared with user space: read each field once. */
+	*uargs = u64_to_user_ptr(READ_ONCE(c->args));
+	if (READ_ONCE(c->flags) || READ_ONCE(c->pad))
+		return -EINVAL;
+	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE || !(cmd & IOC_IN) ||
+	    _IOC_NR(cmd) < DRM_COMMAND_BASE ||
+	    _IOC_NR(cmd) > DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FD)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mvgal_uring_cmd() - &file_operations.uring_cmd of the mvgal file
+ * @ioucmd: the command
+ * @issue_flags: io_uring's IO_URING_F_*
+ *
+ * Return: the result, or -EIOCBQUEUED when it completes later.
+ */
+int mvgal_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	unsigned int cmd = ioucmd->cmd_op;
+	struct dma_fence *fence;
+	void __user *uargs;
+	int ret;
+
+	ret = mvgal_uring_args(ioucmd, &uargs);
+	if (ret)
+		return ret;
+	/* As the ioctls: an unwritable struct fails before anything runs. */
+	if ((cmd & IOC_OUT) && fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	switch (_IOC_NR(cmd) - DRM_COMMAND_BASE) {
+	case DRM_MVGAL_BEGIN:
+		ret = mvgal_begin_user(ioucmd->file, cmd, uargs, &fence);
+		return ret ?: mvgal_uring_wait(ioucmd, fence);
+	case DRM_MVGAL_MIGRATE:
+		return mvgal_uring_migrate(ioucmd, cmd, uargs);
+	}
+	return mvgal_uring_sync(ioucmd, cmd, uargs);
+}
