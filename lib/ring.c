@@ -6,6 +6,7 @@
  * mvgal_drm.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 struct mvgal_ring {
 	struct io_uring ring;
 	int fd;			/* the device's; not owned */
+	bool linked;		/* the last command links to the next */
 };
 
 int mvgal_ring_init(struct mvgal *dev, unsigned int entries,
@@ -65,7 +67,17 @@ int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd, void *args,
 	sqe->fd = ring->fd;
 	sqe->cmd_op = cmd;
 	sqe->user_data = user_data;
-	if (flags & MVGAL_RING_LINK)
+	/*
+	 * A linked command is issued when the one before it completes, and
+	 * 6.12 (unlike 6.1) reads a driver command's SQE only then, from
+	 * the submission queue, where later commands may have been written
+	 * since. IOSQE_ASYNC has io_uring copy the SQE when it is submitted
+	 * (and issue the command from its workers).
+	 */
+	if (ring->linked)
+		sqe->flags |= IOSQE_ASYNC;
+	ring->linked = flags & MVGAL_RING_LINK;
+	if (ring->linked)
 		sqe->flags |= IOSQE_IO_LINK;
 	c = (struct drm_mvgal_uring_cmd *)sqe->cmd;
 	c->args = (uintptr_t)args;

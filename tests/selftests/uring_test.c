@@ -277,6 +277,66 @@ TEST_F(ring, unlinked_complete_out_of_order_and_cancel)
 	mvgal_bo_destroy(self->m, h2);
 }
 
+/*
+ * A linked command issued long after its submission, when the ring's
+ * submission slots have been reused by later commands, still does what
+ * it was given: a PREAD linked behind a MIGRATE that waits on a fence,
+ * then more PWRITEs than the ring has slots, then the fence.
+ */
+TEST_F(ring, a_linked_command_survives_its_slot_being_reused)
+{
+	const uint64_t size = CH + 123;
+	struct drm_mvgal_migrate mg = { .size = size };
+	struct drm_mvgal_bo_rw rd = { .offset = 3, .size = 1000 };
+	struct drm_mvgal_bo_rw w[8];
+	struct mvgal_completion c;
+	uint8_t dst[1000], src[8][64];
+	struct mvgal_ring *r;
+	struct vfence vf;
+	uint32_t h, h2;
+	int done = 0;
+
+	ASSERT_EQ(0, mvgal_ring_init(self->m, 4, &r));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 8));
+	ASSERT_EQ(0, vfence_new(&vf));
+	memset(dst, 0, sizeof(dst));
+	mg.handle = h;
+	mg.location = 1 + self->g0;
+	mg.in_fence_fd = vf.fd;
+	rd.handle = h;
+	rd.user_ptr = (uintptr_t)dst;
+	ASSERT_EQ(0, mvgal_prep_migrate(r, &mg, 100, MVGAL_RING_LINK));
+	ASSERT_EQ(0, mvgal_prep_pread(r, &rd, 101, 0));
+	ASSERT_EQ(2, mvgal_ring_submit(r));
+	for (int i = 0; i < 8; i++) {
+		memset(src[i], i + 1, sizeof(src[i]));
+		w[i] = (struct drm_mvgal_bo_rw) {
+			.handle = h2, .offset = 64 * i, .size = 64,
+			.user_ptr = (uintptr_t)src[i],
+		};
+		ASSERT_EQ(0, mvgal_prep_pwrite(r, &w[i], i, 0));
+		ASSERT_EQ(1, mvgal_ring_submit(r));
+		ASSERT_EQ(0, mvgal_ring_wait(r, 20000, &c));
+		EXPECT_EQ(i, c.user_data);
+		EXPECT_EQ(0, c.res);
+	}
+	vfence_signal(&vf);
+	while (done < 2 && !mvgal_ring_wait(r, 20000, &c)) {
+		EXPECT_EQ(0, c.res);
+		EXPECT_EQ(100 + done, c.user_data);
+		done++;
+	}
+	EXPECT_EQ(2, done);
+	EXPECT_EQ(-1, check(dst, sizeof(dst), 3, 8));
+	close(mg.out_fence_fd);
+	vfence_free(&vf);
+	mvgal_ring_free(r);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+}
+
 /* One raw command through liburing; its completion's res. */
 static int raw_cmd(int fd, unsigned int op, uint64_t args, uint32_t flags,
 		   uint32_t pad)

@@ -1602,7 +1602,11 @@ struct drm_mvgal_advise {
  * once when nothing had to be copied. The other commands complete when
  * they return. Commands linked with IOSQE_IO_LINK therefore run in order,
  * each after the data of the one before is in place; unlinked ones may
- * complete in any order.
+ * complete in any order. Give a command that follows a link
+ * IOSQE_ASYNC too: 6.12 (unlike 6.1) reads a driver command's SQE only
+ * when it issues it, from the submission queue, whose slot later
+ * submissions may have reused by then; IOSQE_ASYNC copies it at
+ * submission (libmvgal's ring does this).
  *
  * Errors of the command itself: -EINVAL (non-zero flags or padding, a
  * cmd_op that is not an mvgal ioctl taking a struct), -EOPNOTSUPP (an
