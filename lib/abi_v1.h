@@ -18,6 +18,8 @@
 #define MVGAL_V1_STATS_SIZE		216	/* struct drm_mvgal_stats */
 #define MVGAL_V1_PATH_SIZE		136	/* struct drm_mvgal_path */
 #define MVGAL_V1_MIGRATE_SIZE		56	/* struct drm_mvgal_migrate */
+#define MVGAL_V1_BEGIN_SIZE		48	/* struct drm_mvgal_begin */
+#define MVGAL_V1_END_SIZE		32	/* struct drm_mvgal_end */
 #define MVGAL_V1_POOL_LRU_SIZE		80	/* struct drm_mvgal_pool_lru */
 #define MVGAL_V1_ADVISE_SIZE		56	/* struct drm_mvgal_advise */
 

@@ -205,6 +205,10 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "eviction";
 	case MVGAL_CAP_PLACE_FD:
 		return "place-fd";
+	case MVGAL_CAP_URING:
+		return "uring";
+	case MVGAL_CAP_SYNC_SYNCOBJS:
+		return "sync-syncobjs";
 	default:
 		return NULL;
 	}

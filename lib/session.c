@@ -77,6 +77,48 @@ int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_END, &e);
 }
 
+int (mvgal_session_begin)(struct mvgal *dev, struct drm_mvgal_begin *b)
+{
+	return mvgal_session_begin_sz(dev, b, MVGAL_V1_BEGIN_SIZE);
+}
+
+int mvgal_session_begin_sz(struct mvgal *dev, struct drm_mvgal_begin *b,
+			   size_t size)
+{
+	struct drm_mvgal_begin args;
+	int ret;
+
+	if (!dev || !b || size < MVGAL_V1_BEGIN_SIZE)
+		return -EINVAL;
+	/* As mvgal_migrate_sz(): the caller's struct changes on success. */
+	ret = mvgal_in(&args, sizeof(args), b, size);
+	if (ret)
+		return ret;
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BEGIN, &args);
+	if (!ret)
+		mvgal_out(b, size, &args, sizeof(args));
+	return ret;
+}
+
+int (mvgal_session_end)(struct mvgal *dev, const struct drm_mvgal_end *e)
+{
+	return mvgal_session_end_sz(dev, e, MVGAL_V1_END_SIZE);
+}
+
+int mvgal_session_end_sz(struct mvgal *dev, const struct drm_mvgal_end *e,
+			 size_t size)
+{
+	struct drm_mvgal_end args;
+	int ret;
+
+	if (!dev || !e || size < MVGAL_V1_END_SIZE)
+		return -EINVAL;
+	ret = mvgal_in(&args, sizeof(args), e, size);
+	if (ret)
+		return ret;
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_END, &args);
+}
+
 int (mvgal_migrate)(struct mvgal *dev, struct drm_mvgal_migrate *m)
 {
 	return mvgal_migrate_sz(dev, m, MVGAL_V1_MIGRATE_SIZE);

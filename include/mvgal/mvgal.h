@@ -379,6 +379,20 @@ MVGAL_API int mvgal_end(struct mvgal *dev, uint32_t session, int fence_fd,
  */
 MVGAL_API int mvgal_migrate(struct mvgal *dev, struct drm_mvgal_migrate *m);
 /**
+ * mvgal_session_begin() - mvgal_begin() with the ioctl's whole struct
+ *
+ * For what mvgal_begin() does not take: the syncobjs (in_syncobj,
+ * out_syncobj and their points; handles on mvgal_fd()'s file, see
+ * "syncobjs" in the uapi header). The caller fills the (in) fields of @b
+ * (stride 0 for an array of today's &struct drm_mvgal_access); session,
+ * out_fence_fd and bytes_copied, and each access's results, are filled
+ * on success only.
+ */
+MVGAL_API int mvgal_session_begin(struct mvgal *dev, struct drm_mvgal_begin *b);
+/** mvgal_session_end() - mvgal_end() with the ioctl's whole struct. */
+MVGAL_API int mvgal_session_end(struct mvgal *dev,
+				const struct drm_mvgal_end *e);
+/**
  * mvgal_cancel() - cancel a job @dev queued that has not started; -EBUSY
  * once it has, -ENOENT for a job of another handle.
  */
@@ -547,6 +561,10 @@ MVGAL_API int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 MVGAL_API int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
 			   const struct drm_mvgal_access *written,
 			   uint32_t count, size_t esz);
+MVGAL_API int mvgal_session_begin_sz(struct mvgal *dev,
+				     struct drm_mvgal_begin *b, size_t size);
+MVGAL_API int mvgal_session_end_sz(struct mvgal *dev,
+				   const struct drm_mvgal_end *e, size_t size);
 MVGAL_API int mvgal_migrate_sz(struct mvgal *dev, struct drm_mvgal_migrate *m,
 			       size_t size);
 MVGAL_API int mvgal_get_stats_sz(struct mvgal *dev,
@@ -676,6 +694,10 @@ MVGAL_API int mvgal_ring_wait(struct mvgal_ring *ring, int timeout_ms,
 		       sizeof(struct drm_mvgal_access))
 #define mvgal_end(d, s, f, w, n) \
 	mvgal_end_sz(d, s, f, w, n, sizeof(struct drm_mvgal_access))
+#define mvgal_session_begin(d, b) \
+	mvgal_session_begin_sz(d, b, sizeof(struct drm_mvgal_begin))
+#define mvgal_session_end(d, e) \
+	mvgal_session_end_sz(d, e, sizeof(struct drm_mvgal_end))
 #define mvgal_migrate(d, m) \
 	mvgal_migrate_sz(d, m, sizeof(struct drm_mvgal_migrate))
 #define mvgal_get_stats(d, s) \

@@ -191,6 +191,8 @@ bool mvgal_xact_empty(const struct mvgal_xact *x)
  * @x: the transaction
  * @fd: (out, or NULL for none) a sync_file fd of the job's fence,
  *	installed; -1 when there is nothing to copy
+ * @fence: (out, or NULL for none) a reference on the job's fence, NULL
+ *	when there is nothing to copy
  *
  * A job with something to copy is marked (the chunk states say its
  * copies are coming), published in the reservation and queued; an empty
@@ -200,7 +202,8 @@ bool mvgal_xact_empty(const struct mvgal_xact *x)
  * Return: 0, or -errno (the fd could not be made) with nothing started:
  * the caller aborts.
  */
-int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
+int mvgal_xact_commit(struct mvgal_xact *x, int *fd,
+		      struct dma_fence **fence)
 {
 	struct sync_file *sf = NULL;
 	struct mvgal_job *job = x->job;
@@ -208,6 +211,8 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
 
 	if (fd)
 		*fd = -1;
+	if (fence)
+		*fence = NULL;
 	if (mvgal_job_empty(job)) {
 		x->job = NULL;
 		mvgal_job_abort(job);
@@ -228,8 +233,8 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd)
 	mvgal_job_push(job);
 	/* The reservation, locked, holds the job's fence: still readable. */
 	x->id = mvgal_job_id(job);
-	if (x->keep_fence)
-		x->fence = dma_fence_get(mvgal_job_fence(job));
+	if (fence)
+		*fence = dma_fence_get(mvgal_job_fence(job));
 	if (fd) {
 		fd_install(ret, sf->file);
 		*fd = ret;
@@ -308,7 +313,6 @@ static void mvgal_migrate_done(struct mvgal_migration *m,
 		mvgal_chunks_written(bo, m->first, m->last, m->loc);
 	m->bytes = x->bytes;
 	m->job = x->id;
-	m->fence = x->fence;
 }
 
 /**
@@ -331,14 +335,12 @@ int mvgal_migrate(struct mvgal_device *mdev, struct mvgal_migration *m,
 	int ret;
 
 	m->fd = -1;
-	m->fence = NULL;
 	ret = mvgal_xact_begin(&x, mdev, m->bo, gpus, m->priority, file);
 	if (ret)
 		return ret;
-	x.keep_fence = m->keep_fence;
 	ret = mvgal_migrate_plan_xact(m, &x);
 	if (!ret)
-		ret = mvgal_xact_commit(&x, &m->fd);
+		ret = mvgal_xact_commit(&x, &m->fd, m->fence);
 	if (ret) {
 		mvgal_xact_abort(&x);
 		return ret;

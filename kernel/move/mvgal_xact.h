@@ -35,9 +35,6 @@ struct mvgal_xact {
 	u32 made;
 	u64 bytes;
 	u64 id;
-	/* (in) commit takes a reference on the job's fence into @fence */
-	bool keep_fence;
-	struct dma_fence *fence;
 };
 
 int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
@@ -51,7 +48,8 @@ int mvgal_xact_plan(struct mvgal_xact *x, unsigned long first,
 int mvgal_xact_move(struct mvgal_xact *x, unsigned long first,
 		    unsigned long last, unsigned int loc);
 bool mvgal_xact_empty(const struct mvgal_xact *x);
-int mvgal_xact_commit(struct mvgal_xact *x, int *fd);
+int mvgal_xact_commit(struct mvgal_xact *x, int *fd,
+		      struct dma_fence **fence);
 void mvgal_xact_end(struct mvgal_xact *x);
 void mvgal_xact_abort(struct mvgal_xact *x);
 
@@ -69,8 +67,8 @@ struct mvgal_migration {
 	u64 bytes;			/* (out) what the job copies */
 	u64 job;			/* (out) its id, or 0 */
 	int fd;				/* (out) its fence's fd, or -1 */
-	bool keep_fence;		/* (in) fill @fence */
-	struct dma_fence *fence;	/* (out) referenced, or NULL */
+	/* (in) where to put a reference on its fence (NULL: none), or NULL */
+	struct dma_fence **fence;
 };
 
 int mvgal_migrate(struct mvgal_device *mdev, struct mvgal_migration *m,

@@ -158,7 +158,7 @@ static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
 	if (!ret)
 		ret = mvgal_prefetch_plan(x, bo, 1 + g, &held);
 	if (!ret && !mvgal_xact_empty(x))
-		ret = mvgal_xact_commit(x, NULL) ?: 1;
+		ret = mvgal_xact_commit(x, NULL, NULL) ?: 1;
 	return ret;
 }
 

@@ -129,7 +129,7 @@ int mvgal_place_copies(struct mvgal_device *mdev, struct drm_file *file,
 		return ret;
 	ret = mvgal_copies_plan(&x, first, last, in_fence);
 	if (!ret)
-		ret = mvgal_xact_commit(&x, fd);
+		ret = mvgal_xact_commit(&x, fd, NULL);
 	if (ret) {
 		mvgal_xact_abort(&x);
 		return ret;

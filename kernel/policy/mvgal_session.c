@@ -12,6 +12,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/dma-resv.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
@@ -61,6 +62,8 @@ void mvgal_session_free(struct mvgal_session *s)
 		if (s->b[i].bo)
 			drm_gem_object_put(&s->b[i].bo->base);
 	}
+	if (s->copies)
+		dma_fence_put(s->copies);
 	kfree(s);
 }
 
@@ -487,22 +490,45 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 }
 
 /**
+ * mvgal_fence_leaves() - how many fences END's fence is made of
+ * @fence: a fence, or an array or chain of them
+ *
+ * A dma_resv takes no containers: each fence in one goes in by itself,
+ * and needs a slot of its own.
+ *
+ * Return: the count (1 for a plain fence); it can only shrink later.
+ */
+unsigned int mvgal_fence_leaves(struct dma_fence *fence)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+	unsigned int n = 0;
+
+	dma_fence_unwrap_for_each(f, &iter, fence)
+		n++;
+	return n;
+}
+
+/**
  * mvgal_session_lock() - lock every reservation of the session in ww
- * order, with a fence slot each (drm_exec backs off and retries when
- * another context holds one); drm_exec_fini() unlocks them
+ * order, with @nfences fence slots each (drm_exec backs off and retries
+ * when another context holds one); drm_exec_fini() unlocks them
  * @s: the session
  * @exec: (out) the locking context
+ * @nfences: slots to reserve
  *
  * Return: 0 with all held, or -errno (-EINTR, -ENOMEM, -EALREADY for an
  * object named twice) with none held.
  */
-int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec)
+int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec,
+		       unsigned int nfences)
 {
 	int ret = 0;
 
 	drm_exec_init(exec, DRM_EXEC_INTERRUPTIBLE_WAIT, s->count);
 	drm_exec_until_all_locked(exec) {
-		ret = drm_exec_prepare_array(exec, s->objs, s->count, 1);
+		ret = drm_exec_prepare_array(exec, s->objs, s->count,
+					     nfences);
 		drm_exec_retry_on_contention(exec);
 	}
 	if (ret)
@@ -527,7 +553,7 @@ static int mvgal_session_lock_bos(struct mvgal_session *s,
 	*lean = mvgal_lean_begin && mvgal_begin_lean(s, gpu);
 	if (*lean)
 		return 0;
-	ret = mvgal_session_lock(s, exec);
+	ret = mvgal_session_lock(s, exec, 1);
 	if (ret)
 		return ret;
 	/*
@@ -728,6 +754,18 @@ static void mvgal_sbo_commit_writes(struct mvgal_sbo *b, unsigned long *w,
 		mvgal_sbo_zap(b, w);
 }
 
+/* Publishes each fence @fence is made of (see mvgal_fence_leaves()). */
+static void mvgal_resv_add_leaves(struct dma_resv *resv,
+				  struct dma_fence *fence,
+				  enum dma_resv_usage usage)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+
+	dma_fence_unwrap_for_each(f, &iter, fence)
+		dma_resv_add_fence(resv, f, usage);
+}
+
 /*
  * Ends the session's use of one buffer (see mvgal_session_finish()); *@cmp,
  * the buffer's commit record or NULL, is taken (and cleared) when it
@@ -758,9 +796,9 @@ static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
 	if (s->write && w)
 		mvgal_sbo_commit_writes(b, w, cm);
 	if (fence)
-		dma_resv_add_fence(bo->base.resv, fence,
-				   s->write ? DMA_RESV_USAGE_WRITE :
-				   DMA_RESV_USAGE_READ);
+		mvgal_resv_add_leaves(bo->base.resv, fence,
+				      s->write ? DMA_RESV_USAGE_WRITE :
+				      DMA_RESV_USAGE_READ);
 	if (cm && cm->n) {
 		cm->fence = dma_fence_get(fence);
 		cm->loc = b->loc;
@@ -782,8 +820,8 @@ static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
  * @commits: with @fence for a WRITE session, per buffer a record with
  *	     room for every chunk written, which the buffer takes (the entry
  *	     is then NULL); else NULL
- * With @fence, caller holds every buffer's reservation with a fence slot
- * reserved. The session is off the file's list.
+ * With @fence, caller holds every buffer's reservation with
+ * mvgal_fence_leaves(@fence) fence slots reserved. The session is off the file's list.
  */
 void mvgal_session_finish(struct mvgal_session *s,
 			  unsigned long **written,

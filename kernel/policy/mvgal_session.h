@@ -51,6 +51,8 @@ struct mvgal_session {
 	bool write;
 	bool no_copies;		/* its file's MVGAL_FILE_NO_COPIES */
 	unsigned int count;
+	/* BEGIN's out-fence (referenced) or NULL, for END's out-syncobj. */
+	struct dma_fence *copies;
 	/* The buffers' GEM objects, for mvgal_session_lock(). */
 	struct drm_gem_object **objs;
 	struct mvgal_sbo b[];
@@ -66,7 +68,9 @@ struct mvgal_begin_out {
 void mvgal_session_free(struct mvgal_session *s);
 void mvgal_sbo_live(struct mvgal_session *s, struct mvgal_sbo *b,
 		    int d);
-int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec);
+unsigned int mvgal_fence_leaves(struct dma_fence *fence);
+int mvgal_session_lock(struct mvgal_session *s, struct drm_exec *exec,
+		       unsigned int nfences);
 int mvgal_begin_job(struct mvgal_device *mdev, struct mvgal_job **job,
 		    const struct drm_mvgal_begin *args,
 		    struct drm_file *file);

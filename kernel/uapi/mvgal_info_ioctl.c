@@ -33,7 +33,8 @@ int mvgal_ioctl_get_info(struct drm_device *dev, void *data,
 	args->caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
 		     MVGAL_CAP_SESSIONS | MVGAL_CAP_MIGRATION |
 		     MVGAL_CAP_WRITE_WATCH | MVGAL_CAP_EVICTION |
-		     MVGAL_CAP_PLACE_FD;
+		     MVGAL_CAP_PLACE_FD | MVGAL_CAP_URING |
+		     MVGAL_CAP_SYNC_SYNCOBJS;
 	args->chunk_size = mvgal_chunk_size;
 	args->gpu_count = READ_ONCE(mdev->gpu_count);
 	args->max_gpus = mvgal_max_gpus;

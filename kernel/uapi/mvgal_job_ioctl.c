@@ -6,7 +6,6 @@
 
 #include <linux/dma-fence.h>
 #include <linux/slab.h>
-#include <linux/sync_file.h>
 
 #include <drm/drm_file.h>
 
@@ -20,6 +19,7 @@
 #include "move/mvgal_job.h"
 #include "move/mvgal_xact.h"
 #include "uapi/mvgal_job_ioctl.h"
+#include "uapi/mvgal_syncobj.h"
 
 int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 		       struct drm_file *file)
@@ -115,7 +115,8 @@ static int mvgal_migrate_check(const struct drm_mvgal_migrate *args)
 	    args->location >= 1 + mvgal_max_gpus ||
 	    args->priority >= MVGAL_PRIO_COUNT)
 		return -EINVAL;
-	return 0;
+	return mvgal_syncobj_check(args->in_syncobj, args->in_point,
+				   args->out_syncobj, args->out_point);
 }
 
 /*
@@ -150,17 +151,40 @@ out_put:
 	return NULL;
 }
 
+/* MIGRATE's in-fence and out-syncobj, looked up before anything runs. */
+static int mvgal_migrate_fences(struct drm_file *file,
+				const struct drm_mvgal_migrate *args,
+				struct mvgal_migration *m,
+				struct mvgal_syncobj_out *out)
+{
+	int ret;
+
+	ret = mvgal_in_fence(file, args->in_fence_fd, args->in_syncobj,
+			     args->in_point, &m->in_fence);
+	if (ret)
+		return ret;
+	ret = mvgal_syncobj_out_get(file, args->out_syncobj, args->out_point,
+				    out);
+	if (ret) {
+		dma_fence_put(m->in_fence);
+		m->in_fence = NULL;
+	}
+	return ret;
+}
+
 /* MIGRATE; with @fence, a reference on the job's fence (NULL: no job). */
 static int mvgal_migrate_args(struct drm_device *dev,
 			      struct drm_mvgal_migrate *args,
 			      struct drm_file *file, struct dma_fence **fence)
 {
+	struct dma_fence *job_fence = NULL;
 	struct mvgal_migration m = {
 		.loc = args->location,
 		.move = args->flags & MVGAL_MIGRATE_MOVE,
 		.priority = args->priority,
-		.keep_fence = !!fence,
+		.fence = &job_fence,
 	};
+	struct mvgal_syncobj_out out;
 	int ret;
 
 	ret = mvgal_migrate_check(args);
@@ -171,13 +195,9 @@ static int mvgal_migrate_args(struct drm_device *dev,
 	m.bo = mvgal_migrate_lookup(file, args, &ret);
 	if (!m.bo)
 		return ret;
-	if (args->in_fence_fd != -1) {
-		m.in_fence = sync_file_get_fence(args->in_fence_fd);
-		if (!m.in_fence) {
-			ret = -EINVAL;
-			goto out_put;
-		}
-	}
+	ret = mvgal_migrate_fences(file, args, &m, &out);
+	if (ret)
+		goto out_put;
 	mvgal_chunk_span(args->offset, args->size, m.bo->chunk_shift,
 			 &m.first, &m.last);
 	ret = mvgal_migrate(to_mvgal(dev), &m, file);
@@ -185,10 +205,14 @@ static int mvgal_migrate_args(struct drm_device *dev,
 		args->bytes = m.bytes;
 		args->out_fence_fd = m.fd;
 		args->job = m.job;
-		if (fence)
-			*fence = m.fence;
+		mvgal_syncobj_out_signal(&out, job_fence);
 	}
+	mvgal_syncobj_out_put(&out);
 	dma_fence_put(m.in_fence);
+	if (fence)
+		*fence = job_fence;
+	else
+		dma_fence_put(job_fence);
 out_put:
 	drm_gem_object_put(&m.bo->base);
 	return ret;

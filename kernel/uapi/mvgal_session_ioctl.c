@@ -36,6 +36,7 @@
 #include "policy/mvgal_replicate.h"
 #include "policy/mvgal_session.h"
 #include "uapi/mvgal_session_ioctl.h"
+#include "uapi/mvgal_syncobj.h"
 #include "uapi/mvgal_uapi_array.h"
 
 static_assert(sizeof(struct drm_mvgal_access) >= MVGAL_ACCESS_SIZE_V1);
@@ -162,7 +163,8 @@ static int mvgal_begin_check(const struct drm_mvgal_begin *args)
 	    !args->count || args->count > MVGAL_SESSION_MAX_BUFFERS ||
 	    args->priority >= MVGAL_PRIO_COUNT || args->gpu >= mvgal_max_gpus)
 		return -EINVAL;
-	return 0;
+	return mvgal_syncobj_check(args->in_syncobj, args->in_point,
+				   args->out_syncobj, args->out_point);
 }
 
 /* Every buffer of a WRITE session that wrote nothing, for an undo. */
@@ -248,13 +250,10 @@ static int mvgal_begin_in_fence(struct mvgal_device *mdev,
 {
 	int ret;
 
-	if (args->in_fence_fd == -1)
-		return 0;
-	*in_fence = sync_file_get_fence(args->in_fence_fd);
-	if (!*in_fence)
-		return -EINVAL;
-	if (dma_fence_is_signaled(*in_fence))
-		return 0;
+	ret = mvgal_in_fence(file, args->in_fence_fd, args->in_syncobj,
+			     args->in_point, in_fence);
+	if (ret || !*in_fence || dma_fence_is_signaled(*in_fence))
+		return ret;
 	ret = mvgal_begin_job(mdev, job, args, file);
 	if (!ret)
 		ret = mvgal_job_add_dep(*job, *in_fence);
@@ -318,6 +317,7 @@ struct mvgal_begin_call {
 	u32 out_size;				/* bytes to copy out */
 	u32 user_size;				/* the caller's struct */
 	struct dma_fence **fence;		/* (out) the out-fence, or NULL */
+	struct mvgal_syncobj_out sync;		/* the out-syncobj */
 };
 
 /* The struct itself, then zeroes past our version of it, as drm_ioctl(). */
@@ -355,8 +355,12 @@ static int mvgal_begin_publish(struct mvgal_file *mf, struct mvgal_session *s,
 		mvgal_begin_undo(mf, s, out);
 		return -EFAULT;
 	}
-	if (out->sf && call->fence)
-		*call->fence = dma_fence_get(out->sf->fence);
+	if (out->sf) {
+		s->copies = dma_fence_get(out->sf->fence);
+		if (call->fence)
+			*call->fence = dma_fence_get(s->copies);
+	}
+	mvgal_syncobj_out_signal(&call->sync, s->copies);
 	if (out->sf)
 		fd_install(out->fd, out->sf->file);
 	/* Only now, when BEGIN no longer touches it, may END find (and
@@ -396,6 +400,10 @@ static int mvgal_ioctl_begin(struct drm_device *dev, void *data,
 	if (ret)
 		goto out_session;
 	ret = mvgal_begin_in_fence(mdev, args, file, &in_fence, &job);
+	if (ret)
+		goto out_session;
+	ret = mvgal_syncobj_out_get(file, args->out_syncobj, args->out_point,
+				    &call->sync);
 	if (ret)
 		goto out_session;
 	ret = mvgal_file_session_add(mf, s);
@@ -445,6 +453,7 @@ long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs,
 	struct mvgal_begin_call call = { .uargs = uargs, .fence = fence };
 	u32 size = _IOC_SIZE(cmd);
 	u32 in = cmd & IOC_IN ? min_t(u32, size, sizeof(call.args)) : 0;
+	long ret;
 
 	if (fence)
 		*fence = NULL;
@@ -453,8 +462,11 @@ long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs,
 	call.out_size = min_t(u32, call.user_size, sizeof(call.args));
 	if (copy_from_user(&call.args, uargs, in))
 		return -EFAULT;
-	return drm_ioctl_kernel(filp, mvgal_ioctl_begin, &call,
-				DRM_RENDER_ALLOW);
+	ret = drm_ioctl_kernel(filp, mvgal_ioctl_begin, &call,
+			       DRM_RENDER_ALLOW);
+	/* Signalled, or not when BEGIN failed: released either way. */
+	mvgal_syncobj_out_put(&call.sync);
+	return ret;
 }
 
 /* Reads END's written ranges into per-buffer bitmaps; NULL entries for
@@ -529,19 +541,30 @@ static struct mvgal_session *mvgal_session_find(struct mvgal_file *mf, u32 id)
 
 /*
  * END's arguments against the session: a READ session names nothing
- * written, a WRITE one no more buffers than it has. Its fence, if any,
- * into *@fence.
+ * written, a WRITE one no more buffers than it has. The GPU work's
+ * fence, if any, into *@fence; with an out-syncobj, what it gets into
+ * *@done: a fence for the session's copies and that work.
  */
-static int mvgal_end_args(const struct drm_mvgal_end *args,
+static int mvgal_end_args(struct drm_file *file,
+			  const struct drm_mvgal_end *args,
 			  const struct mvgal_session *s,
-			  struct dma_fence **fence)
+			  const struct mvgal_syncobj_out *out,
+			  struct dma_fence **fence, struct dma_fence **done)
 {
+	int ret;
+
 	if ((!s->write && args->count) || args->count > s->count)
 		return -EINVAL;
-	if (args->fence_fd == -1)
+	ret = mvgal_in_fence(file, args->fence_fd, args->in_syncobj,
+			     args->in_point, fence);
+	if (ret || !out->syncobj)
+		return ret;
+	*done = mvgal_fence_both(s->copies, *fence);
+	if (!IS_ERR(*done))
 		return 0;
-	*fence = sync_file_get_fence(args->fence_fd);
-	return *fence ? 0 : -EINVAL;
+	ret = PTR_ERR(*done);
+	*done = NULL;
+	return ret;
 }
 
 /* The per-buffer bitmaps of what END says was written, into *@written. */
@@ -579,7 +602,7 @@ static int mvgal_end_session(struct mvgal_file *mf, struct mvgal_session *s,
 	int ret;
 
 	if (fence) {
-		ret = mvgal_session_lock(s, &exec);
+		ret = mvgal_session_lock(s, &exec, mvgal_fence_leaves(fence));
 		if (ret)
 			return ret;
 	}
@@ -597,9 +620,10 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 {
 	struct mvgal_file *mf = file->driver_priv;
 	struct drm_mvgal_end *args = data;
+	struct dma_fence *fence = NULL, *done = NULL;
 	struct mvgal_commit **commits = NULL;
 	unsigned long **written = NULL;
-	struct dma_fence *fence = NULL;
+	struct mvgal_syncobj_out out;
 	struct mvgal_session *s;
 	unsigned int n = 0;
 	int ret;
@@ -608,18 +632,20 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	 * a bad one fails whether or not the array is used.
 	 */
 	if (args->flags || args->pad ||
-	    mvgal_uarray_check_stride(args->stride, MVGAL_ACCESS_SIZE_V1))
+	    mvgal_uarray_check_stride(args->stride, MVGAL_ACCESS_SIZE_V1) ||
+	    mvgal_syncobj_check(args->in_syncobj, args->in_point,
+				args->out_syncobj, args->out_point))
 		return -EINVAL;
+	ret = mvgal_syncobj_out_get(file, args->out_syncobj, args->out_point,
+				    &out);
+	if (ret)
+		return ret;
 	mutex_lock(&mf->lock);
-	s = mvgal_session_find(mf, args->session);
-	if (!s) {
-		mutex_unlock(&mf->lock);
-		return -ENOENT;
-	}
 	/* Held across the ioctl: a second END of the same session waits,
 	 * then finds nothing.
 	 */
-	ret = mvgal_end_args(args, s, &fence);
+	s = mvgal_session_find(mf, args->session);
+	ret = s ? mvgal_end_args(file, args, s, &out, &fence, &done) : -ENOENT;
 	if (ret)
 		goto out_unlock;
 	n = s->count;
@@ -636,11 +662,15 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 		}
 	}
 	ret = mvgal_end_session(mf, s, written, fence, commits);
+	if (!ret)
+		mvgal_syncobj_out_signal(&out, done);
 out_unlock:
 	mutex_unlock(&mf->lock);
 	mvgal_commits_free(commits, n);
 	mvgal_end_written_free(written, n);
 	dma_fence_put(fence);
+	dma_fence_put(done);
+	mvgal_syncobj_out_put(&out);
 	return ret;
 }
 

@@ -9,13 +9,14 @@
 #include <linux/pagemap.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_ioctl.h>
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_compat.h"
-#include "uapi/mvgal_harvest_ioctl.h"
 #include "uapi/mvgal_job_ioctl.h"
-#include "uapi/mvgal_rw_ioctl.h"
 #include "uapi/mvgal_session_ioctl.h"
 #include "uapi/mvgal_uring.h"
 
@@ -101,30 +102,11 @@ static int mvgal_uring_ioctl(struct file *filp, unsigned int cmd,
 	return 0;
 }
 
-static drm_ioctl_t *mvgal_uring_sync_func(unsigned int nr, u32 *ksize)
-{
-	switch (nr) {
-	case DRM_MVGAL_END:
-		*ksize = sizeof(struct drm_mvgal_end);
-		return mvgal_ioctl_end;
-	case DRM_MVGAL_CANCEL:
-		*ksize = sizeof(struct drm_mvgal_cancel);
-		return mvgal_ioctl_cancel;
-	case DRM_MVGAL_BO_PWRITE:
-		*ksize = sizeof(struct drm_mvgal_bo_rw);
-		return mvgal_ioctl_bo_pwrite;
-	case DRM_MVGAL_BO_PREAD:
-		*ksize = sizeof(struct drm_mvgal_bo_rw);
-		return mvgal_ioctl_bo_pread;
-	case DRM_MVGAL_BO_COPY:
-		*ksize = sizeof(struct drm_mvgal_bo_copy);
-		return mvgal_ioctl_bo_copy;
-	case DRM_MVGAL_HARVEST:
-		*ksize = sizeof(struct drm_mvgal_harvest);
-		return mvgal_ioctl_harvest;
-	}
-	return NULL;
-}
+/* The ioctls a ring runs as they are, besides BEGIN and MIGRATE. */
+#define MVGAL_URING_SYNC						\
+	(BIT(DRM_MVGAL_END) | BIT(DRM_MVGAL_CANCEL) |			\
+	 BIT(DRM_MVGAL_BO_PWRITE) | BIT(DRM_MVGAL_BO_PREAD) |		\
+	 BIT(DRM_MVGAL_BO_COPY) | BIT(DRM_MVGAL_HARVEST))
 
 static int mvgal_uring_migrate(struct io_uring_cmd *ioucmd, unsigned int cmd,
 			       void __user *uargs)
@@ -147,14 +129,19 @@ static int mvgal_uring_migrate(struct io_uring_cmd *ioucmd, unsigned int cmd,
 static int mvgal_uring_sync(struct io_uring_cmd *ioucmd, unsigned int cmd,
 			    void __user *uargs)
 {
+	struct drm_file *file = ioucmd->file->private_data;
+	const struct drm_driver *drv = file->minor->dev->driver;
+	unsigned int nr = _IOC_NR(cmd) - DRM_COMMAND_BASE;
 	u8 kdata[MVGAL_URING_MAX_ARGS] = {};
-	drm_ioctl_t *func;
-	u32 ksize;
+	const struct drm_ioctl_desc *desc;
 
-	func = mvgal_uring_sync_func(_IOC_NR(cmd) - DRM_COMMAND_BASE, &ksize);
-	if (!func)
+	if (!(MVGAL_URING_SYNC & BIT(nr)) || nr >= drv->num_ioctls)
 		return -EOPNOTSUPP;
-	return mvgal_uring_ioctl(ioucmd->file, cmd, uargs, func, kdata, ksize);
+	desc = &drv->ioctls[nr];
+	if (WARN_ON_ONCE(_IOC_SIZE(desc->cmd) > sizeof(kdata)))
+		return -EOPNOTSUPP;
+	return mvgal_uring_ioctl(ioucmd->file, cmd, uargs, desc->func, kdata,
+				 _IOC_SIZE(desc->cmd));
 }
 
 /* Reads and checks the command area. Return: 0 or -EINVAL. */

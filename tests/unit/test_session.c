@@ -23,6 +23,8 @@ TEST(prio_and_cap_names)
 	EXPECT_STREQ("write-watch", mvgal_cap_name(MVGAL_CAP_WRITE_WATCH));
 	EXPECT_STREQ("eviction", mvgal_cap_name(MVGAL_CAP_EVICTION));
 	EXPECT_STREQ("place-fd", mvgal_cap_name(MVGAL_CAP_PLACE_FD));
+	EXPECT_STREQ("uring", mvgal_cap_name(MVGAL_CAP_URING));
+	EXPECT_STREQ("sync-syncobjs", mvgal_cap_name(MVGAL_CAP_SYNC_SYNCOBJS));
 	EXPECT_EQ(NULL, mvgal_cap_name(1ULL << 63));
 }
 

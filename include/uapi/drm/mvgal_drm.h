@@ -101,12 +101,17 @@ extern "C" {
  * placements (POOL_LRU).
  * MVGAL_CAP_PLACE_FD: placement exports (PLACE_FD): a dma-buf of a
  * buffer's copy in one GPU's pool, for any process to hand to its GPU API.
+ * MVGAL_CAP_URING: io_uring commands (see "io_uring commands").
+ * MVGAL_CAP_SYNC_SYNCOBJS: BEGIN, END and MIGRATE wait for and signal
+ * syncobjs (see "syncobjs"); a module without it ignores those fields.
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
 #define MVGAL_CAP_WRITE_WATCH		(1ULL << 4)
 #define MVGAL_CAP_EVICTION		(1ULL << 5)
 #define MVGAL_CAP_PLACE_FD		(1ULL << 6)
+#define MVGAL_CAP_URING			(1ULL << 7)
+#define MVGAL_CAP_SYNC_SYNCOBJS		(1ULL << 8)
 
 /**
  * DOC: core settings
@@ -844,6 +849,35 @@ struct drm_mvgal_access {
 };
 
 /**
+ * DOC: syncobjs
+ *
+ * BEGIN, END and MIGRATE take their fences as DRM syncobjs too, as DRM
+ * drivers' submit ioctls do, so that Vulkan timeline semaphores and other
+ * drivers' jobs chain with them without a sync_file in between. The
+ * syncobjs are the mvgal file's own (DRM_IOCTL_SYNCOBJ_CREATE on it, or
+ * imported with DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE); the file supports
+ * timelines.
+ *
+ * @in_syncobj, if not 0, adds the fence its point @in_point holds (the
+ * syncobj's fence when @in_point is 0) to the sync_file the call takes:
+ * the call waits for both. The point must have been submitted: a point
+ * not yet on the timeline, or a binary syncobj with no fence, is -EINVAL
+ * (there is no wait-for-submit).
+ *
+ * @out_syncobj, if not 0, is signalled by the call's out-fence: with
+ * @out_point, that point is added to its timeline (a point not above the
+ * last one is added all the same, as DRM_IOCTL_SYNCOBJ_TRANSFER does);
+ * without, its fence is replaced. A call with nothing to copy gives it an
+ * already signalled fence. It happens only when the call succeeds: a
+ * failed call leaves the syncobj as it was. END's out-fence signals once
+ * the session's copies (BEGIN's out-fence) and the GPU work END was given
+ * (@fence_fd, @in_syncobj) are done.
+ *
+ * Errors: -EINVAL (a point with no syncobj, an unsubmitted point),
+ * -ENOENT (a handle names no syncobj), -ENOMEM.
+ */
+
+/**
  * struct drm_mvgal_begin - DRM_IOCTL_MVGAL_BEGIN
  *
  * Errors: -EINVAL (unknown flags, not exactly one of READ and WRITE,
@@ -856,7 +890,8 @@ struct drm_mvgal_access {
  * another GPU and not SHARED), -EBUSY (a conflicting live session, or
  * too many sessions open), -ENOSPC (the pool cannot hold a placement),
  * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"), -E2BIG (an access
- * larger than this kernel knows with non-zero bytes beyond). A failed
+ * larger than this kernel knows with non-zero bytes beyond), and those
+ * of "syncobjs". A failed
  * begin changes nothing: BEGIN writes its results (this struct and each
  * access's) before its session can be used and its fd exists, and a
  * fault there (-EFAULT) undoes it.
@@ -885,6 +920,20 @@ struct drm_mvgal_begin {
 	__u32 stride;
 	/** @bytes_copied: (out) bytes the copies move. */
 	__u64 bytes_copied;
+	/**
+	 * @in_syncobj: (in) DRM syncobj handle whose fence (at @in_point)
+	 * the copies wait for too, or 0 (see "syncobjs").
+	 */
+	__u32 in_syncobj;
+	/**
+	 * @out_syncobj: (in) DRM syncobj handle that gets the out-fence (at
+	 * @out_point), or 0.
+	 */
+	__u32 out_syncobj;
+	/** @in_point: (in) timeline point of @in_syncobj; 0: binary. */
+	__u64 in_point;
+	/** @out_point: (in) timeline point of @out_syncobj; 0: binary. */
+	__u64 out_point;
 };
 
 /**
@@ -894,7 +943,8 @@ struct drm_mvgal_begin {
  * for a READ session, a written range outside what the session named, a
  * handle not in the session), -ENOENT (no such session on this file),
  * -E2BIG (an access larger than this kernel knows with non-zero bytes
- * beyond), -EFAULT. A failed end leaves the session live.
+ * beyond), -EFAULT, and those of "syncobjs". A failed end leaves the
+ * session live.
  */
 struct drm_mvgal_end {
 	/** @session: (in) from BEGIN. */
@@ -920,6 +970,21 @@ struct drm_mvgal_end {
 	__u32 stride;
 	/** @pad: (in) must be 0. */
 	__u32 pad;
+	/**
+	 * @in_syncobj: (in) DRM syncobj handle whose fence (at @in_point)
+	 * is part of the GPU work's, with @fence_fd's too, or 0 (see "syncobjs").
+	 */
+	__u32 in_syncobj;
+	/**
+	 * @out_syncobj: (in) DRM syncobj handle that gets a fence that signals
+	 * once BEGIN's copies and the GPU work are done (at
+	 * @out_point), or 0.
+	 */
+	__u32 out_syncobj;
+	/** @in_point: (in) timeline point of @in_syncobj; 0: binary. */
+	__u64 in_point;
+	/** @out_point: (in) timeline point of @out_syncobj; 0: binary. */
+	__u64 out_point;
 };
 
 /* &drm_mvgal_migrate.flags */
@@ -938,7 +1003,8 @@ struct drm_mvgal_end {
  * buffer cannot have), -ENOENT, -ENODEV, -EBUSY (a live session
  * conflicts), -ENOSPC, -EPERM (also: a GPU the buffer may not use, see
  * "buffer flags"), -EACCES (MOVE on a read-only handle),
- * -ENOMEM, -EDQUOT (see "buffer metadata"). A MOVE takes effect for
+ * -ENOMEM, -EDQUOT (see "buffer metadata"), and those of "syncobjs".
+ * A MOVE takes effect for
  * everything planned after it when it is submitted (the job's fence orders
  * those accesses after its copies): a session begun later uses the moved
  * copy, and a failed or cancelled MOVE gives the chunks back to their
@@ -965,6 +1031,20 @@ struct drm_mvgal_migrate {
 	__u64 job;
 	/** @bytes: (out) bytes the job moves. */
 	__u64 bytes;
+	/**
+	 * @in_syncobj: (in) DRM syncobj handle whose fence (at @in_point)
+	 * the job waits for too, or 0 (see "syncobjs").
+	 */
+	__u32 in_syncobj;
+	/**
+	 * @out_syncobj: (in) DRM syncobj handle that gets the job's fence (at
+	 * @out_point), or 0.
+	 */
+	__u32 out_syncobj;
+	/** @in_point: (in) timeline point of @in_syncobj; 0: binary. */
+	__u64 in_point;
+	/** @out_point: (in) timeline point of @out_syncobj; 0: binary. */
+	__u64 out_point;
 };
 
 /**
