@@ -149,10 +149,10 @@ $(VKBENCH): tests/bench/mvgal_vkbench.c tests/bench/bench_time.h tools/examples/
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -I$(B)/gen -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(VK_LIBS)
 
-# The fuzzer needs only libdrm and the uapi: it calls the ioctls itself.
+# The fuzzer needs only libdrm, liburing and the uapi: it makes the calls itself.
 $(FUZZ): tests/fuzz/mvgal_fuzz.c tests/common/rand.h $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< $(DRM_LIBS) -lpthread
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< $(DRM_LIBS) -luring -lpthread
 
 $(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -14,7 +14,9 @@
  * GEM close, PRIME both ways, syncobjs, sync_file info and merge,
  * DMA_BUF_IOCTL_SYNC, mmap of buffer and dma-buf offsets with reads and
  * writes through them, munmap and close of what other threads use, fork
- * with a child that is killed mid-call. GPU_ATTACH gets fds of the right
+ * with a child that is killed mid-call. A quarter of the commands an
+ * io_uring takes go through each worker's ring instead, some with a bad
+ * command word. GPU_ATTACH gets fds of the right
  * and wrong kinds (a GPU's card node and a dma-buf of its memory, another
  * GPU's, mvgal's own node and dma-bufs, a pipe, a closed fd, -1) and slots
  * in and out of range; the run's GPUs are all attached, so as root it
@@ -55,6 +57,7 @@
 
 #include <linux/dma-buf.h>
 #include <linux/sync_file.h>
+#include <liburing.h>
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
@@ -111,6 +114,7 @@ struct file_state {
 	struct slots handles;	/* GEM handles of this file */
 	struct slots sessions;
 	struct slots jobs;
+	struct slots syncobjs;	/* syncobj handles of this file */
 };
 
 static struct file_state files[NFILES];
@@ -525,6 +529,50 @@ static int fence_ish(void)
 	}
 }
 
+/* A new syncobj of file @f: binary, or with a sync_file's fence at a point. */
+static uint32_t new_syncobj(int f)
+{
+	int fd = (int)get(&fences, (uint64_t)-1);
+	uint32_t h, tmp;
+	uint64_t old;
+
+	if (drmSyncobjCreate(files[f].fd, chance(50) ? DRM_SYNCOBJ_CREATE_SIGNALED : 0, &h))
+		return 0;
+	if (fd >= 0 && chance(60) && !drmSyncobjCreate(files[f].fd, 0, &tmp)) {
+		if (!drmSyncobjImportSyncFile(files[f].fd, tmp, fd))
+			drmSyncobjTransfer(files[f].fd, h, chance(50) ? 0 : 1 + below(3),
+					   tmp, 0, 0);
+		drmSyncobjDestroy(files[f].fd, tmp);
+	}
+	if (put_evict(&files[f].syncobjs, h, &old))
+		drmSyncobjDestroy(files[f].fd, (uint32_t)old);
+	return h;
+}
+
+/*
+ * A syncobj argument pair: mostly none, else a live syncobj of file @f
+ * (another thread may destroy it meanwhile) or a handle that names none,
+ * with a point that may not be on its timeline.
+ */
+static uint32_t syncobj_ish(int f, __u64 *point)
+{
+	uint32_t h;
+
+	*point = chance(50) ? 0 : chance(85) ? 1 + below(4) : edge();
+	if (chance(80)) {
+		h = 0;
+	} else if (chance(15)) {
+		h = (uint32_t)edge();
+	} else {
+		h = (uint32_t)get(&files[f].syncobjs, 0);
+		if (!h || chance(25))
+			h = new_syncobj(f);
+	}
+	if (!h && chance(90))
+		*point = 0;
+	return h;
+}
+
 /* Overwrites a few aligned words of @arg with edge values. */
 static void mutate(void *arg, size_t size)
 {
@@ -541,8 +589,78 @@ static void mutate(void *arg, size_t size)
 	}
 }
 
+/*
+ * Each worker's io_uring: a quarter of the commands a ring takes go
+ * through it (sometimes with a bad command word), and the ring goes with
+ * its thread at the end of the run, BEGINs and MIGRATEs still in flight.
+ */
+static __thread struct io_uring ring;
+static __thread bool ring_ok;
+static __thread uint64_t ring_seq;
+
+static bool ring_takes(unsigned long nr)
+{
+	switch (nr) {
+	case DRM_IOCTL_MVGAL_BEGIN: case DRM_IOCTL_MVGAL_END:
+	case DRM_IOCTL_MVGAL_MIGRATE: case DRM_IOCTL_MVGAL_CANCEL:
+	case DRM_IOCTL_MVGAL_BO_PWRITE: case DRM_IOCTL_MVGAL_BO_PREAD:
+	case DRM_IOCTL_MVGAL_BO_COPY: case DRM_IOCTL_MVGAL_HARVEST:
+		return true;
+	}
+	return false;
+}
+
+/* Reaps what completed; the result of command @me if it is there, else 0. */
+static int ring_reap(uint64_t me)
+{
+	struct io_uring_cqe *cqe;
+	int ret = 0;
+
+	while (!io_uring_peek_cqe(&ring, &cqe)) {
+		if (cqe->user_data == me)
+			ret = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	return ret;
+}
+
+/*
+ * The call as an IORING_OP_URING_CMD. A command that fails, or completes
+ * when it returns, has its completion there once submitted; BEGIN and
+ * MIGRATE complete when their copies are done, and are reaped later.
+ */
+static int ring_call(int fd, unsigned long nr, void *arg)
+{
+	struct drm_mvgal_uring_cmd *c;
+	struct io_uring_sqe *sqe;
+	uint64_t me = ++ring_seq;
+	int ret;
+
+	ring_reap(0);
+	sqe = io_uring_get_sqe(&ring);
+	if (!sqe)
+		return ioctl(fd, nr, arg) ? -errno : 0;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = chance(97) ? (uint32_t)nr : (uint32_t)edge();
+	sqe->user_data = me;
+	c = (struct drm_mvgal_uring_cmd *)sqe->cmd;
+	c->args = chance(98) ? (uintptr_t)arg : edge();
+	if (chance(2))
+		c->flags = (uint32_t)edge();
+	if (chance(2))
+		c->pad = (uint32_t)edge();
+	ret = io_uring_submit(&ring);
+	if (ret < 0)
+		return ret;
+	return ring_reap(me);
+}
+
 static int xioctl(int fd, unsigned long nr, void *arg)
 {
+	if (ring_ok && ring_takes(nr) && chance(25))
+		return ring_call(fd, nr, arg);
 	return ioctl(fd, nr, arg) ? -errno : 0;
 }
 
@@ -650,6 +768,8 @@ static int do_begin(int f, bool *made)
 		  (chance(20) ? MVGAL_ACCESS_NO_IN_PLACE : 0) : (uint32_t)edge();
 	b.priority = prio_ish();
 	b.in_fence_fd = chance(70) ? -1 : fence_ish();
+	b.in_syncobj = syncobj_ish(f, &b.in_point);
+	b.out_syncobj = syncobj_ish(f, &b.out_point);
 	mutate(&b, sizeof(b));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BEGIN, &b);
 	if (!ret) {
@@ -675,6 +795,8 @@ static int do_end(int f)
 	e.fence_fd = fence_ish();
 	e.count = below(2);
 	e.written = uptr(&a, &e);
+	e.in_syncobj = syncobj_ish(f, &e.in_point);
+	e.out_syncobj = syncobj_ish(f, &e.out_point);
 	mutate(&e, sizeof(e));
 	return xioctl(files[f].fd, DRM_IOCTL_MVGAL_END, &e);
 }
@@ -768,6 +890,8 @@ static int do_migrate(int f)
 
 	range_ish(&m.offset, &m.size);
 	m.in_fence_fd = chance(70) ? -1 : fence_ish();
+	m.in_syncobj = syncobj_ish(f, &m.in_point);
+	m.out_syncobj = syncobj_ish(f, &m.out_point);
 	mutate(&m, sizeof(m));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_MIGRATE, &m);
 	if (!ret) {
@@ -1289,6 +1413,9 @@ static int reopen_file(int f)
 	pthread_mutex_lock(&files[f].sessions.lock);
 	files[f].sessions.n = 0;
 	pthread_mutex_unlock(&files[f].sessions.lock);
+	pthread_mutex_lock(&files[f].syncobjs.lock);
+	files[f].syncobjs.n = 0;
+	pthread_mutex_unlock(&files[f].syncobjs.lock);
 	close(old);
 	return 0;
 }
@@ -1443,6 +1570,7 @@ static void *worker(void *p)
 
 	rs = seed * 0x9e3779b97f4a7c15ULL + id * 0xbf58476d1ce4e5b9ULL + 1;
 	sentinel_init();
+	ring_ok = !io_uring_queue_init(8, &ring, 0);
 	while (!atomic_load(&stop)) {
 		int op = pick_op(), ret;
 
@@ -1468,6 +1596,8 @@ static void *worker(void *p)
 		if (calls_max && atomic_load(&total) >= calls_max)
 			atomic_store(&stop, 1);
 	}
+	if (ring_ok)
+		io_uring_queue_exit(&ring);
 	return NULL;
 }
 
