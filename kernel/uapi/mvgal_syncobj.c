@@ -21,7 +21,7 @@ int mvgal_syncobj_check(u32 in, u64 in_point, u32 out, u64 out_point)
 }
 
 /**
- * mvgal_fence_both() - a fence that signals once @a and @b have
+ * mvgal_fence_both() - one fence for two: it signals after @a and @b
  * @a: a fence, or NULL
  * @b: a fence, or NULL
  *

@@ -1581,15 +1581,36 @@ static uint64_t migrations_ring_ns(struct mvgal_ring *r, const uint32_t *h,
 	return now_ns() - t0;
 }
 
+/* Writes @size bytes into @h: its chunks then exist, and a MOVE copies them. */
+static int bo_fill_bytes(struct mvgal *m, uint32_t h, size_t size)
+{
+	uint8_t *data = malloc(size);
+	int ret = -ENOMEM;
+
+	if (data) {
+		for (size_t i = 0; i < size; i++)
+			data[i] = (uint8_t)(i * 7 + h);
+		ret = mvgal_bo_write(m, h, 0, data, size);
+		free(data);
+	}
+	return ret;
+}
+
 static int ring_buffers(struct mvgal *m, int g, uint32_t *h, int n,
 			bool resident)
 {
 	int ret = 0;
 
-	for (int i = 0; i < n && !ret; i++)
-		ret = resident ? resident_bo(m, g, &h[i]) :
-		      mvgal_bo_create(m, 64 << 10, MVGAL_BO_HOST_VALID |
+	for (int i = 0; i < n && !ret; i++) {
+		if (resident) {
+			ret = resident_bo(m, g, &h[i]);
+			continue;
+		}
+		ret = mvgal_bo_create(m, 64 << 10, MVGAL_BO_HOST_VALID |
 				      MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h[i]);
+		if (!ret)
+			ret = bo_fill_bytes(m, h[i], 64 << 10);
+	}
 	return ret;
 }
 
@@ -1626,10 +1647,10 @@ static void ring_migrations(struct mvgal *m, struct mvgal_ring *r, int g0,
 	uint32_t h[RING_M] = { 0 };
 	bool ok = !ring_buffers(m, g0, h, RING_M, false);
 
-	/* Each run moves the buffers to the other GPU: every MOVE copies. */
+	/* poll() moves the buffers to GPU 1, the ring back: every MOVE copies. */
 	for (int k = 0; k < REPS && ok; k++) {
-		tp[k] = migrations_poll_ns(m, h, 1 + (k % 2 ? g0 : g1));
-		tr[k] = migrations_ring_ns(r, h, 1 + (k % 2 ? g1 : g0));
+		tp[k] = migrations_poll_ns(m, h, 1 + g1);
+		tr[k] = migrations_ring_ns(r, h, 1 + g0);
 		ok = tp[k] && tr[k];
 		ratio[k] = ok ? (double)tr[k] / tp[k] : NAN;
 	}
@@ -1645,6 +1666,62 @@ static void ring_migrations(struct mvgal *m, struct mvgal_ring *r, int g0,
 	bench_figure("ring_migrations_wait_vs_poll", v, NULL, 0);
 }
 
+/* RING_N CANCELs of a job that does not exist (-ENOENT), one ioctl each. */
+static uint64_t cancels_ioctl_ns(struct mvgal *m)
+{
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < RING_N; i++)
+		if (mvgal_cancel(m, ~0ULL - i) != -ENOENT)
+			return 0;
+	return (now_ns() - t0) / RING_N;
+}
+
+/* The same CANCELs in one submit; ns per command. */
+static uint64_t cancels_ring_ns(struct mvgal_ring *r)
+{
+	struct drm_mvgal_cancel cn[RING_N];
+	struct mvgal_completion c;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < RING_N; i++) {
+		cn[i] = (struct drm_mvgal_cancel) { .job = ~0ULL - i };
+		if (mvgal_prep_cancel(r, &cn[i], i, 0))
+			return 0;
+	}
+	if (mvgal_ring_submit(r) != RING_N)
+		return 0;
+	for (int i = 0; i < RING_N; i++)
+		if (mvgal_ring_wait(r, 60000, &c) || c.res != -ENOENT)
+			return 0;
+	return (now_ns() - t0) / RING_N;
+}
+
+/*
+ * What the ring saves on its own: the way in, for a command whose work
+ * is a lookup that fails.
+ */
+static void ring_cancels(struct mvgal *m, struct mvgal_ring *r)
+{
+	uint64_t ti[REPS], tr[REPS];
+	double ratio[REPS], v = NAN;
+	bool ok = true;
+
+	for (int k = 0; k < REPS && ok; k++) {
+		ti[k] = cancels_ioctl_ns(m);
+		tr[k] = cancels_ring_ns(r);
+		ok = ti[k] && tr[k];
+		ratio[k] = ok ? (double)ti[k] / tr[k] : NAN;
+	}
+	if (ok) {
+		v = median_ratio(ratio, REPS);
+		printf("bench: %d CANCELs of no job: ioctls %llu ns each, ring %llu ns each, throughput ring/ioctl %.2fx\n",
+		       RING_N, (unsigned long long)median(ti, REPS),
+		       (unsigned long long)median(tr, REPS), v);
+	}
+	bench_figure("ring_cancel_throughput_vs_ioctl", v, NULL, 0);
+}
+
 /*
  * io_uring against the ioctls it replaces, timed in the same runs:
  * RING_N BEGIN + END pairs (one submit for the BEGINs, one for the ENDs,
@@ -1654,6 +1731,7 @@ static void ring_migrations(struct mvgal *m, struct mvgal_ring *r, int g0,
 static void bench_ring(struct mvgal *m, int g0, int g1)
 {
 	struct mvgal_ring *r;
+	struct quiet q;
 	int ret;
 
 	printf("# io_uring: %d BEGIN+END pairs through one ring submit each vs ioctls (goal: >= 2x throughput); waiting for %d migrations through the ring vs poll() on their sync_files (ratio of times, no goal)\n",
@@ -1663,14 +1741,30 @@ static void bench_ring(struct mvgal *m, int g0, int g1)
 		printf("bench: ring: %s\n", strerror(-ret));
 		bench_figure("ring_begin_end_throughput_vs_ioctl", NAN, ">=", 2);
 		bench_figure("ring_migrations_wait_vs_poll", NAN, NULL, 0);
+		bench_figure("ring_cancel_throughput_vs_ioctl", NAN, NULL, 0);
 		return;
 	}
+	/* The same buffers in the same order: no prefetch competes. */
+	quiet_begin(&q);
 	ring_sessions(m, r, g0);
 	ring_migrations(m, r, g0, g1);
+	ring_cancels(m, r);
+	quiet_end(&q);
 	mvgal_ring_free(r);
 }
 
-int main(void)
+/* mvgal_bench [GROUP...]: every group, or the ones named (evict, ring...). */
+static bool wanted(int argc, char **argv, const char *group)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], group))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
 {
 	struct pool_maps pools = { 0 };
 	struct mvgal_config cfg;
@@ -1706,16 +1800,26 @@ int main(void)
 	}
 	printf("# mvgal-bench: GPU %d -> GPU %d (virtio-gpu pools), chunk copies by the CPU\n",
 	       g0, g1);
-	bench_evict(m, g0);
-	bench_prefetch(m, g0);
-	bench_migration(m, &pools, g0, g1);
-	bench_methods(m, &pools, g0, gv >= 0 ? gv : g1);
-	bench_session(m, g0);
-	bench_ring(m, g0, g1);
-	bench_lean(m, g0);
-	bench_boost(m, g0, g1);
-	bench_export(m, g0);
-	bench_watch(m, g0);
+	if (wanted(argc, argv, "evict"))
+		bench_evict(m, g0);
+	if (wanted(argc, argv, "prefetch"))
+		bench_prefetch(m, g0);
+	if (wanted(argc, argv, "migration"))
+		bench_migration(m, &pools, g0, g1);
+	if (wanted(argc, argv, "methods"))
+		bench_methods(m, &pools, g0, gv >= 0 ? gv : g1);
+	if (wanted(argc, argv, "session"))
+		bench_session(m, g0);
+	if (wanted(argc, argv, "ring"))
+		bench_ring(m, g0, g1);
+	if (wanted(argc, argv, "lean"))
+		bench_lean(m, g0);
+	if (wanted(argc, argv, "boost"))
+		bench_boost(m, g0, g1);
+	if (wanted(argc, argv, "export"))
+		bench_export(m, g0);
+	if (wanted(argc, argv, "watch"))
+		bench_watch(m, g0);
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;
