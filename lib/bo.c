@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -30,20 +31,33 @@ int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size, uint32_t flags,
 	int ret;
 
 	if (!dev || !handle)
-		return -EINVAL;
+		return mvgal_bad("!dev || !handle");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_CREATE, &c);
-	if (!ret)
-		*handle = c.handle;
-	return ret;
+	if (ret)
+		return ret;
+	mvgal_count_held(dev, c.handle, size, gpu, false);
+	*handle = c.handle;
+	return 0;
 }
 
 int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle)
 {
 	struct drm_gem_close c = { .handle = handle };
+	int ret;
 
 	if (!dev)
-		return -EINVAL;
-	return mvgal_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &c);
+		return mvgal_bad("!dev");
+	/*
+	 * Under the lock: a create in another thread may get this handle
+	 * number back as soon as it is closed, and must count it only
+	 * after this close took the old buffer out of the counts.
+	 */
+	pthread_mutex_lock(&dev->lock);
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &c);
+	if (!ret)
+		mvgal_count_gone(dev, handle);
+	pthread_mutex_unlock(&dev->lock);
+	return ret;
 }
 
 int (mvgal_bo_info)(struct mvgal *dev, uint32_t handle,
@@ -59,7 +73,7 @@ int mvgal_bo_info_sz(struct mvgal *dev, uint32_t handle,
 	int ret;
 
 	if (!dev || !info || size < MVGAL_V1_BO_INFO_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !info || size < MVGAL_V1_BO_INFO_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_INFO, &i);
 	if (!ret)
 		mvgal_out(info, size, &i, sizeof(i));
@@ -75,18 +89,19 @@ int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr)
 	int ret;
 
 	if (!ptr)
-		return -EINVAL;
+		return mvgal_bad("!ptr");
 	ret = mvgal_bo_info(dev, handle, &i);
 	if (ret)
 		return ret;
 	if (!i.mmap_offset)
-		return -EINVAL; /* device-only */
+		return mvgal_fail(__func__, "a device-only buffer has no mapping",
+				  "", -EINVAL);
 	page = sysconf(_SC_PAGESIZE);
 	len = (i.size + page - 1) & ~(uint64_t)(page - 1);
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd,
 		 (off_t)i.mmap_offset);
 	if (p == MAP_FAILED)
-		return -errno;
+		return mvgal_fail(__func__, "", "mmap", -errno);
 	*ptr = p;
 	return 0;
 }
@@ -99,7 +114,7 @@ static int mvgal_bo_rw(struct mvgal *dev, unsigned long req, uint32_t handle,
 	};
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, req, &rw);
 }
 
@@ -126,29 +141,40 @@ int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,
 	};
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_COPY, &c);
 }
 
 int mvgal_bo_export(struct mvgal *dev, uint32_t handle, int *fd)
 {
 	if (!dev || !fd)
-		return -EINVAL;
+		return mvgal_bad("!dev || !fd");
 	if (dev->no_prime)
-		return -EACCES;
+		return mvgal_fail(__func__, "[dri] enable_prime = false", "", -EACCES);
 	if (drmPrimeHandleToFD(dev->fd, handle, DRM_CLOEXEC | DRM_RDWR, fd))
-		return -errno;
+		return mvgal_fail(__func__, "", "DRM_IOCTL_PRIME_HANDLE_TO_FD", -errno);
 	return 0;
+}
+
+/* Counts an imported buffer, with the size and GPU the module gives it. */
+static void mvgal_bo_count_import(struct mvgal *dev, uint32_t handle)
+{
+	struct drm_mvgal_bo_info i = { .handle = handle };
+
+	if (ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_INFO, &i))
+		i = (struct drm_mvgal_bo_info){ .gpu = MVGAL_GPU_ANY };
+	mvgal_count_held(dev, handle, i.size, i.gpu, true);
 }
 
 int mvgal_bo_import(struct mvgal *dev, int fd, uint32_t *handle)
 {
 	if (!dev || !handle || fd < 0)
-		return -EINVAL;
+		return mvgal_bad("!dev || !handle || fd < 0");
 	if (dev->no_prime)
-		return -EACCES;
+		return mvgal_fail(__func__, "[dri] enable_prime = false", "", -EACCES);
 	if (drmPrimeFDToHandle(dev->fd, fd, handle))
-		return -errno;
+		return mvgal_fail(__func__, "", "DRM_IOCTL_PRIME_FD_TO_HANDLE", -errno);
+	mvgal_bo_count_import(dev, *handle);
 	return 0;
 }
 
@@ -165,7 +191,7 @@ int mvgal_bo_list_sz(struct mvgal *dev, struct drm_mvgal_bo_entry *entries,
 	int ret;
 
 	if (!dev || !count || (*count && !entries))
-		return -EINVAL;
+		return mvgal_bad("!dev || !count || (*count && !entries)");
 	l.count = *count;
 	l.entries = (uintptr_t)entries;
 	l.stride = mvgal_stride(esz, MVGAL_BO_ENTRY_SIZE_V1);

@@ -85,7 +85,7 @@ int mvgal_config_apply_sz(const struct mvgal_config *ucfg, size_t size)
 	struct mvgal_config full;
 
 	if (!ucfg || size < MVGAL_V1_CONFIG_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!ucfg || size < MVGAL_V1_CONFIG_SIZE");
 	/* What an older caller's struct lacks keeps its default; what a
 	 * newer one has beyond this library's is not known here.
 	 */
@@ -118,7 +118,7 @@ int mvgal_config_apply_full(const struct mvgal_config *cfg)
 	size_t i;
 
 	if (!cfg)
-		return -EINVAL;
+		return mvgal_bad("!cfg");
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
 		err = mvgal_param_write(p[i].name, p[i].v, p[i].is_bool);
 		if (err && !ret)
@@ -353,7 +353,7 @@ int mvgal_config_load_sz(const char *path, struct mvgal_config *cfg,
 	int ret;
 
 	if (!cfg || size < MVGAL_V1_CONFIG_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!cfg || size < MVGAL_V1_CONFIG_SIZE");
 	ret = mvgal_config_load_full(path, &full, err, errlen);
 	mvgal_out(cfg, size, &full, sizeof(full));
 	return ret;
@@ -368,7 +368,7 @@ static int mvgal_config_load_full(const char *path, struct mvgal_config *cfg,
 	int fd, ret = 0;
 
 	if (!cfg)
-		return -EINVAL;
+		return mvgal_bad("!cfg");
 	mvgal_config_defaults(cfg);
 	if (err && errlen)
 		err[0] = '\0';

@@ -26,7 +26,7 @@ int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
 	int ret;
 
 	if (!dev || drm_fd < 0 || pool_fd < 0)
-		return -EINVAL;
+		return mvgal_bad("!dev || drm_fd < 0 || pool_fd < 0");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_ATTACH, &a);
 	if (!ret && index)
 		*index = a.gpu;
@@ -38,7 +38,7 @@ int mvgal_gpu_detach(struct mvgal *dev, uint32_t gpu)
 	struct drm_mvgal_gpu_detach d = { .gpu = gpu };
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_DETACH, &d);
 }
 
@@ -55,7 +55,7 @@ int mvgal_gpu_info_sz(struct mvgal *dev, uint32_t gpu,
 	int ret;
 
 	if (!dev || !info || size < MVGAL_V1_GPU_INFO_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !info || size < MVGAL_V1_GPU_INFO_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_INFO, &i);
 	if (!ret)
 		mvgal_out(info, size, &i, sizeof(i));
@@ -71,7 +71,7 @@ int mvgal_gpu_list(struct mvgal *dev, uint32_t *gpus, unsigned int max)
 	int ret;
 
 	if (!dev || (max && !gpus))
-		return -EINVAL;
+		return mvgal_bad("!dev || (max && !gpus)");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi);
 	if (ret)
 		return ret;
@@ -101,7 +101,7 @@ int mvgal_gpu_link_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
 	int ret;
 
 	if (!dev || !link || size < MVGAL_V1_GPU_LINK_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !link || size < MVGAL_V1_GPU_LINK_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_LINK, &l);
 	if (!ret)
 		mvgal_out(link, size, &l, sizeof(l));
@@ -124,7 +124,7 @@ int mvgal_get_heap_sz(struct mvgal *dev, struct drm_mvgal_heap_region *regions,
 	int ret;
 
 	if (!dev || !nr_regions)
-		return -EINVAL;
+		return mvgal_bad("!dev || !nr_regions");
 	h.stride = mvgal_stride(esz, MVGAL_HEAP_REGION_SIZE_V1);
 	h.regions = (uintptr_t)regions;
 	h.num_regions = regions ? *nr_regions : 0;
@@ -203,7 +203,7 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 	int fd, card, ret;
 
 	if (!dev || !path)
-		return -EINVAL;
+		return mvgal_bad("!dev || !path");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -305,7 +305,7 @@ int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
 	int ret;
 
 	if (!dev || !ucfg || size < MVGAL_V1_CONFIG_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !ucfg || size < MVGAL_V1_CONFIG_SIZE");
 	/* What an older caller's struct lacks keeps its default. */
 	mvgal_config_defaults_sz(&full, sizeof(full));
 	memcpy(&full, ucfg, size < sizeof(full) ? size : sizeof(full));

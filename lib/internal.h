@@ -3,13 +3,23 @@
 #ifndef MVGAL_LIB_INTERNAL_H
 #define MVGAL_LIB_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mvgal/mvgal.h>
+
 #include "abi_v1.h"
 
 struct mvgal_config;
+
+/* A buffer the handle holds, for its totals: indexed by GEM handle. */
+struct mvgal_bo_rec {
+	uint64_t size;
+	uint32_t gpu;	/* made for, or MVGAL_GPU_ANY */
+	bool live;
+};
 
 struct mvgal {
 	int fd;
@@ -18,9 +28,36 @@ struct mvgal {
 	 * mvgal_bo_export() and mvgal_bo_import() refuse with -EACCES.
 	 */
 	bool no_prime;
+	/* Threads share a handle: the lock keeps its counts and the
+	 * table of buffers they come from (GEM handles are small and
+	 * reused, so an array) in step.
+	 */
+	pthread_mutex_t lock;
+	struct mvgal_totals totals;
+	struct mvgal_bo_rec *recs;
+	size_t nr_recs;
 };
 
-int mvgal_ioctl(int fd, unsigned long req, void *arg);
+/*
+ * An ioctl on @fd, EINTR and EAGAIN retried. A failure is recorded as the
+ * thread's last error, naming the calling function and the ioctl.
+ */
+int mvgal_ioctl_at(const char *call, const char *name, int fd,
+		   unsigned long req, void *arg);
+#define mvgal_ioctl(fd, req, arg) mvgal_ioctl_at(__func__, #req, fd, req, arg)
+
+/* Records a failure as the thread's last error; returns @err. */
+int mvgal_fail(const char *call, const char *arg, const char *ioctl, int err);
+/* A failed check of the caller's arguments: -EINVAL, recorded. */
+#define mvgal_bad(check) mvgal_fail(__func__, check, "", -EINVAL)
+
+/* The handle now holds buffer @handle of @size bytes, made for @gpu. */
+void mvgal_count_held(struct mvgal *dev, uint32_t handle, uint64_t size,
+		      uint32_t gpu, bool imported);
+/* The handle no longer holds buffer @handle. Under dev->lock. */
+void mvgal_count_gone(struct mvgal *dev, uint32_t handle);
+/* Frees the table of buffers, at close. */
+void mvgal_count_fini(struct mvgal *dev);
 
 /*
  * The caller's struct of @size bytes gets what both sides know of the

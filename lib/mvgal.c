@@ -17,14 +17,17 @@
 #include "internal.h"
 
 /* ioctl that retries EINTR/EAGAIN and returns 0 or -errno. */
-int mvgal_ioctl(int fd, unsigned long req, void *arg)
+int mvgal_ioctl_at(const char *call, const char *name, int fd,
+		   unsigned long req, void *arg)
 {
 	int ret;
 
 	do {
 		ret = ioctl(fd, req, arg);
 	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
-	return ret == -1 ? -errno : 0;
+	if (ret == -1)
+		return mvgal_fail(call, "", name, -errno);
+	return 0;
 }
 
 void mvgal_out(void *dst, size_t size, const void *src, size_t n)
@@ -42,7 +45,8 @@ int mvgal_in(void *dst, size_t n, const void *src, size_t size)
 	memcpy(dst, src, size < n ? size : n);
 	for (i = n; i < size; i++)
 		if (((const unsigned char *)src)[i])
-			return -E2BIG;
+			return mvgal_fail(__func__, "bytes beyond the library's struct are not 0",
+					  "", -E2BIG);
 	return 0;
 }
 
@@ -79,12 +83,12 @@ int mvgal_open_path(const char *path, struct mvgal **out)
 	int fd, ret;
 
 	if (!path || !out || strlen(path) >= sizeof(dev->path))
-		return -EINVAL;
+		return mvgal_bad("!path || !out || strlen(path) >= sizeof(dev->path)");
 	do {
 		fd = open(path, O_RDWR | O_CLOEXEC);
 	} while (fd < 0 && errno == EINTR);
 	if (fd < 0)
-		return -errno;
+		return mvgal_fail(__func__, "", "open", -errno);
 	ret = mvgal_is_mvgal(fd);
 	if (ret <= 0) {
 		close(fd);
@@ -96,6 +100,7 @@ int mvgal_open_path(const char *path, struct mvgal **out)
 		return -ENOMEM;
 	}
 	dev->fd = fd;
+	pthread_mutex_init(&dev->lock, NULL);
 	strcpy(dev->path, path);
 	dev->no_prime = !mvgal_prime_allowed();
 	*out = dev;
@@ -108,7 +113,7 @@ int mvgal_open(struct mvgal **out)
 	int n, i, ret = -ENODEV;
 
 	if (!out)
-		return -EINVAL;
+		return mvgal_bad("!out");
 	n = drmGetDevices2(0, devs, 64);
 	/* No DRM device at all (not even /dev/dri): no mvgal either. */
 	if (n < 0)
@@ -140,6 +145,8 @@ void mvgal_close(struct mvgal *dev)
 	if (!dev)
 		return;
 	close(dev->fd);
+	mvgal_count_fini(dev);
+	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }
 
@@ -166,7 +173,7 @@ int mvgal_get_info_sz(struct mvgal *dev, struct mvgal_info *out, size_t size)
 	int ret;
 
 	if (!dev || !out || size < MVGAL_V1_INFO_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !out || size < MVGAL_V1_INFO_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &args);
 	if (ret)
 		return ret;

@@ -29,14 +29,14 @@ int mvgal_ring_init(struct mvgal *dev, unsigned int entries,
 	int ret;
 
 	if (!dev || !out || !entries)
-		return -EINVAL;
+		return mvgal_bad("!dev || !out || !entries");
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return -ENOMEM;
+		return mvgal_fail(__func__, "", "", -ENOMEM);
 	ret = io_uring_queue_init(entries, &r->ring, 0);
 	if (ret) {
 		free(r);
-		return ret;
+		return mvgal_fail(__func__, "", "io_uring_setup", ret);
 	}
 	r->fd = dev->fd;
 	*out = r;
@@ -58,10 +58,10 @@ int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd, void *args,
 	struct io_uring_sqe *sqe;
 
 	if (!ring || !args || (flags & ~MVGAL_RING_FLAGS))
-		return -EINVAL;
+		return mvgal_bad("!ring || !args || (flags & ~MVGAL_RING_FLAGS)");
 	sqe = io_uring_get_sqe(&ring->ring);
 	if (!sqe)
-		return -EBUSY;
+		return mvgal_fail(__func__, "the submission queue is full", "", -EBUSY);
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = ring->fd;
@@ -87,7 +87,7 @@ int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd, void *args,
 int mvgal_ring_submit(struct mvgal_ring *ring)
 {
 	if (!ring)
-		return -EINVAL;
+		return mvgal_bad("!ring");
 	return io_uring_submit(&ring->ring);
 }
 
@@ -102,7 +102,7 @@ int mvgal_ring_wait(struct mvgal_ring *ring, int timeout_ms,
 	int ret;
 
 	if (!ring || !done)
-		return -EINVAL;
+		return mvgal_bad("!ring || !done");
 	if (timeout_ms == 0)
 		ret = io_uring_peek_cqe(&ring->ring, &cqe);
 	else

@@ -42,7 +42,7 @@ int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 	int ret;
 
 	if (!dev || !accesses || !session || !out_fence_fd)
-		return -EINVAL;
+		return mvgal_bad("!dev || !accesses || !session || !out_fence_fd");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BEGIN, &b);
 	if (ret)
 		return ret;
@@ -73,7 +73,7 @@ int mvgal_end_sz(struct mvgal *dev, uint32_t session, int fence_fd,
 	};
 
 	if (!dev || (count && !written))
-		return -EINVAL;
+		return mvgal_bad("!dev || (count && !written)");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_END, &e);
 }
 
@@ -89,7 +89,7 @@ int mvgal_session_begin_sz(struct mvgal *dev, struct drm_mvgal_begin *b,
 	int ret;
 
 	if (!dev || !b || size < MVGAL_V1_BEGIN_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !b || size < MVGAL_V1_BEGIN_SIZE");
 	/* As mvgal_migrate_sz(): the caller's struct changes on success. */
 	ret = mvgal_in(&args, sizeof(args), b, size);
 	if (ret)
@@ -112,7 +112,7 @@ int mvgal_session_end_sz(struct mvgal *dev, const struct drm_mvgal_end *e,
 	int ret;
 
 	if (!dev || !e || size < MVGAL_V1_END_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !e || size < MVGAL_V1_END_SIZE");
 	ret = mvgal_in(&args, sizeof(args), e, size);
 	if (ret)
 		return ret;
@@ -131,7 +131,7 @@ int mvgal_migrate_sz(struct mvgal *dev, struct drm_mvgal_migrate *m,
 	int ret;
 
 	if (!dev || !m || size < MVGAL_V1_MIGRATE_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !m || size < MVGAL_V1_MIGRATE_SIZE");
 	/* The module writes the struct back even on failure: work on a copy
 	 * so that the caller's is only changed on success.
 	 */
@@ -152,7 +152,7 @@ int mvgal_cancel(struct mvgal *dev, uint64_t job)
 	struct drm_mvgal_cancel c = { .job = job };
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_CANCEL, &c);
 }
 
@@ -161,7 +161,7 @@ int mvgal_place_free(struct mvgal *dev, uint32_t handle, uint32_t gpu)
 	struct drm_mvgal_place_free p = { .handle = handle, .gpu = gpu };
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_FREE, &p);
 }
 
@@ -174,7 +174,7 @@ int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 	int ret;
 
 	if (!dev || !fd)
-		return -EINVAL;
+		return mvgal_bad("!dev || !fd");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_FD, &p);
 	if (ret)
 		return ret;
@@ -196,7 +196,7 @@ int mvgal_get_stats_sz(struct mvgal *dev, struct drm_mvgal_stats *stats,
 	int ret;
 
 	if (!dev || !stats || size < MVGAL_V1_STATS_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !stats || size < MVGAL_V1_STATS_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_STATS, &s);
 	if (!ret)
 		mvgal_out(stats, size, &s, sizeof(s));
@@ -216,7 +216,7 @@ int mvgal_get_path_sz(struct mvgal *dev, uint32_t src, uint32_t dst,
 	int ret;
 
 	if (!dev || !path || psize < MVGAL_V1_PATH_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !path || psize < MVGAL_V1_PATH_SIZE");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_PATH, &p);
 	if (!ret)
 		mvgal_out(path, psize, &p, sizeof(p));
@@ -229,7 +229,7 @@ int mvgal_calibrate(struct mvgal *dev, uint32_t *paths)
 	int ret;
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_CALIBRATE, &c);
 	if (!ret && paths)
 		*paths = c.paths;
@@ -251,7 +251,7 @@ int mvgal_fence_wait(int fence_fd, int timeout_ms)
 	int ret, left = timeout_ms;
 
 	if (fence_fd < 0)
-		return -EINVAL;
+		return mvgal_bad("fence_fd < 0");
 	if (timeout_ms > 0)
 		deadline = mvgal_now_ms() + timeout_ms;
 	for (;;) {
@@ -282,7 +282,7 @@ int mvgal_fence_status(int fence_fd)
 	int ret;
 
 	if (fence_fd < 0)
-		return -EINVAL;
+		return mvgal_bad("fence_fd < 0");
 	/* num_fences 0: only the status of the whole sync_file. */
 	memset(&info, 0, sizeof(info));
 	ret = mvgal_ioctl(fence_fd, SYNC_IOC_FILE_INFO, &info);
@@ -321,7 +321,7 @@ int mvgal_harvest_sz(struct mvgal *dev, uint32_t flags,
 	};
 
 	if (!dev || !entries)
-		return -EINVAL;
+		return mvgal_bad("!dev || !entries");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_HARVEST, &h);
 }
 
@@ -332,7 +332,7 @@ int mvgal_gpu_budget(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 	int ret;
 
 	if (!dev || !budget)
-		return -EINVAL;
+		return mvgal_bad("!dev || !budget");
 	b.budget = *budget;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GPU_BUDGET, &b);
 	if (ret)
@@ -361,7 +361,7 @@ int mvgal_pool_lru_sz(struct mvgal *dev, uint32_t gpu,
 
 	if (!dev || !lru || lsize < MVGAL_V1_POOL_LRU_SIZE ||
 	    (lru->count && !entries))
-		return -EINVAL;
+		return mvgal_bad("!dev || !lru || lsize < MVGAL_V1_POOL_LRU_SIZE || (lru->count && !entries)");
 	memset(&l, 0, sizeof(l));
 	l.gpu = gpu;
 	l.count = lru->count;
@@ -387,7 +387,7 @@ int mvgal_replicate(struct mvgal *dev, uint32_t handle, uint64_t offset,
 	int ret;
 
 	if (!dev || !gpus || !out_fence)
-		return -EINVAL;
+		return mvgal_bad("!dev || !gpus || !out_fence");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_REPLICATE, &r);
 	if (!ret)
 		*out_fence = r.out_fence_fd;
@@ -406,7 +406,7 @@ int mvgal_advise_sz(struct mvgal *dev, struct drm_mvgal_advise *advice,
 	int ret;
 
 	if (!dev || !advice || size < MVGAL_V1_ADVISE_SIZE)
-		return -EINVAL;
+		return mvgal_bad("!dev || !advice || size < MVGAL_V1_ADVISE_SIZE");
 	ret = mvgal_in(&a, sizeof(a), advice, size);
 	if (ret)
 		return ret;
@@ -422,7 +422,7 @@ int mvgal_set_file_flags(struct mvgal *dev, uint32_t flags, uint32_t *old)
 	int ret;
 
 	if (!dev)
-		return -EINVAL;
+		return mvgal_bad("!dev");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_FILE_FLAGS, &f);
 	if (!ret && old)
 		*old = f.old;

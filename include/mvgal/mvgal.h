@@ -525,6 +525,114 @@ MVGAL_API int mvgal_fence_status(int fence_fd);
 /** mvgal_prio_name() - "high", "normal", "low" (MVGAL_PRIO_*), or NULL. */
 MVGAL_API const char *mvgal_prio_name(uint32_t prio);
 
+/* ---- counts, shared buffers and errors (MVGAL_0.7) ---- */
+
+/**
+ * struct mvgal_totals - what one device handle holds, as libmvgal counts
+ * it: the buffers made (mvgal_bo_create*(), mvgal_buffer_create()) or
+ * imported (mvgal_bo_import()) through it and not yet destroyed through
+ * it. The module's view of the same file is mvgal_bo_list().
+ * @buffers: buffers held
+ * @bytes: their sizes
+ * @host_buffers: of those, buffers made for no GPU in particular
+ *	(MVGAL_GPU_ANY), placed where they are used
+ * @host_bytes: their sizes
+ * @gpu_buffers: per GPU slot, buffers made for that GPU (its placement
+ *	from creation: device-only, or preferred)
+ * @gpu_bytes: their sizes
+ * @created: buffers ever made through the handle
+ * @imported: buffers ever imported (a buffer the handle already held
+ *	counts once)
+ * @destroyed: buffers destroyed through the handle
+ */
+struct mvgal_totals {
+	uint64_t buffers;
+	uint64_t bytes;
+	uint64_t host_buffers;
+	uint64_t host_bytes;
+	uint64_t gpu_buffers[MVGAL_MAX_GPUS];
+	uint64_t gpu_bytes[MVGAL_MAX_GPUS];
+	uint64_t created;
+	uint64_t imported;
+	uint64_t destroyed;
+};
+
+/**
+ * mvgal_get_totals() - the handle's counts (thread-safe)
+ *
+ * Return: 0, or -EINVAL.
+ */
+MVGAL_API int mvgal_get_totals_sz(struct mvgal *dev, struct mvgal_totals *t,
+				  size_t size);
+
+/*
+ * struct mvgal_buffer: a buffer shared between threads (or parts of a
+ * program) by reference counting. mvgal_buffer_create() makes it with
+ * one reference; each mvgal_buffer_retain() adds one and each
+ * mvgal_buffer_release() drops one; the last release destroys the
+ * buffer (GEM_CLOSE). Both are safe from any thread. The device handle
+ * must outlive its buffers.
+ */
+struct mvgal_buffer;
+
+/**
+ * mvgal_buffer_create() - mvgal_bo_create_shared() as a counted object
+ *
+ * Return: 0 and *@out, or a negative errno.
+ */
+MVGAL_API int mvgal_buffer_create(struct mvgal *dev, uint64_t size,
+				  uint32_t flags, uint32_t gpu,
+				  uint32_t sharing, struct mvgal_buffer **out);
+/** mvgal_buffer_retain() - one more reference; returns @buf. */
+MVGAL_API struct mvgal_buffer *mvgal_buffer_retain(struct mvgal_buffer *buf);
+/**
+ * mvgal_buffer_release() - drop a reference; the last one destroys the
+ * buffer.
+ *
+ * Return: 0, -EINVAL (NULL), or the destroy's error (the object is freed
+ * all the same).
+ */
+MVGAL_API int mvgal_buffer_release(struct mvgal_buffer *buf);
+/** mvgal_buffer_handle() - its GEM handle on the device, or 0 for NULL. */
+MVGAL_API uint32_t mvgal_buffer_handle(const struct mvgal_buffer *buf);
+/** mvgal_buffer_size() - its size in bytes, or 0 for NULL. */
+MVGAL_API uint64_t mvgal_buffer_size(const struct mvgal_buffer *buf);
+/** mvgal_buffer_refs() - its references now (for diagnostics). */
+MVGAL_API unsigned int mvgal_buffer_refs(const struct mvgal_buffer *buf);
+
+/**
+ * struct mvgal_error - the last failure of a libmvgal call in this thread
+ * @err: its negative errno; 0 if none was recorded (or after
+ *	mvgal_clear_error())
+ * @call: the libmvgal function that failed
+ * @arg: the check of its arguments that failed, as written in libmvgal
+ *	(e.g. "!dev || !handle"), or "" when the module or the system
+ *	refused
+ * @ioctl: the ioctl the module refused (e.g. "DRM_IOCTL_MVGAL_BO_CREATE"),
+ *	or "" when none was made
+ *
+ * As errno: meaningful after a call returned an error; a call that
+ * succeeds may leave a failure it handled (a probe of another driver's
+ * node) there. All strings are static.
+ */
+struct mvgal_error {
+	int err;
+	const char *call;
+	const char *arg;
+	const char *ioctl;
+};
+
+/** mvgal_last_error() - this thread's last failure; never NULL. */
+MVGAL_API const struct mvgal_error *mvgal_last_error(void);
+/** mvgal_clear_error() - forget this thread's last failure. */
+MVGAL_API void mvgal_clear_error(void);
+/**
+ * mvgal_strerror() - what @err (negative or positive errno) means from
+ * an mvgal call, e.g. -EDQUOT: the file's buffer metadata limit; a
+ * static string, thread-safe.
+ */
+MVGAL_API const char *mvgal_strerror(int err);
+
 /* ---- sized entry points (MVGAL_0.5): see the top of this header ---- */
 
 MVGAL_API int mvgal_get_info_sz(struct mvgal *dev, struct mvgal_info *info,
@@ -711,6 +819,8 @@ MVGAL_API int mvgal_ring_wait(struct mvgal_ring *ring, int timeout_ms,
 			  sizeof(struct drm_mvgal_pool_lru))
 #define mvgal_advise(d, a) \
 	mvgal_advise_sz(d, a, sizeof(struct drm_mvgal_advise))
+#define mvgal_get_totals(d, t) \
+	mvgal_get_totals_sz(d, t, sizeof(struct mvgal_totals))
 
 #ifdef __cplusplus
 }
