@@ -107,10 +107,12 @@ int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr)
 }
 
 static int mvgal_bo_rw(struct mvgal *dev, unsigned long req, uint32_t handle,
-		       uint64_t offset, uintptr_t ptr, uint64_t size)
+		       uint64_t offset, uintptr_t ptr, uint64_t size,
+		       uint32_t flags)
 {
 	struct drm_mvgal_bo_rw rw = {
-		.handle = handle, .offset = offset, .size = size, .user_ptr = ptr,
+		.handle = handle, .flags = flags, .offset = offset,
+		.size = size, .user_ptr = ptr,
 	};
 
 	if (!dev)
@@ -122,14 +124,21 @@ int mvgal_bo_write(struct mvgal *dev, uint32_t handle, uint64_t offset,
 		   const void *src, uint64_t size)
 {
 	return mvgal_bo_rw(dev, DRM_IOCTL_MVGAL_BO_PWRITE, handle, offset,
-			   (uintptr_t)src, size);
+			   (uintptr_t)src, size, 0);
+}
+
+int mvgal_bo_write_flags(struct mvgal *dev, uint32_t handle, uint64_t offset,
+			 const void *src, uint64_t size, uint32_t flags)
+{
+	return mvgal_bo_rw(dev, DRM_IOCTL_MVGAL_BO_PWRITE, handle, offset,
+			   (uintptr_t)src, size, flags);
 }
 
 int mvgal_bo_read(struct mvgal *dev, uint32_t handle, uint64_t offset,
 		  void *dst, uint64_t size)
 {
 	return mvgal_bo_rw(dev, DRM_IOCTL_MVGAL_BO_PREAD, handle, offset,
-			   (uintptr_t)dst, size);
+			   (uintptr_t)dst, size, 0);
 }
 
 int mvgal_bo_copy(struct mvgal *dev, uint32_t dst, uint64_t dst_offset,

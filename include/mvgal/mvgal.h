@@ -322,6 +322,18 @@ MVGAL_API int mvgal_bo_map(struct mvgal *dev, uint32_t handle, void **ptr);
 /** mvgal_bo_write() - copy @size bytes from @src into the buffer at @offset. */
 MVGAL_API int mvgal_bo_write(struct mvgal *dev, uint32_t handle,
 			     uint64_t offset, const void *src, uint64_t size);
+/**
+ * mvgal_bo_write_flags() - mvgal_bo_write() with BO_PWRITE's flags
+ * (MVGAL_0.8)
+ *
+ * MVGAL_RW_STAGED: a write of at most max_staged_bytes into chunks GPU
+ * work still uses returns without waiting for it; @src may be reused at
+ * once, and every later access sees the bytes in order (see struct
+ * drm_mvgal_bo_rw). -EINVAL from a module without staged writes.
+ */
+MVGAL_API int mvgal_bo_write_flags(struct mvgal *dev, uint32_t handle,
+				   uint64_t offset, const void *src,
+				   uint64_t size, uint32_t flags);
 /** mvgal_bo_read() - copy @size bytes of the buffer at @offset into @dst. */
 MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
 			    uint64_t offset, void *dst, uint64_t size);

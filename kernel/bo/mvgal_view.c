@@ -58,6 +58,30 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 	return 0;
 }
 
+/**
+ * mvgal_loc_write() - write kernel memory into location @loc's copy
+ * @bo: the buffer; @loc has storage, host pages of the range populated
+ * @loc: the location
+ * @off: byte offset; [off, off + len) is in range
+ * @buf: the bytes
+ * @len: bytes
+ *
+ * For the migration engine, which writes without bo->lock as its copies
+ * do: the job's fence orders every other access of the range after it.
+ *
+ * Return: 0, or -EINVAL when @loc has no storage.
+ */
+int mvgal_loc_write(struct mvgal_bo *bo, unsigned int loc, u64 off,
+		    void *buf, u64 len)
+{
+	struct mvgal_view v;
+
+	if (!mvgal_bo_view(bo, loc, &v))
+		return -EINVAL;
+	mvgal_view_rw(&v, off, buf, len, true);
+	return 0;
+}
+
 /* The node whose memory is closest to location @loc of @bo. */
 int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 {

@@ -13,6 +13,8 @@ struct mvgal_view;
 
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write);
+int mvgal_loc_write(struct mvgal_bo *bo, unsigned int loc, u64 off,
+		    void *buf, u64 len);
 int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc);
 bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v);
 int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,

@@ -11,6 +11,7 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_device.h>
@@ -49,6 +50,7 @@ struct mvgal_counters {
 	atomic64_t prefetch_misses;
 	atomic64_t prefetch_cancelled;
 	atomic64_t numa_moved;
+	atomic64_t staged_writes;
 };
 
 /* Buffers a GPU is predicted to use next, for the prefetcher. */
@@ -69,6 +71,13 @@ struct mvgal_engine {
 	u64 next_id;
 	/* Per NUMA node: the staging bounce buffer of the worker. */
 	void **bounce;
+	/*
+	 * Bytes of staged writes (mvgal_job_set_write()) held until their
+	 * jobs end, under @lock; a staged write waits on @staged_wq for
+	 * room below staging_kb.
+	 */
+	u64 staged;
+	wait_queue_head_t staged_wq;
 };
 
 struct mvgal_device {

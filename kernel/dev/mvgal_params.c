@@ -232,6 +232,22 @@ module_param_cb(max_file_meta_mb, &mvgal_pos_ops, &mvgal_max_file_meta_mb,
 MODULE_PARM_DESC(max_file_meta_mb,
 		 "MiB of buffer metadata (the buffers, their chunk records as chunks are touched) the buffers one open file created may hold, 1..1000000; a call needing more is -EDQUOT (default: 64)");
 
+/* Staged writes (BO_PWRITE with MVGAL_RW_STAGED, move/mvgal_stage.c). */
+unsigned int mvgal_max_staged_bytes = 64 * 1024;
+
+module_param_cb(max_staged_bytes, &mvgal_hold_ops, &mvgal_max_staged_bytes,
+		0644);
+
+MODULE_PARM_DESC(max_staged_bytes,
+		 "Largest BO_PWRITE that MVGAL_RW_STAGED stages rather than waits, in bytes, 0..1000000; 0 stages none (default: 65536)");
+
+unsigned int mvgal_staging_kb = 1024;
+
+module_param_cb(staging_kb, &mvgal_pos_ops, &mvgal_staging_kb, 0644);
+
+MODULE_PARM_DESC(staging_kb,
+		 "KiB of kernel memory the staged writes in flight may hold per device, 1..1000000; a staged write waits for room (default: 1024)");
+
 bool mvgal_prefetch = true;
 
 module_param_named(prefetch, mvgal_prefetch, bool, 0644);

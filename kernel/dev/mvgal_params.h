@@ -26,6 +26,8 @@ extern unsigned int mvgal_mirror_hold_windows;
 extern unsigned int mvgal_graphics_replicate_mb;
 extern unsigned int mvgal_max_file_jobs;
 extern unsigned int mvgal_max_file_meta_mb;
+extern unsigned int mvgal_max_staged_bytes;
+extern unsigned int mvgal_staging_kb;
 extern bool mvgal_lean_begin;
 extern bool mvgal_job_boost;
 

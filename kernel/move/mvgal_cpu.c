@@ -323,8 +323,8 @@ void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
  * The chunks a write of [off, off + len) covers whole: [*@a, *@b), empty
  * when *@a >= *@b. The buffer's end ends its last chunk.
  */
-static void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
-			       unsigned long *a, unsigned long *b)
+void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
+			unsigned long *a, unsigned long *b)
 {
 	u64 mask = (1ULL << bo->chunk_shift) - 1, end = off + len;
 	unsigned long first, last;

@@ -28,6 +28,8 @@ void mvgal_copy_unlock(struct drm_gem_object **objs, unsigned int n,
 		       struct drm_exec *exec);
 void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
 		       struct drm_mvgal_bo_copy *args, void *bounce);
+void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
+			unsigned long *a, unsigned long *b);
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		    unsigned int how);
 void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);

@@ -13,6 +13,12 @@
  * fails or is cancelled gives its chunks back (they were marked held at
  * the destination when it was planned) before its fence signals with the
  * error.
+ *
+ * A job may also carry a staged write: bytes a BO_PWRITE handed over
+ * before the work on the buffer was done, written at home after it, once
+ * the job's own copies have brought the rest of their chunks home. Such a
+ * job belongs to nobody (it cannot be cancelled) and a dependency that
+ * failed does not fail it: the CPU's bytes are valid whatever the GPU did.
  */
 
 #include <linux/dma-fence.h>
@@ -168,6 +174,72 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 	job->segs[job->nsegs++] = (struct mvgal_copy_seg) {
 		.bo = bo, .dst = dst, .src = src, .method = method,
 		.off = off, .len = len,
+	};
+	return 0;
+}
+
+/**
+ * mvgal_stage_reserve() - hold @len bytes of the device's staging memory
+ * @mdev: the device
+ * @len: bytes, at most the staging budget (staging_kb)
+ *
+ * Waits (interruptibly) while staged writes in flight hold too much of it
+ * for @len more: each one gives its bytes back when its job ends.
+ *
+ * Return: 0, or -ERESTARTSYS (a signal) with nothing held.
+ */
+int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	u64 cap = (u64)READ_ONCE(mvgal_staging_kb) << 10;
+
+	return wait_event_interruptible(e->staged_wq, ({
+		bool room;
+
+		spin_lock(&e->lock);
+		room = e->staged + len <= cap || !e->staged;
+		if (room)
+			e->staged += len;
+		spin_unlock(&e->lock);
+		room;
+	}));
+}
+
+/* mvgal_stage_release() - gives back what mvgal_stage_reserve() held */
+void mvgal_stage_release(struct mvgal_device *mdev, u64 len)
+{
+	struct mvgal_engine *e = &mdev->engine;
+
+	spin_lock(&e->lock);
+	e->staged -= len;
+	spin_unlock(&e->lock);
+	wake_up_all(&e->staged_wq);
+}
+
+/**
+ * mvgal_job_set_write() - the job writes @len bytes of @buf at @off of
+ * @bo's home after its copies
+ * @job: a job not queued yet, with no owner (nobody may cancel a write)
+ * @bo: the buffer; its home pages of the range are populated
+ * @off: byte offset
+ * @buf: kvmalloc()ed bytes; the job frees them when it ends (here too,
+ *	 on failure)
+ * @len: bytes; the job takes over @len bytes of mvgal_stage_reserve()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
+			u64 off, void *buf, u64 len)
+{
+	int ret = mvgal_job_add_bo(job, bo);
+
+	if (ret) {
+		kvfree(buf);
+		mvgal_stage_release(job->mdev, len);
+		return ret;
+	}
+	job->write = (struct mvgal_job_write) {
+		.bo = bo, .buf = buf, .off = off, .len = len,
 	};
 	return 0;
 }
@@ -376,7 +448,7 @@ void mvgal_job_publish(struct mvgal_job *job)
 
 bool mvgal_job_empty(const struct mvgal_job *job)
 {
-	return !job->nsegs && !job->ndeps;
+	return !job->nsegs && !job->ndeps && !job->write.buf;
 }
 
 /*
@@ -464,6 +536,11 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 	job->bos = NULL;
 	kfree(job->segs);
 	job->segs = NULL;
+	if (job->write.buf) {
+		kvfree(job->write.buf);
+		job->write.buf = NULL;
+		mvgal_stage_release(job->mdev, job->write.len);
+	}
 	mvgal_move_put(&job->move);
 	mvgal_file_uncharge(job->quota, true, 0);
 	job->quota = NULL;
@@ -516,6 +593,13 @@ static void mvgal_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	queue_work(job->mdev->engine.wq, &job->dep_work);
 }
 
+/* A dependency that failed fails the job, but for a staged write. */
+static void mvgal_job_dep_error(struct mvgal_job *job, struct dma_fence *dep)
+{
+	if (dep->error && !job->error && !job->write.buf)
+		job->error = dep->error;
+}
+
 /*
  * Waits for the next unsignaled dependency, or puts the job on its ready
  * list. A dependency that failed fails the job: its inputs are not
@@ -537,8 +621,7 @@ static bool mvgal_job_next_dep(struct mvgal_job *job, bool *cancelled)
 		if (!dma_fence_add_callback(dep, &job->cb, mvgal_job_dep_cb))
 			return false;
 		job->next_dep++;
-		if (dep->error && !job->error)
-			job->error = dep->error;
+		mvgal_job_dep_error(job, dep);
 	}
 	if (job->cancelled) {
 		*cancelled = true;
@@ -556,12 +639,8 @@ static void mvgal_job_step(struct mvgal_job *job, bool consumed)
 	bool ready, cancelled;
 
 	spin_lock(&e->lock);
-	if (consumed) {
-		struct dma_fence *dep = job->deps[job->next_dep++];
-
-		if (dep->error && !job->error)
-			job->error = dep->error;
-	}
+	if (consumed)
+		mvgal_job_dep_error(job, job->deps[job->next_dep++]);
 	ready = mvgal_job_next_dep(job, &cancelled);
 	spin_unlock(&e->lock);
 	if (ready)
@@ -641,9 +720,15 @@ static int mvgal_job_run(struct mvgal_job *job)
 		atomic64_add(DIV_ROUND_UP_ULL(s->len, 1ULL << s->bo->chunk_shift),
 			     &ctr->copies[s->method]);
 	}
-	/* What was copied before a failure moved all the same. */
-	if (!job->session)
+	/* What was copied before a failure moved all the same; bringing a
+	 * staged write's chunks home is a CPU access, no migration.
+	 */
+	if (!job->session && !job->write.buf)
 		mvgal_job_count_moves(job, i);
+	if (!ret && job->write.buf)
+		ret = mvgal_loc_write(job->write.bo, job->write.bo->home_loc,
+				      job->write.off, job->write.buf,
+				      job->write.len);
 	return ret;
 }
 
@@ -684,6 +769,7 @@ int mvgal_engine_init(struct mvgal_device *mdev)
 	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
 		INIT_LIST_HEAD(&e->ready[p]);
 	INIT_LIST_HEAD(&e->pending);
+	init_waitqueue_head(&e->staged_wq);
 	INIT_WORK(&e->work, mvgal_engine_work);
 	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL_ACCOUNT);
 	if (!e->bounce)

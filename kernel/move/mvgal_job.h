@@ -47,6 +47,17 @@ struct mvgal_move {
 	u16 *prev;
 };
 
+/*
+ * A staged write: @len bytes held in @buf, written at @off of @bo's home
+ * once the job's copies (the rest of its partial chunks) are done. The
+ * job holds @len bytes of the engine's staging budget until it ends.
+ */
+struct mvgal_job_write {
+	struct mvgal_bo *bo;
+	void *buf;
+	u64 off, len;
+};
+
 struct mvgal_job {
 	struct dma_fence base;
 	spinlock_t fence_lock;		/* the fence's lock */
@@ -72,6 +83,7 @@ struct mvgal_job {
 	struct mvgal_bo **bos;
 	unsigned int nbos;
 	struct mvgal_move move;
+	struct mvgal_job_write write;
 	u64 bytes;
 	/* A BEGIN's: its copies are the session's, no migration of the
 	 * buffers' (struct mvgal_bo_stats).
@@ -87,6 +99,10 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned long first, unsigned long last,
 		       unsigned int loc);
+int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
+			u64 off, void *buf, u64 len);
+int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len);
+void mvgal_stage_release(struct mvgal_device *mdev, u64 len);
 void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
 void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);

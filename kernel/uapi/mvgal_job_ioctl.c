@@ -106,6 +106,7 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 	args->prefetch_misses = atomic64_read(&c->prefetch_misses);
 	args->prefetch_cancelled = atomic64_read(&c->prefetch_cancelled);
 	args->numa_moved = atomic64_read(&c->numa_moved);
+	args->staged_writes = atomic64_read(&c->staged_writes);
 	return 0;
 }
 

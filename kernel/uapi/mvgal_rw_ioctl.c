@@ -20,10 +20,12 @@
 
 #include "core/mvgal_range.h"
 #include "dev/mvgal_compat.h"
+#include "dev/mvgal_params.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_cpu.h"
+#include "move/mvgal_stage.h"
 #include "uapi/mvgal_rw_ioctl.h"
 
 /*
@@ -116,6 +118,10 @@ static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args)
 
 	if (!args->size)
 		return 0;
+	if (args->flags & MVGAL_RW_STAGED &&
+	    args->size <= READ_ONCE(mvgal_max_staged_bytes))
+		return mvgal_stage_write(bo, args->offset, args->size,
+					 u64_to_user_ptr(args->user_ptr));
 	ret = mvgal_usrc_get(&u, u64_to_user_ptr(args->user_ptr), args->size);
 	if (ret)
 		return ret;
@@ -171,7 +177,7 @@ static int mvgal_bo_rw(struct drm_file *file, struct drm_mvgal_bo_rw *args,
 	struct mvgal_bo *bo;
 	int ret;
 
-	if (args->flags)
+	if (args->flags & ~(write ? MVGAL_RW_STAGED : 0))
 		return -EINVAL;
 	bo = mvgal_bo_lookup_access(file, args->handle, write, &ret);
 	if (!bo)

@@ -684,11 +684,37 @@ struct drm_mvgal_bo_info {
  * no byte: the user's memory, the conflicts, the fences and the pages are
  * all dealt with before the first byte moves. A read that fails may have
  * filled part of the user's memory.
+ *
+ * Staged writes (MVGAL_RW_STAGED, BO_PWRITE only). A write of at most the
+ * module parameter max_staged_bytes (64 KiB by default) into chunks that
+ * GPU work still uses - a fence pending in the buffer's reservation (a
+ * BEGIN's copies, an END's GPU work, a migration, another staged write),
+ * or a live READ session naming them - does not wait for that work. The
+ * bytes are copied into kernel memory before the call returns, so the
+ * caller may reuse @user_ptr at once; they are written after the work
+ * already there (after each such READ session has ended and the GPU work
+ * its END named has signalled), in the order of the calls. Everything
+ * that comes later sees them: a BEGIN, a MIGRATE, a BO_PREAD, a CPU
+ * mapping (which faults and waits), a dma-buf's fences. Nothing to wait
+ * for: the write is made at once. Each device holds at most staging_kb
+ * (1 MiB by default) of staged bytes in flight; a staged write that would
+ * exceed it waits until enough earlier ones have landed (interruptibly:
+ * -EINTR). A live WRITE session on the chunks is still -EBUSY, and a
+ * larger write is an ordinary one. A staged write lands even when the
+ * work before it failed; only a failed copy that brings the rest of a
+ * chunk it covers in part home (a copy engine failure) loses it, and
+ * then the chunks keep their holders of before. GET_STATS counts the
+ * writes that were staged (@staged_writes).
  */
+#define MVGAL_RW_STAGED		(1u << 0)
+
 struct drm_mvgal_bo_rw {
 	/** @handle: (in) GEM handle. */
 	__u32 handle;
-	/** @flags: (in) must be 0. */
+	/**
+	 * @flags: (in) MVGAL_RW_STAGED for BO_PWRITE; 0 for BO_PREAD.
+	 * Anything else is -EINVAL.
+	 */
 	__u32 flags;
 	/** @offset: (in) byte offset in the buffer. */
 	__u64 offset;
@@ -1147,6 +1173,12 @@ struct drm_mvgal_stats {
 	 * that uses their buffer most.
 	 */
 	__u64 numa_moved;
+	/**
+	 * @staged_writes: (out) BO_PWRITEs with MVGAL_RW_STAGED that were
+	 * staged: handed to the migration engine behind the GPU work on
+	 * their chunks rather than made at once.
+	 */
+	__u64 staged_writes;
 };
 
 /**

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Staged writes. A small BO_PWRITE into chunks that GPU work still uses
+ * (a fence pending in the buffer's reservation, or a live READ session
+ * naming them) does not wait for that work: its bytes are copied into
+ * kernel memory before the call returns, and a job of the migration
+ * engine writes them at home after the work already there. The job waits
+ * for every fence of the buffer and for each such session's gate (its
+ * end, once the GPU work END named is done); its own fence, published in
+ * the reservation, orders every later access after it.
+ *
+ * The chunk states change at once, as they do for any planned copy: home
+ * becomes the only holder of the chunks written, so a BEGIN or MIGRATE
+ * planned later copies them from home, after the job, and a CPU read
+ * waits for the job. A chunk the write covers in part is brought home
+ * by the job first, from wherever it is current.
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "core/mvgal_chunk.h"
+#include "dev/mvgal_device.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_cpumap.h"
+#include "bo/mvgal_cpuwrite.h"
+#include "bo/mvgal_live.h"
+#include "bo/mvgal_pages.h"
+#include "bo/mvgal_view.h"
+#include "move/mvgal_cpu.h"
+#include "move/mvgal_job.h"
+#include "move/mvgal_stage.h"
+#include "move/mvgal_xact.h"
+
+static int mvgal_stage_gate(void *job, struct dma_fence *gate)
+{
+	return mvgal_job_add_dep(job, gate);
+}
+
+/*
+ * The job of a staged write of [off, off + len), chunks [first, last]:
+ * what it waits for, the chunks it covers in part brought home first,
+ * home the only holder of them all once it is marked, and the bytes.
+ * @buf is the job's from here on, failure or not.
+ */
+static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
+			    void *buf, unsigned long a, unsigned long b)
+{
+	struct mvgal_bo *bo = x->bo;
+	unsigned long first, last;
+	int ret;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	ret = mvgal_xact_wait(x, NULL, true);
+	if (!ret)
+		ret = mvgal_live_gates(bo, first, last, mvgal_stage_gate,
+				       x->job);
+	if (!ret && (first < a || first >= b))
+		ret = mvgal_xact_plan(x, first, first, bo->home_loc);
+	if (!ret && last != first && last >= b)
+		ret = mvgal_xact_plan(x, last, last, bo->home_loc);
+	if (!ret)
+		ret = mvgal_bo_populate_range(bo, off, len);
+	if (!ret)
+		ret = mvgal_xact_move(x, first, last, bo->home_loc);
+	if (ret) {
+		kvfree(buf);
+		mvgal_stage_release(x->mdev, len);
+		return ret;
+	}
+	return mvgal_job_set_write(x->job, bo, off, buf, len);
+}
+
+/*
+ * Stages the write: the chunks it covers whole count as held at home
+ * (their old bytes will never be read), then the job is marked,
+ * published and queued, and CPU mappings of the chunks are zapped so
+ * that a mapped access faults and waits for it. Nothing can fail.
+ */
+static void mvgal_stage_commit(struct mvgal_xact *x, u64 off, u64 len,
+			       unsigned long a, unsigned long b)
+{
+	struct mvgal_bo *bo = x->bo;
+	unsigned long first, last, c;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	spin_lock(&bo->state_lock);
+	for (c = a; c < b; c++)
+		mvgal_chunk_filled(mvgal_chunk_at(bo, c), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	/* Without an fd or a fence to hand out, a commit cannot fail. */
+	WARN_ON(mvgal_xact_commit(x, NULL, NULL));
+	mvgal_watch_mark(bo, first, last, false);
+	mvgal_bo_zap(bo, first, last);
+}
+
+/*
+ * Nothing is in the way: the write is made now, under the locks the
+ * staging path took, as a plain BO_PWRITE makes it.
+ */
+static int mvgal_stage_now(struct mvgal_bo *bo, u64 off, u64 len, void *buf)
+{
+	int ret = mvgal_cpu_ready(bo, off, len, true, MVGAL_CPU_WHOLE);
+
+	if (ret)
+		return ret;
+	mvgal_bo_access_locked(bo, off, buf, len, true);
+	mvgal_cpu_wrote(bo, off, len, false);
+	return 0;
+}
+
+/* Is any fence of @bo pending, or a live session on chunks [first, last]? */
+static bool mvgal_stage_busy(struct mvgal_bo *bo, unsigned long first,
+			     unsigned long last)
+{
+	return !dma_resv_test_signaled(bo->base.resv, dma_resv_usage_rw(true)) ||
+	       mvgal_live_conflict(bo, first, last, true);
+}
+
+/*
+ * Takes the user's bytes and the staging memory, then the buffer's locks;
+ * stages the write or makes it now. A live WRITE session on the chunks is
+ * -EBUSY.
+ */
+static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
+			      void *buf)
+{
+	struct mvgal_bo *bo = x->bo;
+	unsigned long first, last, a, b;
+	int ret;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	if (mvgal_live_conflict(bo, first, last, false)) {
+		atomic64_inc(&x->mdev->ctr.busy);
+		ret = -EBUSY;
+	} else if (!mvgal_stage_busy(bo, first, last)) {
+		ret = mvgal_stage_now(bo, off, len, buf);
+	} else {
+		ret = mvgal_chunks_ensure(bo, first, last);
+		if (ret)
+			goto out;
+		mvgal_whole_chunks(bo, off, len, &a, &b);
+		ret = mvgal_stage_plan(x, off, len, buf, a, b);
+		if (!ret)
+			mvgal_stage_commit(x, off, len, a, b);
+		return ret ?: 1;
+	}
+out:
+	kvfree(buf);
+	mvgal_stage_release(x->mdev, len);
+	return ret;
+}
+
+/**
+ * mvgal_stage_write() - a BO_PWRITE that does not wait for the GPU
+ * @bo: the buffer; caller holds a reference and checked the range
+ * @off: byte offset
+ * @len: bytes, 0 < @len <= max_staged_bytes
+ * @uptr: the user's bytes
+ *
+ * Waits only for staging memory (see mvgal_stage_reserve()). The bytes
+ * are the call's own once it returns 0: the caller may reuse its memory.
+ *
+ * Return: 0, or -errno with nothing changed: -EFAULT, -ENOMEM, -EDQUOT,
+ * -EBUSY (a live WRITE session on the chunks), -ERESTARTSYS.
+ */
+int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
+		      const void __user *uptr)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	struct mvgal_xact x;
+	void *buf;
+	int ret;
+
+	buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, uptr, len)) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	ret = mvgal_stage_reserve(mdev, len);
+	if (ret) {
+		kvfree(buf);
+		return ret;
+	}
+	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, NULL);
+	if (ret) {
+		kvfree(buf);
+		mvgal_stage_release(mdev, len);
+		return ret;
+	}
+	ret = mvgal_stage_locked(&x, off, len, buf);
+	if (ret > 0) {
+		mvgal_xact_end(&x);
+		atomic64_inc(&mdev->ctr.staged_writes);
+	} else {
+		mvgal_xact_abort(&x);
+	}
+	if (ret >= 0)
+		mvgal_bo_count(bo, len, true);
+	return ret < 0 ? ret : 0;
+}

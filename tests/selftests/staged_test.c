@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Staged writes (BO_PWRITE with MVGAL_RW_STAGED): a small write into
+ * chunks that GPU work still uses returns without waiting for it, its
+ * source reusable at once; the bytes land after that work, in call order,
+ * before anything that comes later (a BEGIN's copies, a CPU read); the
+ * staging memory in flight is bounded; a buffer closed with staged
+ * writes in flight keeps them; bad requests are refused and change
+ * nothing.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+#define MAX_STAGED "/sys/module/mvgal/parameters/max_staged_bytes"
+#define STAGING_KB "/sys/module/mvgal/parameters/staging_kb"
+
+FIXTURE(stage) {
+	COH_FIELDS;
+};
+
+FIXTURE_SETUP(stage)
+{
+	COH_SETUP(self);
+	ASSERT_EQ(0, write_param(MAX_STAGED, "65536"));
+	ASSERT_EQ(0, write_param(STAGING_KB, "1024"));
+}
+
+FIXTURE_TEARDOWN(stage)
+{
+	write_param(MAX_STAGED, "65536");
+	write_param(STAGING_KB, "1024");
+	coh_teardown(self->m, self->pool);
+}
+
+static uint64_t staged_count(struct mvgal *m)
+{
+	struct drm_mvgal_stats st;
+
+	if (mvgal_get_stats(m, &st))
+		return ~0ULL;
+	return st.staged_writes;
+}
+
+/* Writes pattern @s (as at offset @off) staged; 0 or -errno. */
+static int stage(struct mvgal *m, uint32_t h, uint64_t off, uint64_t len,
+		 unsigned int s, uint8_t *model)
+{
+	uint8_t *buf = malloc(len);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < len; i++)
+		buf[i] = pat(off + i, s);
+	ret = mvgal_bo_write_flags(m, h, off, buf, len, MVGAL_RW_STAGED);
+	if (!ret && model)
+		memcpy(model + off, buf, len);
+	/* The caller may reuse its memory at once. */
+	memset(buf, 0xee, len);
+	free(buf);
+	return ret;
+}
+
+/* A MIGRATE of the whole buffer to @gpu that waits for @vf: a fence pending. */
+static int pending_copy(struct mvgal *m, uint32_t h, uint64_t size,
+			uint32_t gpu, struct vfence *vf, int *out)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .size = size, .location = 1 + gpu,
+		.in_fence_fd = vf->fd,
+	};
+	int ret = mvgal_migrate(m, &mg);
+
+	*out = mg.out_fence_fd;
+	return ret;
+}
+
+/* First byte of the buffer (BO_PREAD) that differs from @model, or -1. */
+static long bo_cmp(struct mvgal *m, uint32_t h, uint64_t size,
+		   const uint8_t *model)
+{
+	uint8_t *buf = malloc(size);
+	long bad = -1;
+
+	if (!buf || mvgal_bo_read(m, h, 0, buf, size)) {
+		free(buf);
+		return -2;
+	}
+	for (uint64_t i = 0; i < size && bad < 0; i++)
+		if (buf[i] != model[i])
+			bad = (long)i;
+	free(buf);
+	return bad;
+}
+
+/* The model of a buffer filled with pattern @s. */
+static uint8_t *model_new(uint64_t size, unsigned int s)
+{
+	uint8_t *p = malloc(size);
+
+	if (p)
+		fill(p, size, s);
+	return p;
+}
+
+/*
+ * Behind a migration waiting on a vgem fence, a staged write across a
+ * chunk boundary (odd offset and size) returns while the fence is still
+ * pending, counted as staged; a BEGIN after it waits for it; once the
+ * fence signals, the GPU's copy and BO_PREAD both hold the new bytes
+ * where written and the old ones around them.
+ */
+TEST_F(stage, returns_before_the_gpu_and_lands_after_it)
+{
+	const uint64_t size = 3 * CH + 777, off = CH - 1000, len = 5003;
+	struct drm_mvgal_access a;
+	uint64_t n0 = staged_count(self->m), copied;
+	uint32_t h, session;
+	uint8_t *model = model_new(size, 1);
+	struct vfence vf;
+	int mf, bf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 1));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	ASSERT_EQ(0, stage(self->m, h, off, len, 2, model));
+	/* Had the write waited, vgem's own timeout would have signalled. */
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	EXPECT_EQ(n0 + 1, staged_count(self->m));
+	/* A READ session on another GPU after it: its copies wait. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a,
+			    &session, &bf, &copied));
+	ASSERT_GE(bf, 0);
+	EXPECT_EQ(0, mvgal_fence_status(bf));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(bf));
+	ASSERT_EQ(0, settle(mf));
+	ASSERT_EQ((uint32_t)self->g1, a.pool_gpu);
+	EXPECT_EQ(0, memcmp(self->pool[self->g1] + a.pool_offset, model, size));
+	ASSERT_EQ(0, mvgal_end(self->m, session, -1, NULL, 0));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A live READ session on the chunks: a plain write is -EBUSY as before,
+ * a staged one returns. The session keeps reading what it began with;
+ * the bytes land only after its END and the GPU work END names: a BEGIN
+ * after the END waits for that work, then copies the new bytes.
+ */
+TEST_F(stage, waits_for_a_live_read_session_to_end)
+{
+	const uint64_t size = 2 * CH + 4097, off = 300, len = CH - 1;
+	struct drm_mvgal_access a, a2;
+	uint32_t h, s1, s2;
+	uint64_t copied;
+	uint8_t *model = model_new(size, 3), junk[16] = { 0 };
+	struct vfence vf;
+	int f1, f2;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 3));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 2 * CH, &a,
+			    &s1, &f1, &copied));
+	ASSERT_EQ(0, settle(f1));
+	EXPECT_EQ(-EBUSY, mvgal_bo_write(self->m, h, off, junk, sizeof(junk)));
+	ASSERT_EQ(0, stage(self->m, h, off, len, 4, model));
+	/* The session's copy is the one it began with. */
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, 2 * CH, 0, 3));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, mvgal_end(self->m, s1, vf.fd, NULL, 0));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a2,
+			    &s2, &f2, &copied));
+	ASSERT_GE(f2, 0);
+	EXPECT_EQ(0, mvgal_fence_status(f2));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(f2));
+	EXPECT_EQ(0, memcmp(self->pool[self->g1] + a2.pool_offset, model, size));
+	ASSERT_EQ(0, mvgal_end(self->m, s2, -1, NULL, 0));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A live WRITE session on the chunks is still -EBUSY, staged or not, and
+ * changes nothing: what the GPU wrote is what the buffer holds after END.
+ * A staged write into other chunks of the buffer goes through.
+ */
+TEST_F(stage, a_live_write_session_is_still_busy)
+{
+	const uint64_t size = 3 * CH;
+	struct drm_mvgal_access a;
+	uint8_t *model = model_new(size, 5);
+	uint32_t h, s;
+	uint64_t copied;
+	int f;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 5));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, CH, &a, &s, &f,
+			    &copied));
+	ASSERT_EQ(0, settle(f));
+	fill(self->pool[self->g0] + a.pool_offset, CH, 6);
+	fill(model, CH, 6);
+	EXPECT_EQ(-EBUSY, stage(self->m, h, 10, 100, 7, NULL));
+	EXPECT_EQ(-EBUSY, stage(self->m, h, CH - 1, 2, 7, NULL));
+	ASSERT_EQ(0, stage(self->m, h, 2 * CH + 5, 999, 8, model));
+	ASSERT_EQ(0, end_written(self->m, s, h, 0, CH, -1));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Overlapping staged writes behind one pending fence, one of them through
+ * the io_uring ring, land in the order of the calls; the buffer's chunks
+ * were all at a GPU (moved there), so the job first brings home the rest
+ * of each chunk it covers in part.
+ */
+TEST_F(stage, overlapping_writes_land_in_call_order)
+{
+	const uint64_t size = 4 * CH + 123;
+	struct drm_mvgal_migrate mv = {
+		.size = size, .flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+	};
+	uint8_t *model = model_new(size, 9), *rb;
+	struct drm_mvgal_bo_rw rw = { .flags = MVGAL_RW_STAGED };
+	struct mvgal_completion c;
+	struct mvgal_ring *r;
+	struct vfence vf;
+	uint32_t h;
+	int mf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 9));
+	mv.handle = h;
+	mv.location = 1 + self->g1;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mv));
+	ASSERT_EQ(0, settle(mv.out_fence_fd));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	ASSERT_EQ(0, stage(self->m, h, 100, 30001, 10, model));
+	ASSERT_EQ(0, stage(self->m, h, 5000, 65536, 11, model));
+	/* The third through the ring: it completes at once too. */
+	rb = malloc(1000);
+	ASSERT_NE(NULL, rb);
+	for (int i = 0; i < 1000; i++)
+		rb[i] = pat(20000 + i, 12);
+	memcpy(model + 20000, rb, 1000);
+	rw.handle = h;
+	rw.offset = 20000;
+	rw.size = 1000;
+	rw.user_ptr = (uintptr_t)rb;
+	ASSERT_EQ(0, mvgal_ring_init(self->m, 8, &r));
+	ASSERT_EQ(0, mvgal_prep_pwrite(r, &rw, 7, 0));
+	ASSERT_EQ(1, mvgal_ring_submit(r));
+	ASSERT_EQ(0, mvgal_ring_wait(r, 20000, &c));
+	EXPECT_EQ(7, c.user_data);
+	EXPECT_EQ(0, c.res);
+	memset(rb, 0, 1000);
+	ASSERT_EQ(0, stage(self->m, h, 3 * CH + 200, CH - 77, 13, model));
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	mvgal_ring_free(r);
+	free(rb);
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+struct stager {
+	struct mvgal *m;
+	uint32_t h;
+	uint64_t off, len;
+	uint8_t *model;
+	volatile int done;
+	int ret;
+};
+
+static void *stager_run(void *arg)
+{
+	struct stager *s = arg;
+
+	s->ret = stage(s->m, s->h, s->off, s->len, 15, s->model);
+	s->done = 1;
+	return NULL;
+}
+
+/*
+ * With staging_kb at 64, one 40 KiB staged write fits and returns; a
+ * second waits until the first has landed (after the vgem fence), then
+ * returns, and both land.
+ */
+TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *model = model_new(size, 14);
+	struct stager s = { .m = self->m, .off = CH + 3, .len = 40 * 1024 };
+	struct vfence vf;
+	pthread_t t;
+	uint32_t h;
+	int mf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 14));
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	ASSERT_EQ(0, stage(self->m, h, 7, 40 * 1024, 16, model));
+	s.h = h;
+	s.model = model;
+	ASSERT_EQ(0, pthread_create(&t, NULL, stager_run, &s));
+	/* It cannot return while the first holds the staging memory. */
+	usleep(300 * 1000);
+	EXPECT_EQ(0, s.done);
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, s.ret);
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * The buffer's handle closed with staged writes in flight: the writes
+ * hold the buffer until they land, so a dma-buf of it, imported again
+ * once the fence signalled, reads them.
+ */
+TEST_F(stage, a_buffer_closed_with_writes_in_flight_keeps_them)
+{
+	const uint64_t size = CH + 5000;
+	uint8_t *model = model_new(size, 17);
+	struct vfence vf;
+	uint32_t h, h2, h3;
+	int mf, mf3, dfd;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size, MVGAL_BO_HOST_VALID |
+					    MVGAL_BO_GPU_VALID | MVGAL_BO_DMA_BUF,
+					    MVGAL_GPU_ANY,
+					    MVGAL_SHARING_CROSS_VENDOR, &h));
+	ASSERT_EQ(0, host_bo(self->m, size, &h3));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 17));
+	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &dfd));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	ASSERT_EQ(0, pending_copy(self->m, h3, size, self->g0, &vf, &mf3));
+	ASSERT_EQ(0, stage(self->m, h, 11, 3000, 18, model));
+	ASSERT_EQ(0, stage(self->m, h, CH - 2, 9, 19, model));
+	/* And one on a buffer nobody keeps: it must leak nothing. */
+	ASSERT_EQ(0, stage(self->m, h3, 0, 4096, 20, NULL));
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h3);
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(mf));
+	ASSERT_EQ(0, settle(mf3));
+	ASSERT_EQ(0, mvgal_bo_import(self->m, dfd, &h2));
+	EXPECT_EQ(-1, bo_cmp(self->m, h2, size, model));
+	close(dfd);
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h2);
+}
+
+/*
+ * Refused with the exact errno, changing nothing: MVGAL_RW_STAGED on a
+ * read, an unknown flag, a bad handle, a range past the end or
+ * overflowing, an unreadable source. A write above max_staged_bytes, or
+ * any with max_staged_bytes 0, is an ordinary one (not staged).
+ */
+TEST_F(stage, bad_requests_are_refused_and_change_nothing)
+{
+	const uint64_t size = CH + 99;
+	uint8_t *model = model_new(size, 21), buf[64] = { 0 };
+	struct drm_mvgal_bo_rw rw = { .flags = MVGAL_RW_STAGED, .size = 64 };
+	struct vfence vf;
+	uint64_t n0;
+	uint32_t h;
+	int mf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 21));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	n0 = staged_count(self->m);
+	rw.handle = h;
+	rw.user_ptr = (uintptr_t)buf;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PREAD, &rw));
+	EXPECT_EQ(EINVAL, errno);
+	rw.flags = MVGAL_RW_STAGED | 2;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw));
+	EXPECT_EQ(EINVAL, errno);
+	rw.flags = MVGAL_RW_STAGED;
+	rw.handle = h + 1000;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw));
+	EXPECT_EQ(ENOENT, errno);
+	rw.handle = h;
+	rw.offset = size - 63;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw));
+	EXPECT_EQ(EINVAL, errno);
+	rw.offset = ~0ULL - 10;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw));
+	EXPECT_EQ(EINVAL, errno);
+	rw.offset = 0;
+	rw.user_ptr = 8;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(n0, staged_count(self->m));
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(mf));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	/* Too large to stage, or staging off: ordinary writes, which wait. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &vf, &mf));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, stage(self->m, h, 0, CH + 1, 22, model));
+	ASSERT_EQ(0, write_param(MAX_STAGED, "0"));
+	ASSERT_EQ(0, stage(self->m, h, 5, 10, 23, model));
+	EXPECT_EQ(n0, staged_count(self->m));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	vfence_free(&vf);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+TEST_HARNESS_MAIN
