@@ -48,6 +48,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1753,6 +1754,214 @@ static void bench_ring(struct mvgal *m, int g0, int g1)
 	mvgal_ring_free(r);
 }
 
+#define STAGE_N 1000		/* 4 KiB writes per run */
+#define STAGE_CHUNKS 8		/* 64 KiB chunks of the buffer they go to */
+#define STAGE_GPU_US 100	/* the stand-in GPU's time per session */
+#define STAGE_Q 64		/* vgem buffers: sessions the GPU may queue */
+
+/*
+ * The stand-in GPU: each session's work is a vgem fence that this thread
+ * signals STAGE_GPU_US after the work can start (when it was queued, and
+ * the work before it is done), in queue order, spinning on the guest's
+ * second CPU. @queued and @done count fences; the main thread waits for
+ * room before it reuses one of the STAGE_Q vgem buffers.
+ */
+struct stage_gpu {
+	int vgem;
+	uint32_t bo[STAGE_Q];
+	int dmabuf[STAGE_Q];
+	uint32_t id[STAGE_Q];
+	uint64_t at[STAGE_Q];
+	_Atomic unsigned int queued, done;
+	_Atomic bool stop;
+};
+
+static void *stage_gpu_run(void *arg)
+{
+	struct stage_gpu *g = arg;
+	uint64_t free_at = 0;
+
+	while (!g->stop || g->done != g->queued) {
+		unsigned int k = g->done % STAGE_Q;
+		struct drm_vgem_fence_signal sg;
+		uint64_t end;
+
+		if (g->done == g->queued)
+			continue;
+		end = (g->at[k] > free_at ? g->at[k] : free_at) +
+		      STAGE_GPU_US * 1000ULL;
+		while (now_ns() < end)
+			;
+		sg = (struct drm_vgem_fence_signal) { .fence = g->id[k] };
+		drmIoctl(g->vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sg);
+		free_at = end;
+		g->done++;
+	}
+	return NULL;
+}
+
+static void stage_gpu_fini(struct stage_gpu *g)
+{
+	for (int k = 0; k < STAGE_Q; k++)
+		if (g->dmabuf[k] > 0)
+			close(g->dmabuf[k]);
+	if (g->vgem >= 0)
+		close(g->vgem);
+}
+
+static int stage_gpu_init(struct stage_gpu *g)
+{
+	g->vgem = vgem_open();
+	if (g->vgem < 0)
+		return g->vgem;
+	for (int k = 0; k < STAGE_Q; k++) {
+		struct drm_mode_create_dumb d = { .width = 64, .height = 1,
+						  .bpp = 32 };
+
+		if (drmIoctl(g->vgem, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
+		    drmPrimeHandleToFD(g->vgem, d.handle, O_CLOEXEC | O_RDWR,
+				       &g->dmabuf[k]))
+			return -errno;
+		g->bo[k] = d.handle;
+	}
+	return 0;
+}
+
+/* Queues one session's GPU work: its fence as a sync_file, or -errno. */
+static int stage_gpu_queue(struct stage_gpu *g)
+{
+	unsigned int k = g->queued % STAGE_Q;
+	struct drm_vgem_fence_attach a = { .handle = g->bo[k],
+					   .flags = VGEM_FENCE_WRITE };
+	struct dma_buf_export_sync_file e = { .flags = DMA_BUF_SYNC_RW };
+
+	while (g->queued - g->done >= STAGE_Q)
+		;
+	if (drmIoctl(g->vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &a) ||
+	    ioctl(g->dmabuf[k], DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &e))
+		return -errno;
+	g->id[k] = a.out_fence;
+	g->at[k] = now_ns();
+	g->queued++;
+	return e.fd;
+}
+
+/*
+ * STAGE_N times: a READ session on GPU @gpu of one chunk (its BEGIN
+ * copies the chunk, which the last write changed), ended with its GPU
+ * work (a fence of @g's), then a 4 KiB write into that chunk, plain or
+ * staged. The plain write waits for the GPU; the staged one does not.
+ * The run ends when every write has landed (a BO_PREAD waits for them);
+ * @model is what the buffer must hold. Return: ns, or 0 on a failure.
+ */
+static uint64_t stage_run(struct mvgal *m, int gpu, struct stage_gpu *g,
+			  uint32_t h, uint32_t flags, uint8_t *model)
+{
+	uint8_t buf[4096], byte;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < STAGE_N; i++) {
+		uint64_t c = i % STAGE_CHUNKS, off = c * (64 << 10) +
+			     (uint64_t)(i / STAGE_CHUNKS) % 16 * 4096;
+		struct drm_mvgal_range r = { .offset = c * (64 << 10),
+					     .size = 64 << 10 };
+		struct drm_mvgal_access a = { .handle = h, .nr_ranges = 1,
+					      .ranges = (uintptr_t)&r };
+		uint32_t s;
+		int fence, work, ret;
+
+		if (mvgal_begin(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+				MVGAL_PRIO_NORMAL, -1, &a, 1, &s, &fence, NULL))
+			return 0;
+		if (fence >= 0)
+			close(fence);
+		work = stage_gpu_queue(g);
+		if (work < 0)
+			return 0;
+		ret = mvgal_end(m, s, work, NULL, 0);
+		close(work);
+		if (ret)
+			return 0;
+		memset(buf, (uint8_t)(i * 29 + flags), sizeof(buf));
+		if (mvgal_bo_write_flags(m, h, off, buf, sizeof(buf), flags))
+			return 0;
+		memcpy(model + off, buf, sizeof(buf));
+	}
+	if (mvgal_bo_read(m, h, 0, &byte, 1))
+		return 0;
+	return now_ns() - t0;
+}
+
+/* Does the buffer hold @model? */
+static bool stage_check(struct mvgal *m, uint32_t h, const uint8_t *model)
+{
+	size_t size = STAGE_CHUNKS * (64 << 10);
+	uint8_t *got = malloc(size);
+	bool same;
+
+	same = got && !mvgal_bo_read(m, h, 0, got, size) &&
+	       !memcmp(got, model, size);
+	free(got);
+	return same;
+}
+
+/*
+ * Staged writes against plain BO_PWRITE, timed in the same runs: STAGE_N
+ * 4 KiB updates, each after a READ session on its chunk whose GPU work
+ * (the stand-in GPU's fence) takes STAGE_GPU_US: the pattern of a
+ * runtime updating constants between submissions. Ratio of throughputs,
+ * no goal; each run's bytes are checked.
+ */
+static void bench_staged(struct mvgal *m, int g0)
+{
+	size_t size = STAGE_CHUNKS * (64 << 10);
+	uint64_t tp[REPS], ts[REPS];
+	double ratio[REPS], v = NAN;
+	uint8_t *model = calloc(1, size);
+	struct drm_mvgal_stats st0, st1;
+	struct stage_gpu g = { .vgem = -1 };
+	bool ok = model && !stage_gpu_init(&g), started = false;
+	pthread_t t;
+	uint32_t h = 0;
+
+	printf("# staged writes: %d 4 KiB writes, each after a READ session on its chunk whose GPU work takes %d us (a vgem fence a second thread signals), MVGAL_RW_STAGED vs plain BO_PWRITE (ratio of throughputs, no goal)\n",
+	       STAGE_N, STAGE_GPU_US);
+	ok = ok && !mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID |
+				    MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h);
+	ok = ok && !mvgal_bo_write(m, h, 0, model, size);
+	ok = ok && !mvgal_get_stats(m, &st0);
+	started = ok && !pthread_create(&t, NULL, stage_gpu_run, &g);
+	ok = started;
+	for (int k = 0; k < REPS && ok; k++) {
+		tp[k] = stage_run(m, g0, &g, h, 0, model);
+		ok = tp[k] && stage_check(m, h, model);
+		ts[k] = ok ? stage_run(m, g0, &g, h, MVGAL_RW_STAGED, model) : 0;
+		ok = ok && ts[k] && stage_check(m, h, model);
+		ratio[k] = ok ? (double)tp[k] / ts[k] : NAN;
+	}
+	if (started) {
+		g.stop = true;
+		pthread_join(t, NULL);
+	}
+	ok = ok && !mvgal_get_stats(m, &st1);
+	if (ok) {
+		v = median_ratio(ratio, REPS);
+		printf("bench: %d writes with sessions: pwrite %llu us, staged %llu us (%llu of %d staged per run), throughput staged/pwrite %.2fx\n",
+		       STAGE_N, (unsigned long long)median(tp, REPS) / 1000,
+		       (unsigned long long)median(ts, REPS) / 1000,
+		       (unsigned long long)(st1.staged_writes -
+					    st0.staged_writes) / REPS,
+		       STAGE_N, v);
+	} else {
+		printf("bench: staged: failed (or the bytes differ)\n");
+	}
+	if (h)
+		mvgal_bo_destroy(m, h);
+	stage_gpu_fini(&g);
+	free(model);
+	bench_figure("staged_writes_vs_pwrite", v, NULL, 0);
+}
+
 /* mvgal_bench [GROUP...]: every group, or the ones named (evict, ring...). */
 static bool wanted(int argc, char **argv, const char *group)
 {
@@ -1812,6 +2021,8 @@ int main(int argc, char **argv)
 		bench_session(m, g0);
 	if (wanted(argc, argv, "ring"))
 		bench_ring(m, g0, g1);
+	if (wanted(argc, argv, "staged"))
+		bench_staged(m, g0);
 	if (wanted(argc, argv, "lean"))
 		bench_lean(m, g0);
 	if (wanted(argc, argv, "boost"))

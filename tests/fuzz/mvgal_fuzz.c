@@ -849,6 +849,9 @@ static int do_rw(int f, bool write)
 		w.handle = sent.h;
 		w.offset = below(sent.size);
 	}
+	/* Staged writes: behind the other threads' sessions and jobs. */
+	if (write && chance(30))
+		w.flags = MVGAL_RW_STAGED;
 	mutate(&w, sizeof(w));
 	ret = xioctl(into_sentinel ? sent.fd : files[f].fd,
 		     write ? DRM_IOCTL_MVGAL_BO_PWRITE : DRM_IOCTL_MVGAL_BO_PREAD, &w);
