@@ -140,7 +140,7 @@ if "migration" in d["caps"]:
           and all(is_int(s.get(k)) for k in
                   ("scheduled", "completed", "failed", "cancelled",
                    "queue_depth", "sessions", "busy", "cpu_faults", "drained",
-                   "numa_moved"))
+                   "numa_moved", "staged_writes"))
           and int_map(s.get("jobs"), ["high", "normal", "low"])
           and int_map(s.get("bytes"), METHODS)
           and int_map(s.get("copies"), METHODS)
@@ -199,7 +199,8 @@ if "migration" in d["caps"]:
           lambda: isinstance(s2, dict) and isinstance(s, dict)
           and all(is_int(s2.get(k)) and s2[k] >= s[k] for k in
                   ("scheduled", "completed", "failed", "cancelled",
-                   "sessions", "busy", "cpu_faults", "drained", "numa_moved"))
+                   "sessions", "busy", "cpu_faults", "drained", "numa_moved",
+                   "staged_writes"))
           and int_map(s2.get("bytes"), METHODS)
           and all(s2["bytes"][m] >= s["bytes"][m] for m in METHODS))
 SHARING = ("none", "exclusive", "concurrent", "cross-vendor", "dma-buf")
