@@ -472,7 +472,7 @@ TEST_F(bo, pwrite_pread_rejections)
 	hole = mmap(NULL, 2 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
 	struct drm_mvgal_bo_rw bad[] = {
-		{ .handle = h, .flags = 1, .size = 1, .user_ptr = (uintptr_t)back },
+		{ .handle = h, .flags = 2, .size = 1, .user_ptr = (uintptr_t)back },
 		{ .handle = h, .offset = 1, .size = PG + 1, .user_ptr = (uintptr_t)back },
 		{ .handle = h, .offset = ~0ULL, .size = 2, .user_ptr = (uintptr_t)back },
 		{ .handle = h, .offset = 2, .size = ~0ULL, .user_ptr = (uintptr_t)back },
