@@ -11,7 +11,6 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
-struct dma_fence;
 struct mvgal_bo;
 
 /*
@@ -32,11 +31,6 @@ struct mvgal_live {
 	bool write;
 	bool gpu_copy;		/* it uses a GPU's copy, not home itself */
 	unsigned int loc;	/* where that copy is */
-	/* Signals once the session has ended and its GPU work is done:
-	 * what a staged write into its chunks waits for. Made on first
-	 * use, under the buffer's lock.
-	 */
-	struct dma_fence *gate;
 };
 
 /* Does live session @l name chunk @c? */
@@ -59,10 +53,8 @@ static inline bool mvgal_live_any(const struct mvgal_live *l,
 
 bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 			 unsigned long last, bool write);
-int mvgal_live_gates(struct mvgal_bo *bo, unsigned long first,
-		     unsigned long last,
-		     int (*add)(void *arg, struct dma_fence *gate), void *arg);
-void mvgal_live_open_gate(struct mvgal_live *l, struct dma_fence *after);
+bool mvgal_live_home_conflict(struct mvgal_bo *bo, unsigned long first,
+			      unsigned long last);
 bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 		     unsigned long c, unsigned int loc);
 

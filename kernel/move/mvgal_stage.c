@@ -2,12 +2,15 @@
 /*
  * Staged writes. A small BO_PWRITE into chunks that GPU work still uses
  * (a fence pending in the buffer's reservation, or a live READ session
- * naming them) does not wait for that work: its bytes are copied into
- * kernel memory before the call returns, and a job of the migration
- * engine writes them at home after the work already there. The job waits
- * for every fence of the buffer and for each such session's gate (its
- * end, once the GPU work END named is done); its own fence, published in
- * the reservation, orders every later access after it.
+ * reading a GPU's copy of them) does not wait for that work: its bytes
+ * are copied into kernel memory before the call returns, and a job of
+ * the migration engine writes them at home after every fence the buffer
+ * has; its own fence, published in the reservation, orders every later
+ * access after it. A READ session keeps reading the copy it began with,
+ * as after a hand-off. The job never waits for a session to end: that
+ * could be never, and every CPU access of the buffer would wait with it.
+ * So a live session that reads home itself (in place), like a writer, is
+ * -EBUSY, as for a plain write.
  *
  * The chunk states change at once, as they do for any planned copy: home
  * becomes the only holder of the chunks written, so a BEGIN or MIGRATE
@@ -37,11 +40,6 @@
 #include "move/mvgal_stage.h"
 #include "move/mvgal_xact.h"
 
-static int mvgal_stage_gate(void *job, struct dma_fence *gate)
-{
-	return mvgal_job_add_dep(job, gate);
-}
-
 /*
  * The job of a staged write of [off, off + len), chunks [first, last]:
  * what it waits for, the chunks it covers in part brought home first,
@@ -57,9 +55,6 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
 	ret = mvgal_xact_wait(x, NULL, true);
-	if (!ret)
-		ret = mvgal_live_gates(bo, first, last, mvgal_stage_gate,
-				       x->job);
 	if (!ret && (first < a || first >= b))
 		ret = mvgal_xact_plan(x, first, first, bo->home_loc);
 	if (!ret && last != first && last >= b)
@@ -123,8 +118,8 @@ static bool mvgal_stage_busy(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
- * Takes the user's bytes and the staging memory, then the buffer's locks;
- * stages the write or makes it now. A live WRITE session on the chunks is
+ * Stages the write or makes it now, under the buffer's locks. A live
+ * session on the chunks that writes them or reads home in place is
  * -EBUSY.
  */
 static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
@@ -135,7 +130,7 @@ static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
 	int ret;
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	if (mvgal_live_conflict(bo, first, last, false)) {
+	if (mvgal_live_home_conflict(bo, first, last)) {
 		atomic64_inc(&x->mdev->ctr.busy);
 		ret = -EBUSY;
 	} else if (!mvgal_stage_busy(bo, first, last)) {
@@ -167,7 +162,8 @@ out:
  * are the call's own once it returns 0: the caller may reuse its memory.
  *
  * Return: 0, or -errno with nothing changed: -EFAULT, -ENOMEM, -EDQUOT,
- * -EBUSY (a live WRITE session on the chunks), -ERESTARTSYS.
+ * -EBUSY (a live session on the chunks writes them or reads home in
+ * place), -ERESTARTSYS.
  */
 int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
 		      const void __user *uptr)

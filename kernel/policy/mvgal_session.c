@@ -799,8 +799,6 @@ static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
 		mvgal_resv_add_leaves(bo->base.resv, fence,
 				      s->write ? DMA_RESV_USAGE_WRITE :
 				      DMA_RESV_USAGE_READ);
-	/* Staged writes into its chunks go once the GPU work is done. */
-	mvgal_live_open_gate(&b->live, fence);
 	if (cm && cm->n) {
 		cm->fence = dma_fence_get(fence);
 		cm->loc = b->loc;

@@ -689,18 +689,20 @@ struct drm_mvgal_bo_info {
  * module parameter max_staged_bytes (64 KiB by default) into chunks that
  * GPU work still uses - a fence pending in the buffer's reservation (a
  * BEGIN's copies, an END's GPU work, a migration, another staged write),
- * or a live READ session naming them - does not wait for that work. The
- * bytes are copied into kernel memory before the call returns, so the
- * caller may reuse @user_ptr at once; they are written after the work
- * already there (after each such READ session has ended and the GPU work
- * its END named has signalled), in the order of the calls. Everything
+ * or a live READ session reading a GPU's copy of them - does not wait for
+ * that work. The bytes are copied into kernel memory before the call
+ * returns, so the caller may reuse @user_ptr at once; they are written at
+ * home after every fence the buffer has, in the order of the calls. A
+ * live READ session keeps reading the copy it began with. Everything
  * that comes later sees them: a BEGIN, a MIGRATE, a BO_PREAD, a CPU
  * mapping (which faults and waits), a dma-buf's fences. Nothing to wait
  * for: the write is made at once. Each device holds at most staging_kb
  * (1 MiB by default) of staged bytes in flight; a staged write that would
  * exceed it waits until enough earlier ones have landed (interruptibly:
- * -EINTR). A live WRITE session on the chunks is still -EBUSY, and a
- * larger write is an ordinary one. A staged write lands even when the
+ * -EINTR). A live session on the chunks that writes them, or reads the
+ * buffer's home in place (a device-only buffer's own GPU, the buffer's
+ * pages served zero-copy), is still -EBUSY: a staged write never waits
+ * for a session to end. A larger write is an ordinary one. A staged write lands even when the
  * work before it failed; only a failed copy that brings the rest of a
  * chunk it covers in part home (a copy engine failure) loses it, and
  * then the chunks keep their holders of before. GET_STATS counts the
