@@ -13,11 +13,11 @@
 #include "bo/mvgal_live.h"
 
 /*
- * mvgal_live_conflict() - would an access of chunks [first, last]
- * conflict with a live session: a write with any, a read with a writer
+ * Is a live session on chunks [first, last] in the way: any (@any), a
+ * writer, or (@home) one reading home itself rather than a GPU's copy?
  */
-bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
-			 unsigned long last, bool write)
+static bool mvgal_live_in_way(struct mvgal_bo *bo, unsigned long first,
+			      unsigned long last, bool any, bool home)
 {
 	struct mvgal_live *l;
 	bool busy = false;
@@ -26,13 +26,24 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 		return false;
 	spin_lock(&bo->state_lock);
 	list_for_each_entry(l, &bo->live, link) {
-		if ((write || l->write) && mvgal_live_any(l, first, last)) {
+		if ((any || l->write || (home && !l->gpu_copy)) &&
+		    mvgal_live_any(l, first, last)) {
 			busy = true;
 			break;
 		}
 	}
 	spin_unlock(&bo->state_lock);
 	return busy;
+}
+
+/*
+ * mvgal_live_conflict() - would an access of chunks [first, last]
+ * conflict with a live session: a write with any, a read with a writer
+ */
+bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
+			 unsigned long last, bool write)
+{
+	return mvgal_live_in_way(bo, first, last, write, false);
 }
 
 /**
@@ -46,20 +57,7 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 bool mvgal_live_home_conflict(struct mvgal_bo *bo, unsigned long first,
 			      unsigned long last)
 {
-	struct mvgal_live *l;
-	bool busy = false;
-
-	if (!READ_ONCE(bo->sessions))
-		return false;
-	spin_lock(&bo->state_lock);
-	list_for_each_entry(l, &bo->live, link) {
-		if ((l->write || !l->gpu_copy) && mvgal_live_any(l, first, last)) {
-			busy = true;
-			break;
-		}
-	}
-	spin_unlock(&bo->state_lock);
-	return busy;
+	return mvgal_live_in_way(bo, first, last, false, true);
 }
 
 /*
