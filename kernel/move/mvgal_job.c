@@ -16,9 +16,9 @@
  *
  * A job may also carry a staged write: bytes a BO_PWRITE handed over
  * before the work on the buffer was done, written at home after it, once
- * the job's own copies have brought the rest of their chunks home. Such a
- * job belongs to nobody (it cannot be cancelled) and a dependency that
- * failed does not fail it: the CPU's bytes are valid whatever the GPU did.
+ * the job's own copies have brought the rest of their chunks home. It
+ * fails, and its write is lost, as any job fails: when work it waited
+ * for failed, or a copy fails, or its file cancels it.
  */
 
 #include <linux/dma-fence.h>
@@ -219,12 +219,13 @@ void mvgal_stage_release(struct mvgal_device *mdev, u64 len)
 /**
  * mvgal_job_set_write() - the job writes @len bytes of @buf at @off of
  * @bo's home after its copies
- * @job: a job not queued yet, with no owner (nobody may cancel a write)
+ * @job: a job not queued yet
  * @bo: the buffer; its home pages of the range are populated
  * @off: byte offset
  * @buf: kvmalloc()ed bytes; the job frees them when it ends (here too,
  *	 on failure)
- * @len: bytes; the job takes over @len bytes of mvgal_stage_reserve()
+ * @len: bytes; the job takes over mvgal_stage_charge(@len) bytes of
+ *	 mvgal_stage_reserve()
  *
  * Return: 0 or -ENOMEM.
  */
@@ -235,7 +236,7 @@ int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
 
 	if (ret) {
 		kvfree(buf);
-		mvgal_stage_release(job->mdev, len);
+		mvgal_stage_release(job->mdev, mvgal_stage_charge(len));
 		return ret;
 	}
 	job->write = (struct mvgal_job_write) {
@@ -440,7 +441,7 @@ void mvgal_job_publish(struct mvgal_job *job)
 {
 	unsigned int i;
 
-	/* Buffers join a job only through a copy. */
+	/* Buffers join a job only through a copy or a staged write. */
 	for (i = 0; i < job->nbos; i++)
 		dma_resv_add_fence(job->bos[i]->base.resv, &job->base,
 				   DMA_RESV_USAGE_KERNEL);
@@ -539,7 +540,8 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 	if (job->write.buf) {
 		kvfree(job->write.buf);
 		job->write.buf = NULL;
-		mvgal_stage_release(job->mdev, job->write.len);
+		mvgal_stage_release(job->mdev,
+				    mvgal_stage_charge(job->write.len));
 	}
 	mvgal_move_put(&job->move);
 	mvgal_file_uncharge(job->quota, true, 0);
@@ -593,10 +595,13 @@ static void mvgal_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 	queue_work(job->mdev->engine.wq, &job->dep_work);
 }
 
-/* A dependency that failed fails the job, but for a staged write. */
+/*
+ * A dependency that failed fails the job: its inputs are not valid. A
+ * staged write too: the rest of its chunks would come from failed work.
+ */
 static void mvgal_job_dep_error(struct mvgal_job *job, struct dma_fence *dep)
 {
-	if (dep->error && !job->error && !job->write.buf)
+	if (dep->error && !job->error)
 		job->error = dep->error;
 }
 

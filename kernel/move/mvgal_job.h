@@ -8,6 +8,8 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -99,6 +101,15 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
 		       unsigned long first, unsigned long last,
 		       unsigned int loc);
+/*
+ * What a staged write of @len bytes holds of the staging budget: at least
+ * a page, so that many tiny writes cannot queue without bound.
+ */
+static inline u64 mvgal_stage_charge(u64 len)
+{
+	return max_t(u64, len, PAGE_SIZE);
+}
+
 int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
 			u64 off, void *buf, u64 len);
 int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len);

@@ -65,7 +65,7 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 		ret = mvgal_xact_move(x, first, last, bo->home_loc);
 	if (ret) {
 		kvfree(buf);
-		mvgal_stage_release(x->mdev, len);
+		mvgal_stage_release(x->mdev, mvgal_stage_charge(len));
 		return ret;
 	}
 	return mvgal_job_set_write(x->job, bo, off, buf, len);
@@ -147,7 +147,7 @@ static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
 	}
 out:
 	kvfree(buf);
-	mvgal_stage_release(x->mdev, len);
+	mvgal_stage_release(x->mdev, mvgal_stage_charge(len));
 	return ret;
 }
 
@@ -157,16 +157,18 @@ out:
  * @off: byte offset
  * @len: bytes, 0 < @len <= max_staged_bytes
  * @uptr: the user's bytes
+ * @file: the caller, whose job it is (max_file_jobs; CANCEL)
  *
  * Waits only for staging memory (see mvgal_stage_reserve()). The bytes
  * are the call's own once it returns 0: the caller may reuse its memory.
  *
  * Return: 0, or -errno with nothing changed: -EFAULT, -ENOMEM, -EDQUOT,
+ * -ENOBUFS (the file has max_file_jobs unfinished),
  * -EBUSY (a live session on the chunks writes them or reads home in
  * place), -ERESTARTSYS.
  */
 int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
-		      const void __user *uptr)
+		      const void __user *uptr, struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	struct mvgal_xact x;
@@ -180,15 +182,15 @@ int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
 		kvfree(buf);
 		return -EFAULT;
 	}
-	ret = mvgal_stage_reserve(mdev, len);
+	ret = mvgal_stage_reserve(mdev, mvgal_stage_charge(len));
 	if (ret) {
 		kvfree(buf);
 		return ret;
 	}
-	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, NULL);
+	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, file);
 	if (ret) {
 		kvfree(buf);
-		mvgal_stage_release(mdev, len);
+		mvgal_stage_release(mdev, mvgal_stage_charge(len));
 		return ret;
 	}
 	ret = mvgal_stage_locked(&x, off, len, buf);

@@ -111,7 +111,8 @@ static void mvgal_usrc_write(struct mvgal_bo *bo, u64 off, u64 size,
  * BO_PWRITE: everything that can fail (the user's memory, conflicts,
  * fences, pages) is dealt with before the first byte moves.
  */
-static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args)
+static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args,
+			   struct drm_file *file)
 {
 	struct mvgal_usrc u;
 	int ret;
@@ -121,7 +122,7 @@ static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args)
 	if (args->flags & MVGAL_RW_STAGED &&
 	    args->size <= READ_ONCE(mvgal_max_staged_bytes))
 		return mvgal_stage_write(bo, args->offset, args->size,
-					 u64_to_user_ptr(args->user_ptr));
+					 u64_to_user_ptr(args->user_ptr), file);
 	ret = mvgal_usrc_get(&u, u64_to_user_ptr(args->user_ptr), args->size);
 	if (ret)
 		return ret;
@@ -185,7 +186,7 @@ static int mvgal_bo_rw(struct drm_file *file, struct drm_mvgal_bo_rw *args,
 	if (!mvgal_range_ok(args->offset, args->size, bo->size))
 		ret = -EINVAL;
 	else if (write)
-		ret = mvgal_bo_pwrite(bo, args);
+		ret = mvgal_bo_pwrite(bo, args, file);
 	else
 		ret = mvgal_bo_pread(bo, args);
 	drm_gem_object_put(&bo->base);
