@@ -191,9 +191,12 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len)
 {
 	struct mvgal_engine *e = &mdev->engine;
-	u64 cap = (u64)READ_ONCE(mvgal_staging_kb) << 10;
 
+	/* The cap is read at each wake-up: a raised staging_kb lets a
+	 * waiter go at the next release.
+	 */
 	return wait_event_interruptible(e->staged_wq, ({
+		u64 cap = (u64)READ_ONCE(mvgal_staging_kb) << 10;
 		bool room;
 
 		spin_lock(&e->lock);
@@ -222,23 +225,20 @@ void mvgal_stage_release(struct mvgal_device *mdev, u64 len)
  * @job: a job not queued yet
  * @bo: the buffer; its home pages of the range are populated
  * @off: byte offset
- * @buf: kvmalloc()ed bytes; the job frees them when it ends (here too,
- *	 on failure)
+ * @buf: kvmalloc()ed bytes; the job frees them when it ends
  * @len: bytes; the job takes over mvgal_stage_charge(@len) bytes of
  *	 mvgal_stage_reserve()
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM with @buf and the staging memory still the
+ * caller's.
  */
 int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
 			u64 off, void *buf, u64 len)
 {
 	int ret = mvgal_job_add_bo(job, bo);
 
-	if (ret) {
-		kvfree(buf);
-		mvgal_stage_release(job->mdev, mvgal_stage_charge(len));
+	if (ret)
 		return ret;
-	}
 	job->write = (struct mvgal_job_write) {
 		.bo = bo, .buf = buf, .off = off, .len = len,
 	};

@@ -22,7 +22,6 @@
 #include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -44,7 +43,7 @@
  * The job of a staged write of [off, off + len), chunks [first, last]:
  * what it waits for, the chunks it covers in part brought home first,
  * home the only holder of them all once it is marked, and the bytes.
- * @buf is the job's from here on, failure or not.
+ * On failure @buf is still the caller's.
  */
 static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 			    void *buf, unsigned long a, unsigned long b)
@@ -63,12 +62,9 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 		ret = mvgal_bo_populate_range(bo, off, len);
 	if (!ret)
 		ret = mvgal_xact_move(x, first, last, bo->home_loc);
-	if (ret) {
-		kvfree(buf);
-		mvgal_stage_release(x->mdev, mvgal_stage_charge(len));
-		return ret;
-	}
-	return mvgal_job_set_write(x->job, bo, off, buf, len);
+	if (!ret)
+		ret = mvgal_job_set_write(x->job, bo, off, buf, len);
+	return ret;
 }
 
 /*
@@ -95,8 +91,8 @@ static void mvgal_stage_commit(struct mvgal_xact *x, u64 off, u64 len,
 }
 
 /*
- * Nothing is in the way: the write is made now, under the locks the
- * staging path took, as a plain BO_PWRITE makes it.
+ * Nothing is in the way: the write is made now, as a plain BO_PWRITE
+ * makes it. Caller holds bo->lock.
  */
 static int mvgal_stage_now(struct mvgal_bo *bo, u64 off, u64 len, void *buf)
 {
@@ -109,7 +105,10 @@ static int mvgal_stage_now(struct mvgal_bo *bo, u64 off, u64 len, void *buf)
 	return 0;
 }
 
-/* Is any fence of @bo pending, or a live session on chunks [first, last]? */
+/*
+ * Is any fence of @bo pending, or a live session on chunks [first, last]?
+ * Exact under bo->lock: nothing new is planned while it is held.
+ */
 static bool mvgal_stage_busy(struct mvgal_bo *bo, unsigned long first,
 			     unsigned long last)
 {
@@ -118,12 +117,13 @@ static bool mvgal_stage_busy(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
- * Stages the write or makes it now, under the buffer's locks. A live
- * session on the chunks that writes them or reads home in place is
+ * Under the locks of @x: stages the write (*@staged, @buf is then the
+ * job's), or makes it now if what was in the way has gone meanwhile. A
+ * live session on the chunks that writes them or reads home in place is
  * -EBUSY.
  */
 static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
-			      void *buf)
+			      void *buf, bool *staged)
 {
 	struct mvgal_bo *bo = x->bo;
 	unsigned long first, last, a, b;
@@ -132,22 +132,53 @@ static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
 	if (mvgal_live_home_conflict(bo, first, last)) {
 		atomic64_inc(&x->mdev->ctr.busy);
-		ret = -EBUSY;
-	} else if (!mvgal_stage_busy(bo, first, last)) {
-		ret = mvgal_stage_now(bo, off, len, buf);
-	} else {
-		ret = mvgal_chunks_ensure(bo, first, last);
-		if (ret)
-			goto out;
-		mvgal_whole_chunks(bo, off, len, &a, &b);
-		ret = mvgal_stage_plan(x, off, len, buf, a, b);
-		if (!ret)
-			mvgal_stage_commit(x, off, len, a, b);
-		return ret ?: 1;
+		return -EBUSY;
 	}
-out:
+	if (!mvgal_stage_busy(bo, first, last))
+		return mvgal_stage_now(bo, off, len, buf);
+	ret = mvgal_chunks_ensure(bo, first, last);
+	if (ret)
+		return ret;
+	mvgal_whole_chunks(bo, off, len, &a, &b);
+	ret = mvgal_stage_plan(x, off, len, buf, a, b);
+	if (ret)
+		return ret;
+	mvgal_stage_commit(x, off, len, a, b);
+	*staged = true;
+	return 0;
+}
+
+/*
+ * The staging path: staging memory first (the only wait), then the
+ * copy locks, under which the write is staged or, if the GPU work ended
+ * meanwhile, made. @buf is freed here unless a job took it.
+ */
+static int mvgal_stage_queue(struct mvgal_bo *bo, u64 off, u64 len,
+			     void *buf, struct drm_file *file)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	u64 charge = mvgal_stage_charge(len);
+	bool staged = false;
+	struct mvgal_xact x;
+	int ret;
+
+	ret = mvgal_stage_reserve(mdev, charge);
+	if (ret)
+		goto out_free;
+	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, file);
+	if (ret)
+		goto out_release;
+	ret = mvgal_stage_locked(&x, off, len, buf, &staged);
+	if (staged) {
+		mvgal_xact_end(&x);
+		atomic64_inc(&mdev->ctr.staged_writes);
+		return 0;
+	}
+	mvgal_xact_abort(&x);
+out_release:
+	mvgal_stage_release(mdev, charge);
+out_free:
 	kvfree(buf);
-	mvgal_stage_release(x->mdev, mvgal_stage_charge(len));
 	return ret;
 }
 
@@ -156,51 +187,35 @@ out:
  * @bo: the buffer; caller holds a reference and checked the range
  * @off: byte offset
  * @len: bytes, 0 < @len <= max_staged_bytes
- * @uptr: the user's bytes
+ * @buf: the bytes, kvmalloc()ed: this call's (freed here or by the job)
  * @file: the caller, whose job it is (max_file_jobs; CANCEL)
  *
- * Waits only for staging memory (see mvgal_stage_reserve()). The bytes
- * are the call's own once it returns 0: the caller may reuse its memory.
+ * With nothing in the way (no fence pending, no live session on the
+ * chunks) the write is made at once, as a plain one. Otherwise it waits
+ * only for staging memory (see mvgal_stage_reserve()).
  *
- * Return: 0, or -errno with nothing changed: -EFAULT, -ENOMEM, -EDQUOT,
- * -ENOBUFS (the file has max_file_jobs unfinished),
- * -EBUSY (a live session on the chunks writes them or reads home in
- * place), -ERESTARTSYS.
+ * Return: 0, or -errno with nothing changed: -ENOMEM, -EDQUOT, -ENOBUFS
+ * (the file has max_file_jobs unfinished), -EBUSY (a live session on the
+ * chunks writes them or reads home in place), -ERESTARTSYS.
  */
-int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
-		      const void __user *uptr, struct drm_file *file)
+int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len, void *buf,
+		      struct drm_file *file)
 {
-	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
-	struct mvgal_xact x;
-	void *buf;
-	int ret;
+	unsigned long first, last;
+	bool busy;
+	int ret = 0;
 
-	buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!buf)
-		return -ENOMEM;
-	if (copy_from_user(buf, uptr, len)) {
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	mutex_lock(&bo->lock);
+	busy = mvgal_stage_busy(bo, first, last);
+	if (!busy)
+		ret = mvgal_stage_now(bo, off, len, buf);
+	mutex_unlock(&bo->lock);
+	if (busy)
+		ret = mvgal_stage_queue(bo, off, len, buf, file);
+	else
 		kvfree(buf);
-		return -EFAULT;
-	}
-	ret = mvgal_stage_reserve(mdev, mvgal_stage_charge(len));
-	if (ret) {
-		kvfree(buf);
-		return ret;
-	}
-	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, file);
-	if (ret) {
-		kvfree(buf);
-		mvgal_stage_release(mdev, mvgal_stage_charge(len));
-		return ret;
-	}
-	ret = mvgal_stage_locked(&x, off, len, buf);
-	if (ret > 0) {
-		mvgal_xact_end(&x);
-		atomic64_inc(&mdev->ctr.staged_writes);
-	} else {
-		mvgal_xact_abort(&x);
-	}
-	if (ret >= 0)
+	if (!ret)
 		mvgal_bo_count(bo, len, true);
-	return ret < 0 ? ret : 0;
+	return ret;
 }

@@ -11,7 +11,7 @@
 struct drm_file;
 struct mvgal_bo;
 
-int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len,
-		      const void __user *uptr, struct drm_file *file);
+int mvgal_stage_write(struct mvgal_bo *bo, u64 off, u64 len, void *buf,
+		      struct drm_file *file);
 
 #endif /* MVGAL_MOVE_STAGE_H */

@@ -41,11 +41,26 @@ struct mvgal_usrc {
 	void *copy;
 };
 
+/* The user's @size bytes at @uptr in kernel memory: a pointer or ERR_PTR. */
+static void *mvgal_usrc_copy(const void __user *uptr, u64 size)
+{
+	void *copy = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+
+	if (!copy)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(copy, uptr, size)) {
+		kvfree(copy);
+		return ERR_PTR(-EFAULT);
+	}
+	return copy;
+}
+
 static int mvgal_usrc_get(struct mvgal_usrc *u, const void __user *uptr,
 			  u64 size)
 {
 	unsigned long start = (unsigned long)uptr;
 	unsigned long n = DIV_ROUND_UP(offset_in_page(start) + size, PAGE_SIZE);
+	int ret = 0;
 	long got;
 
 	memset(u, 0, sizeof(*u));
@@ -63,15 +78,12 @@ static int mvgal_usrc_get(struct mvgal_usrc *u, const void __user *uptr,
 		unpin_user_pages(u->pages, got);
 	kvfree(u->pages);
 	u->pages = NULL;
-	u->copy = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!u->copy)
-		return -ENOMEM;
-	if (copy_from_user(u->copy, uptr, size)) {
-		kvfree(u->copy);
+	u->copy = mvgal_usrc_copy(uptr, size);
+	if (IS_ERR(u->copy)) {
+		ret = PTR_ERR(u->copy);
 		u->copy = NULL;
-		return -EFAULT;
 	}
-	return 0;
+	return ret;
 }
 
 static void mvgal_usrc_put(struct mvgal_usrc *u)
@@ -119,10 +131,17 @@ static int mvgal_bo_pwrite(struct mvgal_bo *bo, struct drm_mvgal_bo_rw *args,
 
 	if (!args->size)
 		return 0;
+	/* Staged bytes outlive the call: a copy, never the user's pages. */
 	if (args->flags & MVGAL_RW_STAGED &&
-	    args->size <= READ_ONCE(mvgal_max_staged_bytes))
-		return mvgal_stage_write(bo, args->offset, args->size,
-					 u64_to_user_ptr(args->user_ptr), file);
+	    args->size <= READ_ONCE(mvgal_max_staged_bytes)) {
+		void *buf = mvgal_usrc_copy(u64_to_user_ptr(args->user_ptr),
+					    args->size);
+
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+		return mvgal_stage_write(bo, args->offset, args->size, buf,
+					 file);
+	}
 	ret = mvgal_usrc_get(&u, u64_to_user_ptr(args->user_ptr), args->size);
 	if (ret)
 		return ret;

@@ -10,11 +10,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
@@ -25,6 +27,7 @@
 
 #define MAX_STAGED "/sys/module/mvgal/parameters/max_staged_bytes"
 #define STAGING_KB "/sys/module/mvgal/parameters/staging_kb"
+#define FILE_JOBS "/sys/module/mvgal/parameters/max_file_jobs"
 
 FIXTURE(stage) {
 	COH_FIELDS;
@@ -41,6 +44,7 @@ FIXTURE_TEARDOWN(stage)
 {
 	write_param(MAX_STAGED, "65536");
 	write_param(STAGING_KB, "1024");
+	write_param(FILE_JOBS, "256");
 	coh_teardown(self->m, self->pool);
 }
 
@@ -324,24 +328,87 @@ static void *stager_run(void *arg)
 	return NULL;
 }
 
+/* Sends SIGUSR1 to @target every 50 ms until @stop: a wait is interrupted. */
+struct interrupter {
+	pthread_t target;
+	volatile int stop;
+};
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *interrupter_run(void *arg)
+{
+	struct interrupter *in = arg;
+
+	while (!in->stop) {
+		pthread_kill(in->target, SIGUSR1);
+		usleep(50 * 1000);
+	}
+	return NULL;
+}
+
+/*
+ * A staged write waiting for staging memory, interrupted by a signal
+ * whose handler does not restart calls: -EINTR, nothing written. A raw
+ * ioctl, since libmvgal (like drmIoctl) retries EINTR.
+ */
+static int stage_interrupted(int fd, uint32_t h, uint64_t off, uint64_t len)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 }, old;
+	struct interrupter in = { .target = pthread_self() };
+	uint8_t *buf = calloc(1, len);
+	struct drm_mvgal_bo_rw rw = {
+		.handle = h, .offset = off, .size = len,
+		.user_ptr = (uintptr_t)buf, .flags = MVGAL_RW_STAGED,
+	};
+	pthread_t t;
+	int ret;
+
+	if (!buf || sigaction(SIGUSR1, &sa, &old)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (pthread_create(&t, NULL, interrupter_run, &in)) {
+		sigaction(SIGUSR1, &old, NULL);
+		free(buf);
+		return -EAGAIN;
+	}
+	ret = ioctl(fd, DRM_IOCTL_MVGAL_BO_PWRITE, &rw) ? -errno : 0;
+	in.stop = 1;
+	pthread_join(t, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+	free(buf);
+	return ret;
+}
+
 /*
  * With staging_kb at 64, one 40 KiB staged write fits and returns; a
  * second waits until the first has landed (after the vgem fence), then
- * returns, and both land.
+ * returns, and both land. Meanwhile a staged write into an idle buffer
+ * is made at once (nothing to stage, so no staging memory needed), and
+ * one interrupted in its wait is -EINTR and writes nothing.
  */
 TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
 {
 	const uint64_t size = 2 * CH;
 	uint8_t *model = model_new(size, 14);
+	uint8_t *idle_model = model_new(CH, 25);
 	struct stager s = { .m = self->m, .off = CH + 3, .len = 40 * 1024 };
 	struct vfence vf;
+	uint32_t h, idle;
 	pthread_t t;
-	uint32_t h;
+	uint64_t n;
 	int mf;
 
 	ASSERT_NE(NULL, model);
+	ASSERT_NE(NULL, idle_model);
 	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, bo_fill(self->m, h, size, 14));
+	ASSERT_EQ(0, host_bo(self->m, CH, &idle));
+	ASSERT_EQ(0, bo_fill(self->m, idle, CH, 25));
 	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
 	ASSERT_EQ(0, vfence_new(&vf));
 	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
@@ -352,12 +419,63 @@ TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
 	/* It cannot return while the first holds the staging memory. */
 	usleep(300 * 1000);
 	EXPECT_EQ(0, s.done);
+	n = staged_count(self->m);
+	ASSERT_EQ(0, stage(self->m, idle, 5, 3000, 24, idle_model));
+	EXPECT_EQ(n, staged_count(self->m));
+	EXPECT_EQ(-1, bo_cmp(self->m, idle, CH, idle_model));
+	EXPECT_EQ(-EINTR, stage_interrupted(self->fd, h, 100, 5000));
+	EXPECT_EQ(0, s.done);
+	EXPECT_EQ(n, staged_count(self->m));
 	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
 	vfence_signal(&vf);
 	pthread_join(t, NULL);
 	EXPECT_EQ(0, s.ret);
 	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
 	ASSERT_EQ(0, settle(mf));
+	vfence_free(&vf);
+	free(model);
+	free(idle_model);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, idle);
+}
+
+/*
+ * Each staged write is a job of its file: with max_file_jobs at 3 and a
+ * migration queued behind a vgem fence, staged writes succeed until the
+ * file has 3 jobs unfinished; the next is -ENOBUFS and writes nothing;
+ * once the fence signals, the others land.
+ */
+TEST_F(stage, staged_writes_count_against_max_file_jobs)
+{
+	const uint64_t size = 2 * CH + 77;
+	uint8_t *model = model_new(size, 26);
+	unsigned int ok = 0;
+	struct vfence vf;
+	uint64_t n0;
+	uint32_t h;
+	int mf, ret;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 26));
+	ASSERT_EQ(0, write_param(FILE_JOBS, "3"));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	n0 = staged_count(self->m);
+	for (;;) {
+		ret = stage(self->m, h, 1000 + 4000 * ok, 999, 27 + ok,
+			    model);
+		if (ret || ok == 8)
+			break;
+		ok++;
+	}
+	EXPECT_EQ(-ENOBUFS, ret);
+	EXPECT_EQ(2, ok);	/* the migration is the third */
+	EXPECT_EQ(n0 + ok, staged_count(self->m));
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	ASSERT_EQ(0, settle(mf));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
 	vfence_free(&vf);
 	free(model);
 	mvgal_bo_destroy(self->m, h);
