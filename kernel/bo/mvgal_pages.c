@@ -158,13 +158,20 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 	 */
 	if (bo->nr_pages == bo->npages) {
 		struct page **pages = mvgal_bo_page_array(bo);
+		void *vaddr = NULL;
 
 		if (pages)
-			bo->vaddr = vmap(pages, bo->npages, VM_MAP,
-					 bo->flags & MVGAL_BO_CPU_UNCACHED ?
-					 pgprot_writecombine(PAGE_KERNEL) :
-					 PAGE_KERNEL);
+			vaddr = vmap(pages, bo->npages, VM_MAP,
+				     bo->flags & MVGAL_BO_CPU_UNCACHED ?
+				     pgprot_writecombine(PAGE_KERNEL) :
+				     PAGE_KERNEL);
 		kvfree(pages);
+		/*
+		 * Published complete: copy jobs read it without bo->lock
+		 * (mvgal_bo_view()). It only goes again with the buffer
+		 * idle (the NUMA mover, free), when no job runs.
+		 */
+		smp_store_release(&bo->vaddr, vaddr);
 	}
 	return 0;
 }

@@ -104,13 +104,18 @@ int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 {
 	struct mvgal_place *p;
+	void *vaddr;
 
 	memset(v, 0, sizeof(*v));
 	if (loc == MVGAL_LOC_HOST) {
 		if (mvgal_bo_device_only(bo))
 			return false;
-		if (bo->vaddr) {
-			iosys_map_set_vaddr(&v->map, bo->vaddr);
+		/* The engine comes here without bo->lock: see
+		 * mvgal_bo_populate_range() for the pairing store.
+		 */
+		vaddr = smp_load_acquire(&bo->vaddr);
+		if (vaddr) {
+			iosys_map_set_vaddr(&v->map, vaddr);
 			return true;
 		}
 		if (bo->host) {
