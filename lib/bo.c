@@ -22,6 +22,31 @@ int mvgal_bo_create(struct mvgal *dev, uint64_t size, uint32_t flags,
 				      handle);
 }
 
+int mvgal_bo_userptr(struct mvgal *dev, struct drm_mvgal_bo_userptr *args)
+{
+	int ret;
+
+	if (!dev || !args)
+		return mvgal_bad("!dev || !args");
+	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_USERPTR, args);
+	if (!ret)
+		mvgal_count_held(dev, args->handle, args->size, MVGAL_GPU_ANY,
+				 false);
+	return ret;
+}
+
+int mvgal_bo_mark(struct mvgal *dev, uint32_t handle, uint64_t offset,
+		  uint64_t size)
+{
+	struct drm_mvgal_bo_mark mk = {
+		.handle = handle, .offset = offset, .size = size,
+	};
+
+	if (!dev)
+		return mvgal_bad("!dev");
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk);
+}
+
 int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size, uint32_t flags,
 			   uint32_t gpu, uint32_t sharing, uint32_t *handle)
 {

@@ -334,6 +334,22 @@ MVGAL_API int mvgal_bo_write(struct mvgal *dev, uint32_t handle,
 MVGAL_API int mvgal_bo_write_flags(struct mvgal *dev, uint32_t handle,
 				   uint64_t offset, const void *src,
 				   uint64_t size, uint32_t flags);
+/**
+ * mvgal_bo_userptr() - the caller's memory as a buffer (MVGAL_0.8):
+ * DRM_IOCTL_MVGAL_BO_USERPTR with @args (user_ptr page-aligned, size,
+ * flags MVGAL_USERPTR_*, bo_flags with MVGAL_BO_HOST_VALID, sharing);
+ * the handle comes back in @args. See struct drm_mvgal_bo_userptr for
+ * what the buffer sees of the application's writes.
+ */
+MVGAL_API int mvgal_bo_userptr(struct mvgal *dev,
+			       struct drm_mvgal_bo_userptr *args);
+/**
+ * mvgal_bo_mark() - the application wrote [@offset, @offset + @size) of
+ * a buffer registered with MVGAL_USERPTR_MARKS through its own mapping
+ * (MVGAL_0.8)
+ */
+MVGAL_API int mvgal_bo_mark(struct mvgal *dev, uint32_t handle,
+			    uint64_t offset, uint64_t size);
 /** mvgal_bo_read() - copy @size bytes of the buffer at @offset into @dst. */
 MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
 			    uint64_t offset, void *dst, uint64_t size);

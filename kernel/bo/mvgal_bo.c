@@ -27,6 +27,7 @@
 #include "dev/mvgal_pool.h"
 #include "dev/mvgal_quota.h"
 #include "bo/mvgal_bo.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_commit.h"
 #include "bo/mvgal_pages.h"
@@ -60,11 +61,16 @@ void mvgal_bo_release(struct mvgal_bo *bo)
 	}
 	if (bo->vaddr)
 		vunmap(bo->vaddr);
-	if (bo->host) {
+	/* Registered pages go back to their process, unpinned. */
+	if (bo->userptr) {
+		mvgal_userptr_release(bo);
+	} else if (bo->host) {
 		struct page *page;
 
 		xa_for_each(&bo->pages, i, page)
 			mvgal_bo_free_page(bo, page);
+	}
+	if (bo->host) {
 		atomic64_sub(bo->nr_pages, &mdev->host_pages);
 		xa_destroy(&bo->pages);
 	}

@@ -30,6 +30,7 @@ struct drm_gem_object;
 struct mvgal_device;
 struct mvgal_file;
 struct mvgal_gpu;
+struct mvgal_userptr;
 
 /*
  * A buffer's copy in one GPU's pool, allocated on first need, on the
@@ -175,6 +176,8 @@ struct mvgal_bo {
 	bool host;
 	unsigned long npages;
 	unsigned long nr_pages;
+	/* The pages are an application's, registered (BO_USERPTR). */
+	struct mvgal_userptr *userptr;
 	/* All @pages mapped at once, once all exist (copies use it). */
 	void *vaddr;
 

@@ -28,6 +28,8 @@ struct mvgal_file {
 	/* Guards the rest but @flags; held across END. */
 	struct mutex lock;
 	struct list_head sessions;	/* live, most recent last */
+	/* Its registrations (struct mvgal_userptr): none overlap. */
+	struct list_head userptrs;
 	unsigned int count;		/* live or being begun */
 	u32 next_id;
 	u32 flags;			/* MVGAL_FILE_*, READ/WRITE_ONCE */

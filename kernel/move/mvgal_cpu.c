@@ -42,6 +42,7 @@
 #include "bo/mvgal_cpuwrite.h"
 #include "bo/mvgal_live.h"
 #include "bo/mvgal_pages.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_cpu.h"
 #include "move/mvgal_fetch.h"
@@ -432,6 +433,43 @@ void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
 }
 
 /**
+ * mvgal_cpu_wait() - wait for the fences a CPU access of chunks
+ * [first, last] must wait for: a read for the last writer, a write for
+ * everything
+ * @bo: the buffer
+ * @first: first chunk
+ * @last: last chunk
+ * @write: the access writes
+ * @fault: a CPU fault, which a live session does not refuse
+ *
+ * Return: 0 with bo->lock held (nothing new can be planned then), or
+ * -EBUSY (a live session conflicts), -ERESTARTSYS, without it.
+ */
+int mvgal_cpu_wait(struct mvgal_bo *bo, unsigned long first,
+		   unsigned long last, bool write, bool fault)
+{
+	enum dma_resv_usage usage = dma_resv_usage_rw(write);
+	long t;
+
+	for (;;) {
+		mutex_lock(&bo->lock);
+		if (dma_resv_test_signaled(bo->base.resv, usage))
+			return 0;
+		mutex_unlock(&bo->lock);
+		if (!fault && mvgal_live_conflict(bo, first, last, write)) {
+			atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
+			return -EBUSY;
+		}
+		/* A prefetch in the way runs before other work now. */
+		mvgal_resv_boost(bo, usage);
+		t = dma_resv_wait_timeout(bo->base.resv, usage, true,
+					  MAX_SCHEDULE_TIMEOUT);
+		if (t < 0)
+			return t;
+	}
+}
+
+/**
  * mvgal_cpu_prepare() - make bytes [off, off + len) current at home for
  * a CPU access
  * @bo: the buffer
@@ -450,30 +488,14 @@ void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault)
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      unsigned int how)
 {
-	enum dma_resv_usage usage = dma_resv_usage_rw(write);
 	bool fault = how & MVGAL_CPU_FAULT;
 	unsigned long first, last;
-	long t;
 	int ret;
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	for (;;) {
-		mutex_lock(&bo->lock);
-		/* Nothing new can be planned while bo->lock is held. */
-		if (dma_resv_test_signaled(bo->base.resv, usage))
-			break;
-		mutex_unlock(&bo->lock);
-		if (!fault && mvgal_live_conflict(bo, first, last, write)) {
-			atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
-			return -EBUSY;
-		}
-		/* A prefetch in the way runs before other work now. */
-		mvgal_resv_boost(bo, usage);
-		t = dma_resv_wait_timeout(bo->base.resv, usage, true,
-					  MAX_SCHEDULE_TIMEOUT);
-		if (t < 0)
-			return t;
-	}
+	ret = mvgal_cpu_wait(bo, first, last, write, fault);
+	if (ret)
+		return ret;
 	ret = mvgal_cpu_ready(bo, off, len, write, how);
 	if (ret) {
 		mutex_unlock(&bo->lock);
@@ -505,6 +527,45 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 	if (ret)
 		return ret;
 	ret = mvgal_bo_access_locked(bo, off, buf, len, write);
+	mutex_unlock(&bo->lock);
+	return ret;
+}
+
+/**
+ * mvgal_cpu_mark() - the application of a registered buffer wrote bytes
+ * [off, off + len) through its own mapping
+ * @bo: the buffer (bo->userptr)
+ * @off: byte offset; [off, off + len) is in range and @len > 0
+ * @len: bytes
+ *
+ * Waits for every fence, as a write does; the chunks covering the range
+ * then hold their current bytes at home (mvgal_userptr_mark()). Nothing
+ * is fetched: that would overwrite what the application wrote.
+ *
+ * Return: 0, -EBUSY (a live session uses the chunks), -ENOMEM, -EDQUOT
+ * or -ERESTARTSYS.
+ */
+int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	unsigned long first, last;
+	int ret;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	ret = mvgal_cpu_wait(bo, first, last, true, false);
+	if (ret)
+		return ret;
+	if (mvgal_live_conflict(bo, first, last, true)) {
+		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
+		ret = -EBUSY;
+	} else {
+		ret = mvgal_chunks_ensure(bo, first, last);
+	}
+	if (!ret) {
+		/* The fences are done: a failed session's chunks go back. */
+		mvgal_session_settle(bo);
+		mvgal_userptr_mark(bo, first, last);
+		mvgal_watch_mark(bo, first, last, false);
+	}
 	mutex_unlock(&bo->lock);
 	return ret;
 }

@@ -30,11 +30,14 @@ void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
 		       struct drm_mvgal_bo_copy *args, void *bounce);
 void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
 			unsigned long *a, unsigned long *b);
+int mvgal_cpu_wait(struct mvgal_bo *bo, unsigned long first,
+		   unsigned long last, bool write, bool fault);
 int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		    unsigned int how);
 void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      unsigned int how);
+int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len);
 int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 		     bool write);
 

@@ -99,7 +99,7 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 	/* An eviction waits to take this buffer as a victim: it goes first. */
 	wait_var_event(&bo->pools.evict_waits, !atomic_read(&bo->pools.evict_waits));
 	mutex_lock(&bo->lock);
-	if (!bo->host || bo->sessions || bo->nr_attach ||
+	if (!bo->host || bo->userptr || bo->sessions || bo->nr_attach ||
 	    bo->flags & MVGAL_BO_CPU_UNCACHED ||
 	    !dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP))
 		goto out_unlock;
@@ -175,7 +175,7 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	if (bo->policy.uses[gpu->index] < U32_MAX)
 		bo->policy.uses[gpu->index]++;
 	/* Write-combined pages stay: their attributes would move too. */
-	if (!bo->host || bo->flags & MVGAL_BO_CPU_UNCACHED)
+	if (!bo->host || bo->userptr || bo->flags & MVGAL_BO_CPU_UNCACHED)
 		return;
 	/* The GPU used most; a tie keeps the one the pages follow now. */
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)

@@ -38,6 +38,7 @@
 #include "bo/mvgal_cpumap.h"
 #include "bo/mvgal_cpuwrite.h"
 #include "bo/mvgal_live.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_mirror.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_fetch.h"
@@ -354,7 +355,8 @@ bool mvgal_begin_lean(struct mvgal_session *s, struct mvgal_gpu *gpu)
 			mutex_lock(&b->bo->lock);
 		else if (!mutex_trylock(&b->bo->lock))
 			goto fail;
-		b->ready = !b->bo->watch.npending && list_empty(&b->bo->commits) &&
+		b->ready = !mvgal_userptr_unseen(b->bo) &&
+			   !b->bo->watch.npending && list_empty(&b->bo->commits) &&
 			   mvgal_sbo_all_at(b, 1 + gpu->index) &&
 			   dma_resv_test_signaled(b->bo->base.resv, usage);
 		if (!b->ready) {
@@ -472,6 +474,8 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 
 		/* Current in its own pool already: nothing to plan. */
 		b->loc = 1 + gpu->index;
+		mvgal_userptr_assume_written(b->bo, b->live.base,
+					     b->live.chunks, b->live.n);
 		if (!b->ready) {
 			if (!mvgal_sbo_all_at(b, b->loc))
 				ret = mvgal_sbo_stage(mdev, gpu, s, b, job,

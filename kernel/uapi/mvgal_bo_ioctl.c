@@ -8,6 +8,7 @@
 #include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -35,6 +36,7 @@
 #include "bo/mvgal_pages.h"
 #include "bo/mvgal_report.h"
 #include "bo/mvgal_ro.h"
+#include "bo/mvgal_userptr.h"
 #include "move/mvgal_place.h"
 #include "move/mvgal_prime.h"
 #include "policy/mvgal_advice.h"
@@ -186,6 +188,71 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (ret)
 		goto err_put;
 	ret = drm_gem_handle_create(file, &bo->base, &handle);
+	if (ret)
+		goto err_put;
+	mvgal_bo_track(bo);
+	drm_gem_object_put(&bo->base);
+	args->handle = handle;
+	return 0;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/*
+ * What BO_USERPTR refuses before anything is made: 0, -EINVAL or
+ * -EFAULT (a range reaching beyond the user address space, as a hole).
+ */
+static int mvgal_bo_userptr_check(const struct drm_mvgal_bo_userptr *args,
+				  const struct drm_mvgal_bo_create *c)
+{
+	u64 end;
+
+	if (args->flags & ~MVGAL_USERPTR_MARKS ||
+	    !args->size || !PAGE_ALIGNED(args->user_ptr) ||
+	    check_add_overflow(args->user_ptr, PAGE_ALIGN(args->size), &end) ||
+	    PAGE_ALIGN(args->size) < args->size)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(args->user_ptr), args->size))
+		return -EFAULT;
+	/* The memory is the application's: no other kind, no new bytes. */
+	if (!(c->flags & MVGAL_BO_HOST_VALID) ||
+	    c->flags & (MVGAL_BO_LAZY_ALLOCATE | MVGAL_BO_CPU_UNCACHED |
+			MVGAL_BO_ZERO_INITIALIZED))
+		return -EINVAL;
+	return mvgal_bo_create_check(c);
+}
+
+int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
+			   struct drm_file *file)
+{
+	struct drm_mvgal_bo_userptr *args = data;
+	struct drm_mvgal_bo_create c = {
+		.size = args->size, .flags = args->bo_flags,
+		.gpu = MVGAL_GPU_ANY, .sharing = args->sharing,
+	};
+	struct mvgal_bo *bo;
+	u32 handle;
+	int ret;
+
+	ret = mvgal_bo_userptr_check(args, &c);
+	if (ret)
+		return ret;
+	bo = mvgal_bo_create_new(dev, &c);
+	if (!bo)
+		return -ENOMEM;
+	bo->meta = sizeof(*bo);
+	bo->quota = mvgal_file_charge(file, false, bo->meta, &ret);
+	if (!bo->quota)
+		goto err_put;
+	bo->home_loc = MVGAL_LOC_HOST;
+	mvgal_bo_coherence_init(bo);
+	bo->host = true;
+	ret = mvgal_userptr_pin(bo, args->user_ptr,
+				args->flags & MVGAL_USERPTR_MARKS);
+	if (!ret)
+		ret = drm_gem_handle_create(file, &bo->base, &handle);
 	if (ret)
 		goto err_put;
 	mvgal_bo_track(bo);

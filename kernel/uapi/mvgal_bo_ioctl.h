@@ -10,6 +10,8 @@
 struct drm_device;
 struct drm_file;
 
+int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
+			   struct drm_file *file);
 int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,

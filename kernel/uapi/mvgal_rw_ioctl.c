@@ -225,6 +225,32 @@ int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,
 }
 
 /*
+ * BO_MARK: a registered buffer's application says what it wrote through
+ * its own mapping.
+ */
+int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
+			struct drm_file *file)
+{
+	struct drm_mvgal_bo_mark *args = data;
+	struct mvgal_bo *bo;
+	int ret;
+
+	if (args->flags)
+		return -EINVAL;
+	bo = mvgal_bo_lookup_access(file, args->handle, true, &ret);
+	if (!bo)
+		return ret;
+	if (!bo->userptr ||
+	    !mvgal_range_ok(args->offset, args->size, bo->size))
+		ret = -EINVAL;
+	else
+		ret = args->size ? mvgal_cpu_mark(bo, args->offset,
+						  args->size) : 0;
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/*
  * BO_COPY: both ranges are checked, their chunks brought home and the
  * destination's pages allocated with both buffers locked, before the
  * first byte moves; then nothing can fail.

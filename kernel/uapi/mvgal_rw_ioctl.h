@@ -11,6 +11,8 @@
 struct drm_device;
 struct drm_file;
 
+int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
+			struct drm_file *file);
 int mvgal_ioctl_bo_pwrite(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,

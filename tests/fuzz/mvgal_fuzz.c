@@ -276,7 +276,7 @@ enum {
 	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
-	OP_GPU_ATTACH,
+	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK,
 	OP_COUNT
 };
 
@@ -289,13 +289,13 @@ static const char *const op_names[OP_COUNT] = {
 	"PRIME export", "PRIME import", "vgem import", "syncobj",
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
-	"GPU_ATTACH",
+	"GPU_ATTACH", "BO_USERPTR", "BO_MARK",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
-	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -855,6 +855,53 @@ static int do_create(int f)
 	if (!ret)
 		put_handle(f, c.handle);
 	return ret;
+}
+
+/*
+ * Registered user memory: a range of the junk area, whose pages the
+ * kernel may then write whenever a GPU's bytes come home. A mutated
+ * range that leaves the pointer window is put back into the junk area
+ * (unless the kernel refuses it before looking at memory: unaligned,
+ * empty or overflowing), so that no page of the fuzzer's own is pinned
+ * and written.
+ */
+static int do_userptr(int f)
+{
+	uintptr_t w = (uintptr_t)junk - WINDOW / 2;
+	struct drm_mvgal_bo_userptr u = {
+		.user_ptr = (uintptr_t)junk + below(JUNK / 2) / 4096 * 4096,
+		.size = chance(80) ? 1 + below(16 * 4096) : size_ish(),
+		.flags = chance(50) ? MVGAL_USERPTR_MARKS : 0,
+		.bo_flags = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+	};
+	int ret;
+
+	if (chance(20))
+		u.bo_flags |= MVGAL_BO_DMA_BUF | MVGAL_BO_SHARED;
+	if (u.bo_flags & MVGAL_BO_DMA_BUF)
+		u.sharing = 1 + below(MVGAL_SHARING_COUNT - 1);
+	if (chance(10))
+		u.user_ptr = uptr(junk, &u) & ~4095ULL;
+	mutate(&u, sizeof(u));
+	if ((u.user_ptr & 4095) == 0 && u.size &&
+	    u.user_ptr + u.size > u.user_ptr &&
+	    (u.user_ptr < w || u.user_ptr + u.size > w + WINDOW))
+		u.user_ptr = (uintptr_t)junk;
+	if (u.user_ptr == (uintptr_t)junk && u.size > JUNK)
+		u.size = JUNK;
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_USERPTR, &u);
+	if (!ret)
+		put_handle(f, u.handle);
+	return ret;
+}
+
+static int do_mark(int f)
+{
+	struct drm_mvgal_bo_mark m = { .handle = handle(f) };
+
+	range_ish(&m.offset, &m.size);
+	mutate(&m, sizeof(m));
+	return xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_MARK, &m);
 }
 
 static int do_rw(int f, bool write)
@@ -1557,6 +1604,8 @@ static int call(int op)
 	case OP_REOPEN: return do_reopen();
 	case OP_FORK: return do_fork(f);
 	case OP_GPU_ATTACH: return do_gpu_attach(f);
+	case OP_BO_USERPTR: return do_userptr(f);
+	case OP_BO_MARK: return do_mark(f);
 	default: return do_simple(op, f);
 	}
 }
@@ -1611,7 +1660,7 @@ static void *worker(void *p)
 		 * allocation-failure warnings would drown what matters.
 		 */
 		bool inject = op <= OP_RAW || op == OP_PRIME_IMPORT ||
-			      op == OP_VGEM_IMPORT;
+			      op == OP_VGEM_IMPORT || op >= OP_BO_USERPTR;
 
 		inject_on = inject;
 		atomic_store(&busy_op[id], op + 1);

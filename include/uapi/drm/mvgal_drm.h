@@ -1753,6 +1753,82 @@ struct drm_mvgal_uring_cmd {
 	__u32 pad;
 };
 
+/**
+ * struct drm_mvgal_bo_userptr - DRM_IOCTL_MVGAL_BO_USERPTR
+ *
+ * Makes the caller's memory [@user_ptr, @user_ptr + @size) the host
+ * storage of a new buffer (registered user memory). The pages are pinned
+ * (FOLL_LONGTERM) and charged to the caller's RLIMIT_MEMLOCK until the
+ * buffer is freed; the buffer then takes part in sessions, migrations,
+ * eviction and exports like any other, its home being these pages.
+ *
+ * The application keeps writing through its own mapping, which mvgal
+ * cannot see: a BEGIN takes every chunk it names that home holds as
+ * written there (the GPU gets a fresh copy), unless the buffer is
+ * registered with MVGAL_USERPTR_MARKS; then only the chunks the
+ * application marks (DRM_IOCTL_MVGAL_BO_MARK) are. A GPU's writes reach
+ * the pages only when they come home (a MIGRATE to MVGAL_LOC_HOST, a
+ * BO_PREAD, a CPU access through mvgal); a chunk a GPU holds alone stays
+ * the GPU's until then. The pages stay the buffer's whatever happens to
+ * the mapping: after munmap(), MADV_DONTNEED or a fork's copy-on-write
+ * the application's range may be other memory, the buffer keeps the
+ * pages it pinned (a forked child gets copies; the parent keeps them).
+ *
+ * Errors: -EINVAL (unknown flags, @user_ptr not page aligned, @size 0, the range overflowing, @bo_flags without
+ * MVGAL_BO_HOST_VALID or with LAZY_ALLOCATE, CPU_UNCACHED or
+ * ZERO_INITIALIZED, @bo_flags and @sharing as BO_CREATE refuses them,
+ * memory that is not anonymous or shmem: a file's page cache, a PFN or
+ * I/O mapping such as another device's or an mvgal buffer's), -EFAULT (a
+ * hole in the range or a range past the end of the user address space,
+ * pages that cannot be pinned for writing), -EEXIST
+ * (the range overlaps another registration of the same open file),
+ * -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no memory),
+ * -EDQUOT.
+ */
+struct drm_mvgal_bo_userptr {
+	/** @user_ptr: (in) page-aligned start of the caller's memory. */
+	__u64 user_ptr;
+	/** @size: (in) bytes; the pages covering them are registered. */
+	__u64 size;
+	/** @flags: (in) MVGAL_USERPTR_*. */
+	__u32 flags;
+	/**
+	 * @bo_flags: (in) MVGAL_BO_* as BO_CREATE takes them; HOST_VALID
+	 * is required.
+	 */
+	__u32 bo_flags;
+	/** @sharing: (in) MVGAL_SHARING_*, as BO_CREATE takes it. */
+	__u32 sharing;
+	/** @handle: (out) GEM handle of the new buffer. */
+	__u32 handle;
+};
+
+#define MVGAL_USERPTR_MARKS	(1u << 0)
+
+/**
+ * struct drm_mvgal_bo_mark - DRM_IOCTL_MVGAL_BO_MARK
+ *
+ * The application wrote [@offset, @offset + @size) of a registered buffer
+ * through its own mapping: the chunks covering it hold the current bytes
+ * at home, and the next BEGIN copies them. Waits (interruptibly) for the
+ * buffer's fences first, as a write does. Home becomes the only holder
+ * of those chunks, also where a GPU held one alone: the application's
+ * pages win (bring a GPU's writes home before writing over them).
+ * Errors: -EINVAL (non-zero flags, a buffer that is not registered, the
+ * range beyond the buffer or overflowing), -ENOENT, -EACCES, -EBUSY (a
+ * live session uses the chunks), -ENOMEM, -EDQUOT, -EINTR.
+ */
+struct drm_mvgal_bo_mark {
+	/** @handle: (in) GEM handle of a registered buffer. */
+	__u32 handle;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @offset: (in) byte offset. */
+	__u64 offset;
+	/** @size: (in) bytes; 0 marks nothing. */
+	__u64 size;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -1782,6 +1858,8 @@ struct drm_mvgal_uring_cmd {
 #define DRM_MVGAL_REPLICATE	0x19
 #define DRM_MVGAL_ADVISE	0x1a
 #define DRM_MVGAL_PLACE_FD	0x1b
+#define DRM_MVGAL_BO_USERPTR	0x1c
+#define DRM_MVGAL_BO_MARK	0x1d
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -1839,6 +1917,10 @@ struct drm_mvgal_uring_cmd {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_ADVISE, struct drm_mvgal_advise)
 #define DRM_IOCTL_MVGAL_PLACE_FD \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FD, struct drm_mvgal_place_fd)
+#define DRM_IOCTL_MVGAL_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_USERPTR, struct drm_mvgal_bo_userptr)
+#define DRM_IOCTL_MVGAL_BO_MARK \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_MARK, struct drm_mvgal_bo_mark)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registered user memory (BO_USERPTR). The application's pages become
+ * the buffer's host pages: pinned with FOLL_LONGTERM (so they stay where
+ * they are for the buffer's life, whatever happens to the mapping) and
+ * charged to the registering process's RLIMIT_MEMLOCK, as vfio and RDMA
+ * charge theirs. Everything else about the buffer is ordinary: sessions,
+ * migrations, eviction and exports use these pages as home.
+ *
+ * mvgal cannot see the application's writes through its own mapping. So
+ * a BEGIN takes every chunk it names that home holds to have been written
+ * there (home becomes its only holder and the GPU gets a fresh copy),
+ * unless the buffer was registered with MVGAL_USERPTR_MARKS: then the
+ * application says what it wrote (BO_MARK) and a BEGIN copies only that,
+ * as for the chunks mvgal's own mappings see written.
+ */
+
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+
+#include "core/mvgal_chunk.h"
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_quota.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_userptr.h"
+
+/*
+ * Only ordinary memory may be registered: anonymous or shmem mappings,
+ * not a PFN or I/O map (another device's memory, an mvgal buffer's own
+ * mapping) nor a file's page cache. Every byte of the range must be
+ * mapped. Return: 0, -EFAULT (a hole) or -EINVAL.
+ */
+static int mvgal_userptr_vmas_ok(struct mm_struct *mm, unsigned long start,
+				 unsigned long end)
+{
+	struct vm_area_struct *vma;
+	unsigned long at = start;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (at < end && !ret) {
+		vma = vma_lookup(mm, at);
+		if (!vma)
+			ret = -EFAULT;
+		else if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
+			ret = -EINVAL;
+		else if (!vma_is_anonymous(vma) &&
+			 !(vma->vm_file && shmem_file(vma->vm_file)))
+			ret = -EINVAL;
+		else
+			at = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* Another registration of @mf overlapping [start, start + n pages)? */
+static bool mvgal_userptr_overlaps(struct mvgal_file *mf, unsigned long start,
+				   unsigned long n)
+{
+	struct mvgal_userptr *u;
+
+	lockdep_assert_held(&mf->lock);
+	list_for_each_entry(u, &mf->userptrs, link)
+		if (start < u->start + (u->npages << PAGE_SHIFT) &&
+		    u->start < start + (n << PAGE_SHIFT))
+			return true;
+	return false;
+}
+
+/* Pins the range's pages into @pages: 0 or -errno, nothing held then. */
+static int mvgal_userptr_get_pages(unsigned long start, unsigned long n,
+				   struct page **pages)
+{
+	long got = pin_user_pages_fast(start, n, FOLL_WRITE | FOLL_LONGTERM,
+				       pages);
+
+	if (got == n)
+		return 0;
+	if (got > 0)
+		unpin_user_pages(pages, got);
+	return got < 0 ? got : -EFAULT;
+}
+
+/* The pinned pages become the buffer's: nothing can fail any more. */
+static int mvgal_userptr_store(struct mvgal_bo *bo, struct page **pages)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < bo->npages; i++) {
+		ret = xa_err(xa_store(&bo->pages, i, pages[i],
+				      GFP_KERNEL_ACCOUNT));
+		if (ret) {
+			/* Those stored so far leave the array again. */
+			while (i--)
+				xa_erase(&bo->pages, i);
+			return ret;
+		}
+	}
+	bo->nr_pages = bo->npages;
+	bo->nid = page_to_nid(pages[0]);
+	atomic64_add(bo->npages, &mdev->host_pages);
+	return 0;
+}
+
+/**
+ * mvgal_userptr_pin() - make the caller's memory at @start the host
+ * storage of @bo
+ * @bo: a new buffer of npages pages with no storage, charged to its
+ *	file (bo->quota)
+ * @start: page-aligned user address
+ * @marks: the application will mark what it writes (BO_MARK)
+ *
+ * Return: 0, or -errno with nothing held: -EINVAL (not ordinary memory),
+ * -EFAULT (unmapped, or a page that cannot be pinned for writing),
+ * -EEXIST (overlaps a registration of the same file), -ENOMEM (beyond
+ * RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no memory).
+ */
+int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
+{
+	struct mvgal_file *mf = bo->quota;
+	unsigned long n = bo->npages;
+	struct mvgal_userptr *u;
+	struct page **pages;
+	int ret;
+
+	ret = mvgal_userptr_vmas_ok(current->mm, start, start + (n << PAGE_SHIFT));
+	if (ret)
+		return ret;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT |
+			       __GFP_NOWARN);
+	if (!u || !pages) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	mutex_lock(&mf->lock);
+	if (mvgal_userptr_overlaps(mf, start, n)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	ret = account_locked_vm(current->mm, n, true);
+	if (ret)
+		goto out_unlock;
+	ret = mvgal_userptr_get_pages(start, n, pages);
+	if (!ret) {
+		ret = mvgal_userptr_store(bo, pages);
+		if (ret)
+			unpin_user_pages(pages, n);
+	}
+	if (ret) {
+		account_locked_vm(current->mm, n, false);
+		goto out_unlock;
+	}
+	mmgrab(current->mm);
+	*u = (struct mvgal_userptr) {
+		.mm = current->mm, .start = start, .npages = n, .marks = marks,
+	};
+	list_add_tail(&u->link, &mf->userptrs);
+	bo->userptr = u;
+	u = NULL;
+out_unlock:
+	mutex_unlock(&mf->lock);
+out_free:
+	kvfree(pages);
+	kfree(u);
+	return ret;
+}
+
+/**
+ * mvgal_userptr_release() - the buffer goes: its pages are unpinned
+ * (dirty: copies home wrote them), uncharged and its registration ends
+ * @bo: the buffer, with no user left
+ */
+void mvgal_userptr_release(struct mvgal_bo *bo)
+{
+	struct mvgal_userptr *u = bo->userptr;
+	struct mvgal_file *mf = bo->quota;
+	struct page *page;
+	unsigned long i;
+
+	xa_for_each(&bo->pages, i, page)
+		unpin_user_pages_dirty_lock(&page, 1, true);
+	/* A process that exited has nothing left to charge. */
+	if (mmget_not_zero(u->mm)) {
+		account_locked_vm(u->mm, u->npages, false);
+		mmput(u->mm);
+	}
+	mmdrop(u->mm);
+	mutex_lock(&mf->lock);
+	list_del(&u->link);
+	mutex_unlock(&mf->lock);
+	kfree(u);
+	bo->userptr = NULL;
+}
+
+/* Registered, and its application does not mark what it writes? */
+bool mvgal_userptr_unseen(const struct mvgal_bo *bo)
+{
+	return bo->userptr && !bo->userptr->marks;
+}
+
+/**
+ * mvgal_userptr_assume_written() - the chunks a BEGIN names, of a buffer
+ * whose application does not mark its writes, are taken as written at
+ * home where home holds them: home becomes their only holder
+ * @bo: the buffer; caller holds bo->lock, the chunks' records exist
+ * @base: the first chunk of @chunks
+ * @chunks: the chunks named, a bitmap over @n from @base
+ * @n: bits of @chunks
+ *
+ * A chunk a GPU holds alone (it wrote it, and it has not come home) stays
+ * the GPU's: the application's writes to its pages since are not seen.
+ */
+void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
+				  const unsigned long *chunks,
+				  unsigned long n)
+{
+	unsigned long i;
+
+	if (!mvgal_userptr_unseen(bo))
+		return;
+	lockdep_assert_held(&bo->lock);
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(i, chunks, n)
+		mvgal_chunk_written(mvgal_chunk_at(bo, base + i), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+}
+
+/**
+ * mvgal_userptr_mark() - the application wrote chunks [first, last]
+ * through its own mapping: home's bytes of them are the current ones
+ * @bo: a registered buffer; caller holds bo->lock, has seen its fences
+ *	signaled, and ensured the chunks' records
+ * @first: first chunk
+ * @last: last chunk
+ *
+ * Home becomes the only holder, also of a chunk a GPU held alone: the
+ * application's pages win (bring a GPU's writes home before writing).
+ */
+void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
+			unsigned long last)
+{
+	unsigned long c;
+
+	lockdep_assert_held(&bo->lock);
+	spin_lock(&bo->state_lock);
+	for (c = first; c <= last; c++) {
+		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
+
+		mvgal_chunk_filled(ch, bo->home_loc);
+		mvgal_chunk_written(ch, bo->home_loc);
+	}
+	spin_unlock(&bo->state_lock);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Registered user memory as a buffer's host storage (BO_USERPTR): the
+ * pages pinned and charged to RLIMIT_MEMLOCK, one registration per range
+ * of an open file, and what mvgal assumes of the writes it cannot see.
+ */
+#ifndef MVGAL_BO_USERPTR_H
+#define MVGAL_BO_USERPTR_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct mm_struct;
+struct mvgal_bo;
+
+/*
+ * A buffer's registration: the range of the registering process's
+ * address space its pages were pinned from, on that file's list
+ * (mvgal_file.userptrs, under mvgal_file.lock) until the buffer goes.
+ */
+struct mvgal_userptr {
+	struct list_head link;
+	struct mm_struct *mm;	/* mmgrab()bed: charged for the pages */
+	unsigned long start;
+	unsigned long npages;
+	bool marks;		/* MVGAL_USERPTR_MARKS */
+};
+
+int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks);
+void mvgal_userptr_release(struct mvgal_bo *bo);
+void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
+				  const unsigned long *chunks,
+				  unsigned long n);
+bool mvgal_userptr_unseen(const struct mvgal_bo *bo);
+void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
+			unsigned long last);
+
+#endif /* MVGAL_BO_USERPTR_H */

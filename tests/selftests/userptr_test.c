@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registered user memory (BO_USERPTR): the application's own pages as a
+ * buffer's host storage. Sessions see what the application wrote (every
+ * named chunk, or only what it marks with MVGAL_USERPTR_MARKS); a GPU's
+ * writes reach the application's memory when they come home; migrations,
+ * eviction and exports work as for any buffer; RLIMIT_MEMLOCK bounds the
+ * pinned pages; fork, MADV_DONTNEED, munmap and the process exiting leave
+ * the buffer its pages; every rejection has its errno.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include <mvgal/mvgal.h>
+
+#include "kselftest_harness.h"
+#include "helpers.h"
+#include "coherence.h"
+
+#define PG 4096UL
+#define HVGV (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)
+
+FIXTURE(uptr) {
+	COH_FIELDS;
+};
+
+FIXTURE_SETUP(uptr)
+{
+	COH_SETUP(self);
+}
+
+FIXTURE_TEARDOWN(uptr)
+{
+	coh_teardown(self->m, self->pool);
+}
+
+/* Anonymous memory of @size bytes (pages), filled with pattern @s. */
+static uint8_t *anon(size_t size, unsigned int s)
+{
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	fill(p, size, s);
+	return p;
+}
+
+static int reg(struct mvgal *m, void *p, uint64_t size, uint32_t flags,
+	       uint32_t bo_flags, uint32_t *h)
+{
+	struct drm_mvgal_bo_userptr u = {
+		.user_ptr = (uintptr_t)p, .size = size, .flags = flags,
+		.bo_flags = bo_flags,
+	};
+	int ret = mvgal_bo_userptr(m, &u);
+
+	*h = u.handle;
+	return ret;
+}
+
+/* A READ session of the whole buffer on @gpu: its pool copy, or NULL. */
+static uint8_t *read_on(struct __test_metadata *_metadata, struct mvgal *m,
+			uint8_t **pool, uint32_t gpu, uint32_t h,
+			uint64_t size, uint32_t *session)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	int f;
+
+	if (begin1(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE, h, 0,
+		   size, &a, session, &f, &copied) || settle(f))
+		return NULL;
+	return pool[a.pool_gpu] + a.pool_offset;
+}
+
+/*
+ * The buffer is the application's memory: BO_PREAD reads it, a session's
+ * copy holds it, and a write through the application's own mapping
+ * reaches the next session (every chunk named counts as written). A GPU's
+ * writes reach the application's memory once migrated home.
+ */
+TEST_F(uptr, sessions_see_the_applications_writes_and_it_sees_theirs)
+{
+	const uint64_t size = 2 * CH + 5000, map = 2 * CH + 2 * PG;
+	uint8_t *p = anon(map, 1), *gpu, *mp;
+	struct drm_mvgal_migrate mg = { .size = size, .in_fence_fd = -1 };
+	struct drm_mvgal_access a;
+	uint32_t h, s;
+	uint64_t copied;
+	int f;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, size, 0, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* The application writes through its own mapping. */
+	for (uint64_t i = 100; i < 3100; i++)
+		p[i] = pat(i, 2);
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, p, size));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* A GPU writes chunk 1; MIGRATE home brings it to the application. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, CH, CH, &a, &s, &f,
+			    &copied));
+	ASSERT_EQ(0, settle(f));
+	fill(self->pool[self->g1] + a.pool_offset + CH, CH, 3);
+	ASSERT_EQ(0, end_written(self->m, s, h, CH, CH, -1));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 1));
+	mg.handle = h;
+	mg.location = MVGAL_LOC_HOST;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
+	EXPECT_EQ(-1, check(p + CH, CH, 0, 3));
+	EXPECT_EQ(-1, check(p + 2 * CH, size - 2 * CH, 2 * CH, 1));
+	/* mvgal's own mapping of the buffer is the same memory. */
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&mp));
+	EXPECT_EQ(0, memcmp(mp, p, size));
+	mp[size - 1] ^= 0x5a;
+	EXPECT_EQ(p[size - 1], mp[size - 1]);
+	munmap(mp, size);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+}
+
+/*
+ * MVGAL_USERPTR_MARKS: only what the application marks is copied again;
+ * an unmarked write is not seen (as documented) until marked. BO_MARK's
+ * rejections change nothing.
+ */
+TEST_F(uptr, marks_say_what_was_written)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 4), *gpu;
+	struct drm_mvgal_bo_mark mk = { .size = 10 };
+	uint32_t h, h2, s;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MVGAL_USERPTR_MARKS, HVGV, &h));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	/* A live session uses the chunks: marking them is -EBUSY. */
+	EXPECT_EQ(-EBUSY, mvgal_bo_mark(self->m, h, 0, 10));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	fill(p, size, 5);
+	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH - 7, 3));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, CH, 0, 5));
+	EXPECT_EQ(-1, check(gpu + CH, CH, CH, 4));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH, CH));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, size, 0, 5));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* Rejections. */
+	mk.handle = h;
+	mk.flags = 1;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.flags = 0;
+	mk.offset = size - 5;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.offset = ~0ULL - 3;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.offset = 0;
+	mk.handle = h + 100;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	EXPECT_EQ(-EINVAL, mvgal_bo_mark(self->m, h2, 0, 10));
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * An open file of @size bytes on a private ramfs mount: page cache that
+ * is not shmem. The mount is detached at once; the file keeps it alive.
+ */
+static int ramfs_file(size_t size)
+{
+	char dir[] = "/tmp/mvgal-ramfs-XXXXXX", path[64];
+	int fd = -1;
+
+	if (!mkdtemp(dir))
+		return -1;
+	if (!mount("mvgal", dir, "ramfs", 0, NULL)) {
+		snprintf(path, sizeof(path), "%s/f", dir);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0 && ftruncate(fd, size)) {
+			close(fd);
+			fd = -1;
+		}
+		umount2(dir, MNT_DETACH);
+	}
+	rmdir(dir);
+	return fd;
+}
+
+/* Every refusal with its errno; nothing is registered by one. */
+TEST_F(uptr, rejections)
+{
+	const uint64_t size = 4 * PG;
+	uint8_t *p = anon(size, 6), *file, *bo_map;
+	struct drm_mvgal_bo_userptr u;
+	struct mvgal *m2;
+	uint32_t h, h2;
+	int fd;
+
+	ASSERT_NE(NULL, p);
+	struct { uint64_t ptr, size; uint32_t flags, bo_flags, sharing; int err; } bad[] = {
+		{ (uintptr_t)p + 1, PG, 0, HVGV, 0, EINVAL },
+		{ (uintptr_t)p, 0, 0, HVGV, 0, EINVAL },
+		{ (uintptr_t)p, PG, 2, HVGV, 0, EINVAL },
+		{ (uintptr_t)p, PG, 0, MVGAL_BO_GPU_VALID, 0, EINVAL },
+		{ (uintptr_t)p, PG, 0, HVGV | MVGAL_BO_LAZY_ALLOCATE, 0, EINVAL },
+		{ (uintptr_t)p, PG, 0, HVGV | MVGAL_BO_ZERO_INITIALIZED, 0, EINVAL },
+		{ (uintptr_t)p, PG, 0, HVGV | MVGAL_BO_CPU_UNCACHED, 0, EINVAL },
+		{ (uintptr_t)p, PG, 0, HVGV, MVGAL_SHARING_CROSS_VENDOR, EINVAL },
+		{ ~0ULL & ~(PG - 1), 2 * PG, 0, HVGV, 0, EINVAL },
+		{ 0x7ffffffff000ULL, 16 * PG, 0, HVGV, 0, EFAULT },
+	};
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		u = (struct drm_mvgal_bo_userptr) {
+			.user_ptr = bad[i].ptr, .size = bad[i].size,
+			.flags = bad[i].flags, .bo_flags = bad[i].bo_flags,
+			.sharing = bad[i].sharing,
+		};
+		EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_USERPTR, &u))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(bad[i].err, errno) TH_LOG("case %u", i);
+	}
+	/* A hole in the range. */
+	ASSERT_EQ(0, munmap(p + PG, PG));
+	EXPECT_EQ(-EFAULT, reg(self->m, p, size, 0, HVGV, &h));
+	ASSERT_EQ(p + PG, mmap(p + PG, PG, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	/*
+	 * Not ordinary memory: a file's page cache (on ramfs, since the
+	 * test guest's own root is tmpfs, which is shmem and allowed), an
+	 * mvgal buffer's mapping.
+	 */
+	fd = ramfs_file(PG);
+	ASSERT_LE(0, fd);
+	file = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, file);
+	EXPECT_EQ(-EINVAL, reg(self->m, file, PG, 0, HVGV, &h));
+	munmap(file, PG);
+	ASSERT_EQ(0, host_bo(self->m, 2 * PG, &h2));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h2, (void **)&bo_map));
+	EXPECT_EQ(-EINVAL, reg(self->m, bo_map, 2 * PG, 0, HVGV, &h));
+	munmap(bo_map, 2 * PG);
+	mvgal_bo_destroy(self->m, h2);
+	/* Overlapping registrations of one file; another file may. */
+	ASSERT_EQ(0, reg(self->m, p, 2 * PG, 0, HVGV, &h));
+	EXPECT_EQ(-EEXIST, reg(self->m, p + PG, 2 * PG, 0, HVGV, &h2));
+	ASSERT_EQ(0, mvgal_open(&m2));
+	ASSERT_EQ(0, reg(m2, p + PG, 2 * PG, 0, HVGV, &h2));
+	mvgal_bo_destroy(m2, h2);
+	mvgal_close(m2);
+	ASSERT_EQ(0, reg(self->m, p + 2 * PG, 2 * PG, 0, HVGV, &h2));
+	mvgal_bo_destroy(self->m, h);
+	ASSERT_EQ(0, reg(self->m, p, 2 * PG, 0, HVGV, &h));
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h2);
+	munmap(p, size);
+}
+
+/* Drops CAP_IPC_LOCK from this process's effective set. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hd = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &hd, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &hd, d);
+}
+
+/*
+ * Without CAP_IPC_LOCK, RLIMIT_MEMLOCK bounds what a process registers:
+ * 16 pages fit a 64 KiB limit, one more is -ENOMEM; freeing a buffer
+ * gives its pages back to the limit.
+ */
+TEST_F(uptr, memlock_limit_bounds_registrations)
+{
+	int st;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 64 << 10, 64 << 10 };
+		uint8_t *p = anon(17 * PG, 7);
+		struct mvgal *m;
+		uint32_t h, h2;
+
+		if (!p || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		    mvgal_open(&m))
+			_exit(10);
+		if (reg(m, p, 16 * PG, 0, HVGV, &h))
+			_exit(11);
+		if (reg(m, p + 16 * PG, PG, 0, HVGV, &h2) != -ENOMEM)
+			_exit(12);
+		mvgal_bo_destroy(m, h);
+		if (reg(m, p + 16 * PG, PG, 0, HVGV, &h2))
+			_exit(13);
+		{
+			uint8_t back[PG];
+
+			if (mvgal_bo_read(m, h2, 0, back, PG) ||
+			    memcmp(back, p + 16 * PG, PG))
+				_exit(14);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * The buffer keeps the pages it pinned: a forked child's writes go to
+ * its own copies; after MADV_DONTNEED the application's range is new
+ * (zero) memory while the buffer still holds the old bytes; after
+ * munmap() the buffer still reads and reaches a GPU.
+ */
+TEST_F(uptr, fork_madvise_and_munmap_leave_the_buffer_its_pages)
+{
+	const uint64_t size = 4 * PG;
+	uint8_t *p = anon(size, 8), *gpu, back[PG];
+	uint32_t h, s;
+	int st;
+	pid_t pid;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fill(p, size, 9);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(-1, check(p, size, 0, 8));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 8));
+	/* The parent's writes still reach the buffer. */
+	fill(p, PG, 10);
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, PG, 0, 10));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, madvise(p + PG, PG, MADV_DONTNEED));
+	EXPECT_EQ(0, p[PG]);
+	EXPECT_EQ(0, p[2 * PG - 1]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, PG, back, PG));
+	EXPECT_EQ(-1, check(back, PG, PG, 8));
+	ASSERT_EQ(0, munmap(p, size));
+	gpu = read_on(_metadata, self->m, self->pool, self->g1, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, PG, 0, 10));
+	EXPECT_EQ(-1, check(gpu + PG, size - PG, PG, 8));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Sends @fd over @sock; 0 or -1. */
+static int send_fd(int sock, int fd)
+{
+	char c = 0, buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c, buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * A process registers its memory, exports the buffer as a dma-buf, hands
+ * it over and exits (with a session live on another buffer of its own):
+ * the pages outlive it, and the importer reads the bytes it left. PRIME
+ * import into vgem works too.
+ */
+TEST_F(uptr, the_pages_outlive_the_process_that_registered_them)
+{
+	const uint64_t size = CH + 3 * PG;
+	int sv[2], dfd, st, vgem;
+	uint32_t h, vh;
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint8_t *p = anon(size, 11), *q = anon(2 * PG, 12);
+		struct mvgal *m;
+		uint32_t hc, hq, s;
+		int fd;
+
+		if (!p || !q || mvgal_open(&m))
+			_exit(10);
+		if (reg(m, p, size, 0, HVGV | MVGAL_BO_DMA_BUF, &hc) != -EINVAL)
+			_exit(11);
+		{
+			struct drm_mvgal_bo_userptr u = {
+				.user_ptr = (uintptr_t)p, .size = size,
+				.bo_flags = HVGV | MVGAL_BO_DMA_BUF |
+					    MVGAL_BO_SHARED,
+				.sharing = MVGAL_SHARING_CROSS_VENDOR,
+			};
+
+			if (mvgal_bo_userptr(m, &u))
+				_exit(12);
+			hc = u.handle;
+		}
+		if (mvgal_bo_export(m, hc, &fd) || send_fd(sv[1], fd))
+			_exit(13);
+		{
+			struct drm_mvgal_access a;
+			uint64_t cp;
+			int f;
+
+			if (reg(m, q, 2 * PG, 0, HVGV, &hq) ||
+			    begin1(m, self->g0, MVGAL_ACCESS_READ, hq, 0,
+				   2 * PG, &a, &s, &f, &cp))
+				_exit(14);
+		}
+		_exit(0);	/* exits with all of it held */
+	}
+	dfd = recv_fd(sv[0]);
+	ASSERT_LE(0, dfd);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, mvgal_bo_import(self->m, dfd, &h));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 11));
+	vgem = open_card("vgem", NULL, 0);
+	ASSERT_LE(0, vgem);
+	EXPECT_EQ(0, drmPrimeFDToHandle(vgem, dfd, &vh));
+	close(vgem);
+	close(dfd);
+	close(sv[0]);
+	close(sv[1]);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Eviction writes a GPU-only copy home, into the application's pages:
+ * after a MOVE to GPU 0 and a GPU write, another buffer takes the pool
+ * and the application reads the GPU's bytes in its own memory.
+ */
+TEST_F(uptr, eviction_brings_the_gpus_bytes_into_the_applications_memory)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 13);
+	struct drm_mvgal_migrate mg = {
+		.size = size, .flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+	};
+	struct drm_mvgal_access a;
+	uint64_t budget = 2 * CH, whole = 0, copied;
+	uint32_t h, h2, s;
+	int f;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET,
+				      &budget, NULL));
+	mg.handle = h;
+	mg.location = 1 + self->g0;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_EQ(0, settle(mg.out_fence_fd));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &s, &f,
+			    &copied));
+	ASSERT_EQ(0, settle(f));
+	fill(self->pool[self->g0] + a.pool_offset, size, 14);
+	ASSERT_EQ(0, end_written(self->m, s, h, 0, size, -1));
+	EXPECT_EQ(-1, check(p, size, 0, 13));
+	/* Another buffer needs the whole pool budget. */
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h2, 0, size, &a, &s, &f,
+			    &copied));
+	ASSERT_EQ(0, settle(f));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(-1, check(p, size, 0, 14));
+	mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET, &whole, NULL);
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+TEST_HARNESS_MAIN
