@@ -423,7 +423,7 @@ TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
 	ASSERT_EQ(0, stage(self->m, idle, 5, 3000, 24, idle_model));
 	EXPECT_EQ(n, staged_count(self->m));
 	EXPECT_EQ(-1, bo_cmp(self->m, idle, CH, idle_model));
-	EXPECT_EQ(-EINTR, stage_interrupted(self->fd, h, 100, 5000));
+	EXPECT_EQ(-EINTR, stage_interrupted(self->fd, h, 100, 40 * 1024));
 	EXPECT_EQ(0, s.done);
 	EXPECT_EQ(n, staged_count(self->m));
 	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
