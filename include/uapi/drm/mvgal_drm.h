@@ -1774,16 +1774,16 @@ struct drm_mvgal_uring_cmd {
  * the application's range may be other memory, the buffer keeps the
  * pages it pinned (a forked child gets copies; the parent keeps them).
  *
- * Errors: -EINVAL (unknown flags, @user_ptr not page aligned, @size 0, the range overflowing, @bo_flags without
- * MVGAL_BO_HOST_VALID or with LAZY_ALLOCATE, CPU_UNCACHED or
- * ZERO_INITIALIZED, @bo_flags and @sharing as BO_CREATE refuses them,
- * memory that is not anonymous or shmem: a file's page cache, a PFN or
- * I/O mapping such as another device's or an mvgal buffer's), -EFAULT (a
- * hole in the range or a range past the end of the user address space,
- * pages that cannot be pinned for writing), -EEXIST
- * (the range overlaps another registration of the same open file),
- * -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no memory),
- * -EDQUOT.
+ * Errors: -EINVAL (unknown flags, @user_ptr not page aligned, @size 0,
+ * the range overflowing, @bo_flags without MVGAL_BO_HOST_VALID or with
+ * LAZY_ALLOCATE, CPU_UNCACHED or ZERO_INITIALIZED, @bo_flags and @sharing
+ * as BO_CREATE refuses them, memory that is not anonymous or shmem: a
+ * file's page cache, a PFN or I/O mapping such as another device's or an
+ * mvgal buffer's), -EFAULT (a hole in the range or a range past the end
+ * of the user address space, pages that cannot be pinned for writing),
+ * -EEXIST (the range overlaps another registration of the same open
+ * file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no
+ * memory), -EDQUOT.
  */
 struct drm_mvgal_bo_userptr {
 	/** @user_ptr: (in) page-aligned start of the caller's memory. */
