@@ -154,7 +154,7 @@ $(FUZZ): tests/fuzz/mvgal_fuzz.c tests/common/rand.h $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< $(DRM_LIBS) -luring -lpthread
 
-$(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h $(LIB_SO) $(HDRS)
+$(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h tests/common/scm_fd.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 

@@ -154,12 +154,30 @@ static int mvgal_bo_create_storage(struct mvgal_bo *bo)
 	return 0;
 }
 
+/*
+ * A complete new buffer becomes the caller's: a handle (written to
+ * @handle only on success: a failed ioctl hands its struct back as it
+ * came), and the device's list. The creation reference goes either way.
+ */
+static int mvgal_bo_publish(struct drm_file *file, struct mvgal_bo *bo,
+			    u32 *handle)
+{
+	u32 h;
+	int ret = drm_gem_handle_create(file, &bo->base, &h);
+
+	if (!ret) {
+		mvgal_bo_track(bo);
+		*handle = h;
+	}
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
 int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 			  struct drm_file *file)
 {
 	struct drm_mvgal_bo_create *args = data;
 	struct mvgal_bo *bo;
-	u32 handle;
 	int ret;
 
 	ret = mvgal_bo_create_check(args);
@@ -187,13 +205,7 @@ int mvgal_ioctl_bo_create(struct drm_device *dev, void *data,
 	ret = mvgal_bo_create_storage(bo);
 	if (ret)
 		goto err_put;
-	ret = drm_gem_handle_create(file, &bo->base, &handle);
-	if (ret)
-		goto err_put;
-	mvgal_bo_track(bo);
-	drm_gem_object_put(&bo->base);
-	args->handle = handle;
-	return 0;
+	return mvgal_bo_publish(file, bo, &args->handle);
 
 err_put:
 	drm_gem_object_put(&bo->base);
@@ -233,7 +245,6 @@ int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
 		.gpu = MVGAL_GPU_ANY, .sharing = args->sharing,
 	};
 	struct mvgal_bo *bo;
-	u32 handle;
 	int ret;
 
 	ret = mvgal_bo_userptr_check(args, &c);
@@ -251,14 +262,9 @@ int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	bo->host = true;
 	ret = mvgal_userptr_pin(bo, args->user_ptr,
 				args->flags & MVGAL_USERPTR_MARKS);
-	if (!ret)
-		ret = drm_gem_handle_create(file, &bo->base, &handle);
 	if (ret)
 		goto err_put;
-	mvgal_bo_track(bo);
-	drm_gem_object_put(&bo->base);
-	args->handle = handle;
-	return 0;
+	return mvgal_bo_publish(file, bo, &args->handle);
 
 err_put:
 	drm_gem_object_put(&bo->base);

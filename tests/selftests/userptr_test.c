@@ -30,6 +30,7 @@
 #include "kselftest_harness.h"
 #include "helpers.h"
 #include "coherence.h"
+#include "../common/scm_fd.h"
 
 #define PG 4096UL
 #define HVGV (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)
@@ -386,44 +387,6 @@ TEST_F(uptr, fork_madvise_and_munmap_leave_the_buffer_its_pages)
 	EXPECT_EQ(-1, check(gpu + PG, size - PG, PG, 8));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	mvgal_bo_destroy(self->m, h);
-}
-
-/* Sends @fd over @sock; 0 or -1. */
-static int send_fd(int sock, int fd)
-{
-	char c = 0, buf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, buf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /*

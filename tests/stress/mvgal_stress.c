@@ -51,6 +51,7 @@
 #include <mvgal/mvgal.h>
 
 #include "../common/rand.h"
+#include "../common/scm_fd.h"
 
 #define CH		(64 * 1024)
 #define MAXW		8
@@ -148,43 +149,6 @@ static void mismatch(struct wctx *c, const char *how, int b, long at)
 	fprintf(stderr, "stress: worker %d: %s of buffer %d: byte %ld of its chunk is wrong\n",
 		c->w, how, b, at);
 	atomic_fetch_add(&sh->mismatches, 1);
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	return fd;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
 }
 
 static void worker_setup(struct wctx *c, int sock)
