@@ -108,6 +108,52 @@ static int mvgal_userptr_store(struct mvgal_bo *bo, struct page **pages)
 	return 0;
 }
 
+/* Registers @u with @mf unless it overlaps one there: 0 or -EEXIST. */
+static int mvgal_userptr_claim(struct mvgal_file *mf, struct mvgal_userptr *u)
+{
+	int ret = 0;
+
+	mutex_lock(&mf->lock);
+	if (mvgal_userptr_overlaps(mf, u->start, u->npages))
+		ret = -EEXIST;
+	else
+		list_add_tail(&u->link, &mf->userptrs);
+	mutex_unlock(&mf->lock);
+	return ret;
+}
+
+static void mvgal_userptr_unclaim(struct mvgal_file *mf,
+				  struct mvgal_userptr *u)
+{
+	mutex_lock(&mf->lock);
+	list_del(&u->link);
+	mutex_unlock(&mf->lock);
+}
+
+/*
+ * Charges the caller's RLIMIT_MEMLOCK, pins the pages at @start and
+ * stores them as @bo's: 0, or -errno with nothing charged or held.
+ */
+static int mvgal_userptr_charge_pin(struct mvgal_bo *bo, unsigned long start,
+				    struct page **pages)
+{
+	unsigned long n = bo->npages;
+	int ret;
+
+	ret = account_locked_vm(current->mm, n, true);
+	if (ret)
+		return ret;
+	ret = mvgal_userptr_get_pages(start, n, pages);
+	if (!ret) {
+		ret = mvgal_userptr_store(bo, pages);
+		if (ret)
+			unpin_user_pages(pages, n);
+	}
+	if (ret)
+		account_locked_vm(current->mm, n, false);
+	return ret;
+}
+
 /**
  * mvgal_userptr_pin() - make the caller's memory at @start the host
  * storage of @bo
@@ -139,33 +185,25 @@ int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	mutex_lock(&mf->lock);
-	if (mvgal_userptr_overlaps(mf, start, n)) {
-		ret = -EEXIST;
-		goto out_unlock;
-	}
-	ret = account_locked_vm(current->mm, n, true);
-	if (ret)
-		goto out_unlock;
-	ret = mvgal_userptr_get_pages(start, n, pages);
-	if (!ret) {
-		ret = mvgal_userptr_store(bo, pages);
-		if (ret)
-			unpin_user_pages(pages, n);
-	}
-	if (ret) {
-		account_locked_vm(current->mm, n, false);
-		goto out_unlock;
-	}
-	mmgrab(current->mm);
 	*u = (struct mvgal_userptr) {
 		.mm = current->mm, .start = start, .npages = n, .marks = marks,
 	};
-	list_add_tail(&u->link, &mf->userptrs);
+	/*
+	 * The range is claimed first, and charged and pinned without
+	 * mf->lock: both take the mmap lock, which must never be taken
+	 * under a lock of ours.
+	 */
+	ret = mvgal_userptr_claim(mf, u);
+	if (ret)
+		goto out_free;
+	ret = mvgal_userptr_charge_pin(bo, start, pages);
+	if (ret) {
+		mvgal_userptr_unclaim(mf, u);
+		goto out_free;
+	}
+	mmgrab(current->mm);
 	bo->userptr = u;
 	u = NULL;
-out_unlock:
-	mutex_unlock(&mf->lock);
 out_free:
 	kvfree(pages);
 	kfree(u);
@@ -176,6 +214,10 @@ out_free:
  * mvgal_userptr_release() - the buffer goes: its pages are unpinned
  * (dirty: copies home wrote them), uncharged and its registration ends
  * @bo: the buffer, with no user left
+ *
+ * Takes the registering process's mmap lock (to uncharge it) and the
+ * file's lock: never call it where a last reference may go with the mmap
+ * lock held (munmap() of an mvgal mapping); mvgal_bo_free() defers.
  */
 void mvgal_userptr_release(struct mvgal_bo *bo)
 {
@@ -192,9 +234,7 @@ void mvgal_userptr_release(struct mvgal_bo *bo)
 		mmput(u->mm);
 	}
 	mmdrop(u->mm);
-	mutex_lock(&mf->lock);
-	list_del(&u->link);
-	mutex_unlock(&mf->lock);
+	mvgal_userptr_unclaim(mf, u);
 	kfree(u);
 	bo->userptr = NULL;
 }

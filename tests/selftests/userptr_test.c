@@ -457,6 +457,52 @@ TEST_F(uptr, the_pages_outlive_the_process_that_registered_them)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* The caller's locked memory (VmLck) in KiB, or -1. */
+static long vmlck_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * The last reference of a registered buffer may go in munmap() of
+ * mvgal's mapping of it, with the mmap lock held: the buffer's end
+ * (which uncharges the process, taking that lock) must not run there.
+ * The charge comes back (VmLck) and the range may be registered again.
+ */
+TEST_F(uptr, the_last_reference_may_go_in_munmap)
+{
+	const uint64_t size = 3 * PG + 100;
+	uint8_t *p = anon(4 * PG, 14), *mp;
+	long lck0 = vmlck_kb();
+	uint32_t h;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_LE(0, lck0);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	EXPECT_EQ(lck0 + 16, vmlck_kb());
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&mp));
+	EXPECT_EQ(0, memcmp(mp, p, size));
+	mvgal_bo_destroy(self->m, h);
+	ASSERT_EQ(0, munmap(mp, size));
+	/* The end runs in a worker: wait for it, for 10 s at most. */
+	for (int i = 0; i < 1000 && vmlck_kb() != lck0; i++)
+		usleep(10000);
+	EXPECT_EQ(lck0, vmlck_kb());
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 14));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, 4 * PG);
+}
+
 /*
  * Eviction writes a GPU-only copy home, into the application's pages:
  * after a MOVE to GPU 0 and a GPU write, another buffer takes the pool
