@@ -3,8 +3,8 @@
  * Registered user memory (BO_USERPTR). The application's pages become
  * the buffer's host pages: pinned with FOLL_LONGTERM (so they stay where
  * they are for the buffer's life, whatever happens to the mapping) and
- * charged to the registering process's RLIMIT_MEMLOCK, as vfio and RDMA
- * charge theirs. Everything else about the buffer is ordinary: sessions,
+ * charged to the registering user's RLIMIT_MEMLOCK, as io_uring charges
+ * its buffers. Everything else about the buffer is ordinary: sessions,
  * migrations, eviction and exports use these pages as home.
  *
  * mvgal cannot see the application's writes through its own mapping. So
@@ -17,6 +17,10 @@
 
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/user.h>
+#include <linux/sched/signal.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 
@@ -57,18 +61,39 @@ static int mvgal_userptr_vmas_ok(struct mm_struct *mm, unsigned long start,
 	return ret;
 }
 
-/* Another registration of @mf overlapping [start, start + n pages)? */
-static bool mvgal_userptr_overlaps(struct mvgal_file *mf, unsigned long start,
-				   unsigned long n)
+/* Another registration of @mf by @mm overlapping [start, start + n pages)? */
+static bool mvgal_userptr_overlaps(struct mvgal_file *mf, struct mm_struct *mm,
+				   unsigned long start, unsigned long n)
 {
 	struct mvgal_userptr *u;
 
-	lockdep_assert_held(&mf->lock);
+	lockdep_assert_held(&mf->userptr_lock);
 	list_for_each_entry(u, &mf->userptrs, link)
-		if (start < u->start + (u->npages << PAGE_SHIFT) &&
+		if (u->mm == mm && start < u->start + (u->npages << PAGE_SHIFT) &&
 		    u->start < start + (n << PAGE_SHIFT))
 			return true;
 	return false;
+}
+
+/*
+ * Only anonymous or shmem pages stay: the mapping may have changed since
+ * mvgal_userptr_vmas_ok() looked (a page cache page pinned for writing
+ * would be written without the file system knowing).
+ */
+static bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		struct folio *folio = page_folio(pages[i]);
+		struct address_space *m = READ_ONCE(folio->mapping);
+
+		if (!folio_test_anon(folio) &&
+		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
+		     !shmem_mapping(m)))
+			return false;
+	}
+	return true;
 }
 
 /* Pins the range's pages into @pages: 0 or -errno, nothing held then. */
@@ -78,10 +103,12 @@ static int mvgal_userptr_get_pages(unsigned long start, unsigned long n,
 	long got = pin_user_pages_fast(start, n, FOLL_WRITE | FOLL_LONGTERM,
 				       pages);
 
-	if (got == n)
+	if (got == n && mvgal_userptr_pages_ok(pages, n))
 		return 0;
 	if (got > 0)
 		unpin_user_pages(pages, got);
+	if (got == n)
+		return -EINVAL;
 	return got < 0 ? got : -EFAULT;
 }
 
@@ -108,49 +135,78 @@ static int mvgal_userptr_store(struct mvgal_bo *bo, struct page **pages)
 	return 0;
 }
 
-/* Registers @u with @mf unless it overlaps one there: 0 or -EEXIST. */
+/*
+ * Registers @u with @mf unless it overlaps one of the same process's
+ * there: 0 or -EEXIST.
+ */
 static int mvgal_userptr_claim(struct mvgal_file *mf, struct mvgal_userptr *u)
 {
 	int ret = 0;
 
-	mutex_lock(&mf->lock);
-	if (mvgal_userptr_overlaps(mf, u->start, u->npages))
+	spin_lock(&mf->userptr_lock);
+	if (mvgal_userptr_overlaps(mf, u->mm, u->start, u->npages))
 		ret = -EEXIST;
 	else
 		list_add_tail(&u->link, &mf->userptrs);
-	mutex_unlock(&mf->lock);
+	spin_unlock(&mf->userptr_lock);
 	return ret;
 }
 
-static void mvgal_userptr_unclaim(struct mvgal_file *mf,
-				  struct mvgal_userptr *u)
+static void mvgal_userptr_drop(struct mvgal_file *mf, struct mvgal_userptr *u)
 {
-	mutex_lock(&mf->lock);
-	list_del(&u->link);
-	mutex_unlock(&mf->lock);
+	spin_lock(&mf->userptr_lock);
+	list_del_init(&u->link);
+	spin_unlock(&mf->userptr_lock);
 }
 
 /*
- * Charges the caller's RLIMIT_MEMLOCK, pins the pages at @start and
- * stores them as @bo's: 0, or -errno with nothing charged or held.
+ * The pages count against their user's RLIMIT_MEMLOCK over all its
+ * processes, as io_uring counts its buffers (a charge on one process's
+ * mm would end with that process while the pages stay pinned), and show
+ * in the process's VmPin. Atomic, so that uncharging needs no lock.
+ * Return: 0 or -ENOMEM (beyond the limit without CAP_IPC_LOCK).
  */
-static int mvgal_userptr_charge_pin(struct mvgal_bo *bo, unsigned long start,
+static int mvgal_userptr_charge(struct mvgal_userptr *u)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long cur = atomic_long_read(&u->user->locked_vm), new;
+
+	do {
+		new = cur + u->npages;
+		if (new > limit && !capable(CAP_IPC_LOCK))
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&u->user->locked_vm, &cur, new));
+	atomic64_add(u->npages, &u->mm->pinned_vm);
+	return 0;
+}
+
+static void mvgal_userptr_uncharge(struct mvgal_userptr *u)
+{
+	atomic_long_sub(u->npages, &u->user->locked_vm);
+	atomic64_sub(u->npages, &u->mm->pinned_vm);
+}
+
+/*
+ * Charges @u, pins its pages into @pages and stores them as @bo's: 0, or
+ * -errno with nothing charged or held.
+ */
+static int mvgal_userptr_charge_pin(struct mvgal_bo *bo,
+				    struct mvgal_userptr *u,
 				    struct page **pages)
 {
-	unsigned long n = bo->npages;
 	int ret;
 
-	ret = account_locked_vm(current->mm, n, true);
+	ret = mvgal_userptr_charge(u);
 	if (ret)
 		return ret;
-	ret = mvgal_userptr_get_pages(start, n, pages);
+	ret = mvgal_userptr_get_pages(u->start, u->npages, pages);
 	if (!ret) {
 		ret = mvgal_userptr_store(bo, pages);
 		if (ret)
-			unpin_user_pages(pages, n);
+			unpin_user_pages(pages, u->npages);
 	}
 	if (ret)
-		account_locked_vm(current->mm, n, false);
+		mvgal_userptr_uncharge(u);
 	return ret;
 }
 
@@ -164,8 +220,9 @@ static int mvgal_userptr_charge_pin(struct mvgal_bo *bo, unsigned long start,
  *
  * Return: 0, or -errno with nothing held: -EINVAL (not ordinary memory),
  * -EFAULT (unmapped, or a page that cannot be pinned for writing),
- * -EEXIST (overlaps a registration of the same file), -ENOMEM (beyond
- * RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no memory).
+ * -EEXIST (overlaps a registration of the same process on the same
+ * file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no
+ * memory).
  */
 int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 {
@@ -186,22 +243,19 @@ int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 		goto out_free;
 	}
 	*u = (struct mvgal_userptr) {
-		.mm = current->mm, .start = start, .npages = n, .marks = marks,
+		.mm = current->mm, .user = current_user(), .start = start,
+		.npages = n, .marks = marks,
 	};
-	/*
-	 * The range is claimed first, and charged and pinned without
-	 * mf->lock: both take the mmap lock, which must never be taken
-	 * under a lock of ours.
-	 */
 	ret = mvgal_userptr_claim(mf, u);
 	if (ret)
 		goto out_free;
-	ret = mvgal_userptr_charge_pin(bo, start, pages);
+	ret = mvgal_userptr_charge_pin(bo, u, pages);
 	if (ret) {
-		mvgal_userptr_unclaim(mf, u);
+		mvgal_userptr_drop(mf, u);
 		goto out_free;
 	}
-	mmgrab(current->mm);
+	mmgrab(u->mm);
+	get_uid(u->user);
 	bo->userptr = u;
 	u = NULL;
 out_free:
@@ -211,30 +265,35 @@ out_free:
 }
 
 /**
- * mvgal_userptr_release() - the buffer goes: its pages are unpinned
- * (dirty: copies home wrote them), uncharged and its registration ends
- * @bo: the buffer, with no user left
+ * mvgal_userptr_unclaim() - the buffer's last reference went: its range
+ * may be registered again at once
+ * @bo: a registered buffer whose end may still wait for its fences
  *
- * Takes the registering process's mmap lock (to uncharge it) and the
- * file's lock: never call it where a last reference may go with the mmap
- * lock held (munmap() of an mvgal mapping); mvgal_bo_free() defers.
+ * Any context the last reference may go in (under mvgal_file.lock, in
+ * munmap()); the pages stay pinned and charged until
+ * mvgal_userptr_release().
+ */
+void mvgal_userptr_unclaim(struct mvgal_bo *bo)
+{
+	mvgal_userptr_drop(bo->quota, bo->userptr);
+}
+
+/**
+ * mvgal_userptr_release() - the buffer goes: its pages are unpinned
+ * (dirty: copies home wrote them) and uncharged
+ * @bo: the buffer, with no user left, after mvgal_userptr_unclaim()
  */
 void mvgal_userptr_release(struct mvgal_bo *bo)
 {
 	struct mvgal_userptr *u = bo->userptr;
-	struct mvgal_file *mf = bo->quota;
 	struct page *page;
 	unsigned long i;
 
 	xa_for_each(&bo->pages, i, page)
 		unpin_user_pages_dirty_lock(&page, 1, true);
-	/* A process that exited has nothing left to charge. */
-	if (mmget_not_zero(u->mm)) {
-		account_locked_vm(u->mm, u->npages, false);
-		mmput(u->mm);
-	}
+	mvgal_userptr_uncharge(u);
+	free_uid(u->user);
 	mmdrop(u->mm);
-	mvgal_userptr_unclaim(mf, u);
 	kfree(u);
 	bo->userptr = NULL;
 }
@@ -256,6 +315,9 @@ bool mvgal_userptr_unseen(const struct mvgal_bo *bo)
  *
  * A chunk a GPU holds alone (it wrote it, and it has not come home) stays
  * the GPU's: the application's writes to its pages since are not seen.
+ * Called before the BEGIN plans its copies; one that fails later leaves
+ * the chunks so, which loses nothing (home holds them): the next BEGIN
+ * copies them again.
  */
 void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
 				  const unsigned long *chunks,

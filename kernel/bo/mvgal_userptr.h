@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Registered user memory as a buffer's host storage (BO_USERPTR): the
- * pages pinned and charged to RLIMIT_MEMLOCK, one registration per range
- * of an open file, and what mvgal assumes of the writes it cannot see.
+ * pages pinned and charged to their user's RLIMIT_MEMLOCK, one
+ * registration per range of a process on an open file, and what mvgal
+ * assumes of the writes it cannot see.
  */
 #ifndef MVGAL_BO_USERPTR_H
 #define MVGAL_BO_USERPTR_H
@@ -12,21 +13,25 @@
 
 struct mm_struct;
 struct mvgal_bo;
+struct user_struct;
 
 /*
  * A buffer's registration: the range of the registering process's
  * address space its pages were pinned from, on that file's list
- * (mvgal_file.userptrs, under mvgal_file.lock) until the buffer goes.
+ * (mvgal_file.userptrs, under mvgal_file.userptr_lock) from registration
+ * until the buffer's last reference goes.
  */
 struct mvgal_userptr {
 	struct list_head link;
-	struct mm_struct *mm;	/* mmgrab()bed: charged for the pages */
+	struct mm_struct *mm;	/* mmgrab()bed: its pinned_vm shows them */
+	struct user_struct *user;	/* charged for the pages */
 	unsigned long start;
 	unsigned long npages;
 	bool marks;		/* MVGAL_USERPTR_MARKS */
 };
 
 int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks);
+void mvgal_userptr_unclaim(struct mvgal_bo *bo);
 void mvgal_userptr_release(struct mvgal_bo *bo);
 void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
 				  const unsigned long *chunks,

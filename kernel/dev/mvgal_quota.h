@@ -9,6 +9,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct drm_file;
@@ -28,7 +29,12 @@ struct mvgal_file {
 	/* Guards the rest but @flags; held across END. */
 	struct mutex lock;
 	struct list_head sessions;	/* live, most recent last */
-	/* Its registrations (struct mvgal_userptr): none overlap. */
+	/*
+	 * Its registrations (struct mvgal_userptr): none of one process
+	 * overlap. A lock of their own: a buffer's last reference, which
+	 * takes its registration off, may go with @lock held (END).
+	 */
+	spinlock_t userptr_lock;
 	struct list_head userptrs;
 	unsigned int count;		/* live or being begun */
 	u32 next_id;

@@ -23,6 +23,7 @@
 
 #include "dev/mvgal_device.h"
 #include "bo/mvgal_bo.h"
+#include "bo/mvgal_userptr.h"
 #include "move/mvgal_gem.h"
 #include "move/mvgal_place.h"
 
@@ -68,12 +69,12 @@ void mvgal_bo_free(struct drm_gem_object *obj)
 	 * A buffer that ever had a placement may lose its last reference
 	 * where eviction lets it go, with other buffers' locks held, and may
 	 * be drained as a victim while dying: its end (which takes bos_lock,
-	 * and an import's reservation) waits for the work item. So does the
-	 * end of registered memory, which takes the mmap lock that an
-	 * munmap() dropping the last reference holds.
+	 * and an import's reservation) waits for the work item. Registered
+	 * memory's range is free for a new registration at once.
 	 */
-	if (bo->userptr || READ_ONCE(bo->pools.ever_placed) ||
-	    mvgal_bo_has_places(bo) ||
+	if (bo->userptr)
+		mvgal_userptr_unclaim(bo);
+	if (READ_ONCE(bo->pools.ever_placed) || mvgal_bo_has_places(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		INIT_WORK(&bo->free_work, mvgal_bo_free_work);
 		queue_work(mdev->free_wq, &bo->free_work);

@@ -51,7 +51,8 @@ static bool mvgal_numa_batch(struct mvgal_bo *bo, unsigned long i)
 			   bo->base.size - 1) >> bo->chunk_shift);
 	if (bo->vaddr) {
 		vunmap(bo->vaddr);
-		bo->vaddr = NULL;
+		/* No job runs (the buffer is idle); readers load it once. */
+		WRITE_ONCE(bo->vaddr, NULL);
 	}
 	xa_for_each_range(&bo->pages, i, old, i, last) {
 		if (page_to_nid(old) == bo->nid)

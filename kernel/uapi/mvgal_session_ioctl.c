@@ -683,6 +683,7 @@ int mvgal_file_open(struct drm_device *dev, struct drm_file *file)
 	kref_init(&mf->ref);
 	mutex_init(&mf->lock);
 	INIT_LIST_HEAD(&mf->sessions);
+	spin_lock_init(&mf->userptr_lock);
 	INIT_LIST_HEAD(&mf->userptrs);
 	file->driver_priv = mf;
 	return 0;

@@ -283,6 +283,18 @@ TEST_F(uptr, rejections)
 	ASSERT_EQ(0, reg(m2, p + PG, 2 * PG, 0, HVGV, &h2));
 	mvgal_bo_destroy(m2, h2);
 	mvgal_close(m2);
+	/* Another process on the same file: its own memory, so it may. */
+	{
+		int st;
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(reg(self->m, p + PG, 2 * PG, 0, HVGV, &h2) ? 1 :
+			      bo_check(self->m, h2, 2 * PG, 6) != -1 ? 2 : 0);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		EXPECT_EQ(0, WEXITSTATUS(st));
+	}
 	ASSERT_EQ(0, reg(self->m, p + 2 * PG, 2 * PG, 0, HVGV, &h2));
 	mvgal_bo_destroy(self->m, h);
 	ASSERT_EQ(0, reg(self->m, p, 2 * PG, 0, HVGV, &h));
@@ -457,15 +469,15 @@ TEST_F(uptr, the_pages_outlive_the_process_that_registered_them)
 	mvgal_bo_destroy(self->m, h);
 }
 
-/* The caller's locked memory (VmLck) in KiB, or -1. */
-static long vmlck_kb(void)
+/* The caller's pinned memory (VmPin) in KiB, or -1. */
+static long vmpin_kb(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[128];
 	long kb = -1;
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -474,33 +486,66 @@ static long vmlck_kb(void)
 
 /*
  * The last reference of a registered buffer may go in munmap() of
- * mvgal's mapping of it, with the mmap lock held: the buffer's end
- * (which uncharges the process, taking that lock) must not run there.
- * The charge comes back (VmLck) and the range may be registered again.
+ * mvgal's mapping of it, with the mmap lock held (the first version's
+ * end took that lock to uncharge, and hung): the charge comes back
+ * (VmPin) and the range may be registered again.
  */
 TEST_F(uptr, the_last_reference_may_go_in_munmap)
 {
 	const uint64_t size = 3 * PG + 100;
 	uint8_t *p = anon(4 * PG, 14), *mp;
-	long lck0 = vmlck_kb();
+	long lck0 = vmpin_kb();
 	uint32_t h;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_LE(0, lck0);
 	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
-	EXPECT_EQ(lck0 + 16, vmlck_kb());
+	EXPECT_EQ(lck0 + 16, vmpin_kb());
 	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&mp));
 	EXPECT_EQ(0, memcmp(mp, p, size));
 	mvgal_bo_destroy(self->m, h);
 	ASSERT_EQ(0, munmap(mp, size));
 	/* The end runs in a worker: wait for it, for 10 s at most. */
-	for (int i = 0; i < 1000 && vmlck_kb() != lck0; i++)
+	for (int i = 0; i < 1000 && vmpin_kb() != lck0; i++)
 		usleep(10000);
-	EXPECT_EQ(lck0, vmlck_kb());
+	EXPECT_EQ(lck0, vmpin_kb());
 	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 14));
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, 4 * PG);
+}
+
+/*
+ * A buffer whose last reference goes while GPU work on it is pending (a
+ * session ended with a vgem fence) keeps its pages pinned, and charged,
+ * until that work is done; but its range may be registered again at
+ * once: the new registration is another buffer with the same pages.
+ */
+TEST_F(uptr, a_range_is_free_again_when_its_buffer_goes)
+{
+	const uint64_t size = CH + 2 * PG;
+	uint8_t *p = anon(size, 15), *gpu;
+	long pin0 = vmpin_kb(), kb = (long)(size >> 10);
+	struct vfence vf;
+	uint32_t h, s;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
+	EXPECT_EQ(pin0 + 2 * kb, vmpin_kb());	/* both until the work ends */
+	vfence_signal(&vf);
+	for (int i = 0; i < 1000 && vmpin_kb() != pin0 + kb; i++)
+		usleep(10000);
+	EXPECT_EQ(pin0 + kb, vmpin_kb());
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 15));
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
 }
 
 /*

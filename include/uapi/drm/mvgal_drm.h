@@ -1758,9 +1758,12 @@ struct drm_mvgal_uring_cmd {
  *
  * Makes the caller's memory [@user_ptr, @user_ptr + @size) the host
  * storage of a new buffer (registered user memory). The pages are pinned
- * (FOLL_LONGTERM) and charged to the caller's RLIMIT_MEMLOCK until the
- * buffer is freed; the buffer then takes part in sessions, migrations,
- * eviction and exports like any other, its home being these pages.
+ * (FOLL_LONGTERM) and charged to the RLIMIT_MEMLOCK of the caller's user
+ * (all its registrations together, as io_uring counts) until the buffer
+ * is freed and its last GPU work done; the range may be registered again
+ * as soon as the buffer is freed. The buffer takes part in sessions,
+ * migrations, eviction and exports like any other, its home being these
+ * pages.
  *
  * The application keeps writing through its own mapping, which mvgal
  * cannot see: a BEGIN takes every chunk it names that home holds as
@@ -1779,11 +1782,12 @@ struct drm_mvgal_uring_cmd {
  * LAZY_ALLOCATE, CPU_UNCACHED or ZERO_INITIALIZED, @bo_flags and @sharing
  * as BO_CREATE refuses them, memory that is not anonymous or shmem: a
  * file's page cache, a PFN or I/O mapping such as another device's or an
- * mvgal buffer's), -EFAULT (a hole in the range or a range past the end
- * of the user address space, pages that cannot be pinned for writing),
- * -EEXIST (the range overlaps another registration of the same open
- * file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no
- * memory), -EDQUOT.
+ * mvgal buffer's, also when the mapping changes so while the pages are
+ * pinned), -EFAULT (a hole in the range or a range past the end of the
+ * user address space, pages that cannot be pinned for writing), -EEXIST
+ * (the range overlaps another registration of the same process on the
+ * same open file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
+ * or no memory), -EDQUOT.
  */
 struct drm_mvgal_bo_userptr {
 	/** @user_ptr: (in) page-aligned start of the caller's memory. */
