@@ -347,6 +347,7 @@ TEST_F(policy, read_mostly_ranges_keep_replicas)
 /* The MVGAL document's rules, queried and applied. */
 TEST_F(policy, placement_rules)
 {
+	struct drm_mvgal_gpu_info g1_before, gi;
 	struct drm_mvgal_advise a;
 	struct drm_mvgal_bo_info i;
 	uint32_t big, dev;
@@ -374,6 +375,7 @@ TEST_F(policy, placement_rules)
 	EXPECT_EQ(MVGAL_PLACEMENT_REPLICATE, a.placement);
 
 	/* Graphics, 64 MiB: pinned to the preferred GPU, never evicted. */
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g1, &g1_before));
 	ASSERT_EQ(0, mvgal_bo_create(self->m, 64 << 20, MVGAL_BO_HOST_VALID |
 				     MVGAL_BO_GPU_VALID | MVGAL_BO_LAZY_ALLOCATE |
 				     MVGAL_BO_ZERO_INITIALIZED, MVGAL_GPU_ANY, &big));
@@ -397,6 +399,18 @@ TEST_F(policy, placement_rules)
 	ASSERT_EQ(0, mvgal_advise(self->m, &a));
 	EXPECT_EQ(0, info_of(self->m, big).pinned);
 	mvgal_bo_destroy(self->m, big);
+	/*
+	 * A buffer that had a placement ends in a worker: wait (20 s at
+	 * most) until its 64 MiB have left g1's pool, which the next rule
+	 * weighs.
+	 */
+	for (int n = 0; n < 2000; n++) {
+		ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g1, &gi));
+		if (gi.pool_used <= g1_before.pool_used)
+			break;
+		usleep(10000);
+	}
+	EXPECT_LE(gi.pool_used, g1_before.pool_used);
 
 	/* Compute: the GPU with the most free pool, here g1 (g0 is half full). */
 	ASSERT_EQ(0, mvgal_bo_create(self->m, 32 << 20, MVGAL_BO_GPU_VALID,
