@@ -66,7 +66,10 @@ static void mvgal_job_release(struct dma_fence *f)
 {
 	struct mvgal_job *job = container_of(f, struct mvgal_job, base);
 
-	/* Everything else went when the job finished. */
+	/* Everything else went when the job finished; later planners may
+	 * read the spans for as long as the fence is in a reservation.
+	 */
+	kfree(job->spans);
 	dma_fence_free(&job->base);
 	module_put(THIS_MODULE);
 }
@@ -148,6 +151,42 @@ static int mvgal_job_add_bo(struct mvgal_job *job, struct mvgal_bo *bo)
 }
 
 /*
+ * The job touches chunks [first, last] of @bo: the union with what it
+ * touched there before. Return: 0 or -ENOMEM.
+ */
+static int mvgal_job_touch(struct mvgal_job *job, const struct mvgal_bo *bo,
+			   unsigned long first, unsigned long last)
+{
+	struct mvgal_job_span *sp;
+	unsigned int i;
+
+	for (i = 0; i < job->nspans; i++) {
+		sp = &job->spans[i];
+		if (sp->bo == bo) {
+			sp->first = min(sp->first, first);
+			sp->last = max(sp->last, last);
+			return 0;
+		}
+	}
+	if (mvgal_grow((void **)&job->spans, job->nspans, sizeof(*job->spans)))
+		return -ENOMEM;
+	job->spans[job->nspans++] = (struct mvgal_job_span) {
+		.bo = bo, .first = first, .last = last,
+	};
+	return 0;
+}
+
+/* The same for bytes [off, off + len) of @bo; @len > 0. */
+static int mvgal_job_touch_bytes(struct mvgal_job *job,
+				 const struct mvgal_bo *bo, u64 off, u64 len)
+{
+	unsigned long first, last;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	return mvgal_job_touch(job, bo, first, last);
+}
+
+/*
  * mvgal_job_add_copy() - one more copy, merged with the last when it
  * continues it
  * Return: 0 or -ENOMEM.
@@ -161,6 +200,8 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 	int ret;
 
 	ret = mvgal_job_add_bo(job, bo);
+	if (!ret)
+		ret = mvgal_job_touch_bytes(job, bo, off, len);
 	if (ret)
 		return ret;
 	job->bytes += len;
@@ -237,6 +278,8 @@ int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
 {
 	int ret = mvgal_job_add_bo(job, bo);
 
+	if (!ret)
+		ret = mvgal_job_touch_bytes(job, bo, off, len);
 	if (ret)
 		return ret;
 	job->write = (struct mvgal_job_write) {
@@ -317,6 +360,8 @@ int mvgal_job_set_move(struct mvgal_job *job, struct mvgal_bo *bo,
 {
 	struct mvgal_move *m = &job->move;
 
+	if (mvgal_job_touch(job, bo, first, last))
+		return -ENOMEM;
 	m->prev = kvmalloc_array(last - first + 1, sizeof(*m->prev),
 				 GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!m->prev)
@@ -375,8 +420,24 @@ static void mvgal_move_put(struct mvgal_move *m)
 	m->bo = NULL;
 }
 
+/* The job starts after @fence; @data: see struct mvgal_job_dep. */
+static int mvgal_job_dep(struct mvgal_job *job, struct dma_fence *fence,
+			 bool data)
+{
+	if (!fence || dma_fence_is_signaled(fence))
+		return 0;
+	mvgal_fence_boost(fence, job->prio);
+	if (mvgal_grow((void **)&job->deps, job->ndeps, sizeof(*job->deps)))
+		return -ENOMEM;
+	job->deps[job->ndeps++] = (struct mvgal_job_dep) {
+		.fence = dma_fence_get(fence), .data = data,
+	};
+	return 0;
+}
+
 /**
- * mvgal_job_add_dep() - the job starts after @fence
+ * mvgal_job_add_dep() - the job starts after @fence, and fails if it
+ * fails (the caller's own in-fence)
  * @job: a job not queued yet
  * @fence: any fence, or NULL; the job takes a reference
  *
@@ -384,13 +445,7 @@ static void mvgal_move_put(struct mvgal_move *m)
  */
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence)
 {
-	if (!fence || dma_fence_is_signaled(fence))
-		return 0;
-	mvgal_fence_boost(fence, job->prio);
-	if (mvgal_grow((void **)&job->deps, job->ndeps, sizeof(*job->deps)))
-		return -ENOMEM;
-	job->deps[job->ndeps++] = dma_fence_get(fence);
-	return 0;
+	return mvgal_job_dep(job, fence, true);
 }
 
 enum mvgal_job_op { MVGAL_JOB_MARK, MVGAL_JOB_UNFILL };
@@ -452,15 +507,68 @@ bool mvgal_job_empty(const struct mvgal_job *job)
 	return !job->nsegs && !job->ndeps && !job->write.buf;
 }
 
+/* Does @job copy, move or write any of chunks [first, last] of @bo? */
+static bool mvgal_job_touches(const struct mvgal_job *job,
+			      const struct mvgal_bo *bo, unsigned long first,
+			      unsigned long last)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nspans; i++) {
+		const struct mvgal_job_span *sp = &job->spans[i];
+
+		if (sp->bo == bo && sp->first <= last && first <= sp->last)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @job is to use what @dep, a job of ours on the same chunks, makes.
+ * Another file's job it comes to need cannot be cancelled from then on:
+ * that file's CANCEL must not fail this one's work (a job of no file,
+ * a prefetch, may fail with it). One cancelled already is waited for: it
+ * gives its chunks back before its fence signals, and the caller plans
+ * only after its dependencies, from the states as they are then, as if
+ * it had never been queued.
+ *
+ * Return: true when @job must wait for @dep.
+ */
+static bool mvgal_job_needs(struct mvgal_job *job, struct mvgal_job *dep)
+{
+	struct mvgal_engine *e = &job->mdev->engine;
+	bool cancelled;
+
+	spin_lock(&e->lock);
+	cancelled = dep->cancelled;
+	if (!cancelled && job->quota && dep->quota != job->quota)
+		dep->needed = true;
+	spin_unlock(&e->lock);
+	if (cancelled)
+		dma_fence_wait(&dep->base, false);
+	return !cancelled;
+}
+
 /*
  * mvgal_job_add_resv_deps() - the job waits for @bo's fences that an
- * access of this kind must wait for
+ * access of this kind to chunks [first, last] must wait for
  * @write: a writer waits for everything, a reader for the last writer
+ * @first: first chunk the access names
+ * @last: last chunk
+ *
+ * Our own jobs (KERNEL fences: copies we published) are ordered by the
+ * chunks they touch: one on other chunks of the buffer is not waited
+ * for. Other fences (GPU work that END published, whatever fence it was)
+ * cover chunks we do not know: they are all waited for, but only a
+ * writer's failure fails the job; a reader's work changes nothing.
+ * The caller plans its copies after this, from the chunk states as they
+ * are then.
  *
  * Return: 0 or -ENOMEM.
  */
 int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
-			    bool write)
+			    bool write, unsigned long first,
+			    unsigned long last)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *fence;
@@ -468,7 +576,21 @@ int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
 
 	dma_resv_for_each_fence(&cursor, bo->base.resv,
 				dma_resv_usage_rw(write), fence) {
-		ret = mvgal_job_add_dep(job, fence);
+		enum dma_resv_usage usage = dma_resv_iter_usage(&cursor);
+
+		if (dma_fence_is_signaled(fence))
+			continue;
+		/* A job's fence END handed in is GPU work: not ours. */
+		if (usage == DMA_RESV_USAGE_KERNEL &&
+		    fence->ops == &mvgal_job_fence_ops) {
+			struct mvgal_job *dep = container_of(fence,
+						struct mvgal_job, base);
+
+			if (!mvgal_job_touches(dep, bo, first, last) ||
+			    !mvgal_job_needs(job, dep))
+				continue;
+		}
+		ret = mvgal_job_dep(job, fence, usage != DMA_RESV_USAGE_READ);
 		if (ret)
 			return ret;
 	}
@@ -528,7 +650,7 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 	unsigned int i;
 
 	for (i = 0; i < job->ndeps; i++)
-		dma_fence_put(job->deps[i]);
+		dma_fence_put(job->deps[i].fence);
 	kfree(job->deps);
 	job->deps = NULL;
 	for (i = 0; i < job->nbos; i++)
@@ -596,13 +718,15 @@ static void mvgal_job_dep_cb(struct dma_fence *f, struct dma_fence_cb *cb)
 }
 
 /*
- * A dependency that failed fails the job: its inputs are not valid. A
- * staged write too: the rest of its chunks would come from failed work.
+ * A dependency whose work the job uses and that failed fails the job:
+ * its inputs are not valid. A staged write too: the rest of its chunks
+ * would come from failed work. One it only came after changes nothing.
  */
-static void mvgal_job_dep_error(struct mvgal_job *job, struct dma_fence *dep)
+static void mvgal_job_dep_error(struct mvgal_job *job,
+				const struct mvgal_job_dep *dep)
 {
-	if (dep->error && !job->error)
-		job->error = dep->error;
+	if (dep->data && dep->fence->error && !job->error)
+		job->error = dep->fence->error;
 }
 
 /*
@@ -621,9 +745,10 @@ static bool mvgal_job_next_dep(struct mvgal_job *job, bool *cancelled)
 	lockdep_assert_held(&e->lock);
 	*cancelled = false;
 	while (!job->cancelled && job->next_dep < job->ndeps) {
-		struct dma_fence *dep = job->deps[job->next_dep];
+		struct mvgal_job_dep *dep = &job->deps[job->next_dep];
 
-		if (!dma_fence_add_callback(dep, &job->cb, mvgal_job_dep_cb))
+		if (!dma_fence_add_callback(dep->fence, &job->cb,
+					    mvgal_job_dep_cb))
 			return false;
 		job->next_dep++;
 		mvgal_job_dep_error(job, dep);
@@ -645,7 +770,7 @@ static void mvgal_job_step(struct mvgal_job *job, bool consumed)
 
 	spin_lock(&e->lock);
 	if (consumed)
-		mvgal_job_dep_error(job, job->deps[job->next_dep++]);
+		mvgal_job_dep_error(job, &job->deps[job->next_dep++]);
 	ready = mvgal_job_next_dep(job, &cancelled);
 	spin_unlock(&e->lock);
 	if (ready)

@@ -60,6 +60,27 @@ struct mvgal_job_write {
 	u64 off, len;
 };
 
+/*
+ * What a job waits for. @data: the job uses what the fence's work made
+ * (a copy's destination, a writer's bytes, the caller's own in-fence), so
+ * that work failing fails the job; otherwise it only comes after it (a
+ * reader's work, which changes nothing), and a failure changes nothing.
+ */
+struct mvgal_job_dep {
+	struct dma_fence *fence;
+	bool data;
+};
+
+/*
+ * The chunks [first, last] of @bo a job copies, moves or writes: fixed
+ * once the job is published, and kept until its fence is freed, so that
+ * later work on other chunks of the buffer need not wait for it.
+ */
+struct mvgal_job_span {
+	const struct mvgal_bo *bo;	/* compared only, never used */
+	unsigned long first, last;
+};
+
 struct mvgal_job {
 	struct dma_fence base;
 	spinlock_t fence_lock;		/* the fence's lock */
@@ -69,6 +90,10 @@ struct mvgal_job {
 	bool armed;			/* @base is initialized */
 	enum mvgal_job_state state;	/* under engine.lock */
 	bool cancelled;			/* under engine.lock */
+	/* Later work of another file uses what it copies: its file may
+	 * not cancel it then. Under engine.lock.
+	 */
+	bool needed;
 	int error;
 	/* The allowance of the file that queued it, or NULL: that file
 	 * alone may cancel it.
@@ -78,8 +103,10 @@ struct mvgal_job {
 	struct list_head plink;		/* on engine.pending */
 	struct work_struct dep_work;
 	struct dma_fence_cb cb;
-	struct dma_fence **deps;
+	struct mvgal_job_dep *deps;
 	unsigned int ndeps, next_dep;
+	struct mvgal_job_span *spans;	/* freed with the fence */
+	unsigned int nspans;
 	struct mvgal_copy_seg *segs;
 	unsigned int nsegs;
 	struct mvgal_bo **bos;
@@ -121,7 +148,8 @@ void mvgal_job_mark(struct mvgal_job *job);
 void mvgal_job_publish(struct mvgal_job *job);
 bool mvgal_job_empty(const struct mvgal_job *job);
 int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
-			    bool write);
+			    bool write, unsigned long first,
+			    unsigned long last);
 int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf);
 u64 mvgal_job_bytes(const struct mvgal_job *job);
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job);

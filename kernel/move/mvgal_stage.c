@@ -53,7 +53,7 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 	int ret;
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	ret = mvgal_xact_wait(x, NULL, true);
+	ret = mvgal_xact_wait(x, NULL, true, first, last);
 	if (!ret && (first < a || first >= b))
 		ret = mvgal_xact_plan(x, first, first, bo->home_loc);
 	if (!ret && last != first && last >= b)

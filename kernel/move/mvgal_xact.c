@@ -111,20 +111,25 @@ int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
 }
 
 /**
- * mvgal_xact_wait() - what the copies wait for
+ * mvgal_xact_wait() - what the copies of chunks [first, last] wait for
  * @x: the transaction
  * @fence: a fence, or NULL
  * @write: the buffer's readers too, not only its writers (the copies
  *	   take chunks away from where readers may be using them)
+ * @first: first chunk the transaction copies, moves or writes
+ * @last: last chunk
+ *
+ * Called before the copies are planned: see mvgal_job_add_resv_deps().
  *
  * Return: 0 or -ENOMEM.
  */
 int mvgal_xact_wait(struct mvgal_xact *x, struct dma_fence *fence,
-		    bool write)
+		    bool write, unsigned long first, unsigned long last)
 {
 	int ret = mvgal_job_add_dep(x->job, fence);
 
-	return ret ?: mvgal_job_add_resv_deps(x->job, x->bo, write);
+	return ret ?: mvgal_job_add_resv_deps(x->job, x->bo, write, first,
+					      last);
 }
 
 /**
@@ -287,7 +292,7 @@ static int mvgal_migrate_plan_xact(struct mvgal_migration *m,
 		if (ret)
 			return ret;
 	}
-	ret = mvgal_xact_wait(x, m->in_fence, m->move);
+	ret = mvgal_xact_wait(x, m->in_fence, m->move, m->first, m->last);
 	if (!ret)
 		ret = mvgal_xact_plan(x, m->first, m->last, m->loc);
 	if (!ret && m->move && !mvgal_xact_empty(x))

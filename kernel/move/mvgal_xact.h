@@ -41,7 +41,7 @@ int mvgal_xact_begin(struct mvgal_xact *x, struct mvgal_device *mdev,
 		     struct mvgal_bo *bo, u32 gpus, u32 prio,
 		     struct drm_file *file);
 int mvgal_xact_wait(struct mvgal_xact *x, struct dma_fence *fence,
-		    bool write);
+		    bool write, unsigned long first, unsigned long last);
 int mvgal_xact_place(struct mvgal_xact *x, unsigned int g, u64 ahead);
 int mvgal_xact_plan(struct mvgal_xact *x, unsigned long first,
 		    unsigned long last, unsigned int loc);

@@ -154,7 +154,7 @@ static int mvgal_prefetch_locked(struct mvgal_xact *x, unsigned int g,
 		ahead = soon;
 	ret = mvgal_xact_place(x, g, ahead);
 	if (!ret)
-		ret = mvgal_xact_wait(x, NULL, false);
+		ret = mvgal_xact_wait(x, NULL, false, 0, bo->nchunks - 1);
 	if (!ret)
 		ret = mvgal_prefetch_plan(x, bo, 1 + g, &held);
 	if (!ret && !mvgal_xact_empty(x))

@@ -94,7 +94,7 @@ static int mvgal_copies_plan(struct mvgal_xact *x, unsigned long first,
 		if (x->gpu[g] && bo->home != x->gpu[g])
 			ret = mvgal_xact_place(x, g, 0);
 	if (!ret)
-		ret = mvgal_xact_wait(x, in_fence, false);
+		ret = mvgal_xact_wait(x, in_fence, false, first, last);
 	for (g = 0; g < MVGAL_MAX_GPUS && !ret; g++)
 		if (x->gpu[g] && bo->home != x->gpu[g])
 			ret = mvgal_xact_plan(x, first, last, 1 + g);

@@ -451,7 +451,9 @@ static int mvgal_sbo_wait(struct mvgal_device *mdev, struct mvgal_session *s,
 		return 0;
 	ret = mvgal_begin_job(mdev, job, args, file);
 	if (!ret)
-		ret = mvgal_job_add_resv_deps(*job, b->bo, s->write);
+		ret = mvgal_job_add_resv_deps(*job, b->bo, s->write,
+					      b->live.base,
+					      b->live.base + b->live.n - 1);
 	return ret;
 }
 
@@ -474,15 +476,16 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 
 		/* Current in its own pool already: nothing to plan. */
 		b->loc = 1 + gpu->index;
+		/* Waits first: a cancelled job it would have waited for
+		 * gives its chunks back before their states are read.
+		 */
+		ret = b->ready ? 0 : mvgal_sbo_wait(mdev, s, b, job, args, file);
+		if (ret)
+			return ret;
 		mvgal_userptr_assume_written(b->bo, b->live.base,
 					     b->live.chunks, b->live.n);
-		if (!b->ready) {
-			if (!mvgal_sbo_all_at(b, b->loc))
-				ret = mvgal_sbo_stage(mdev, gpu, s, b, job,
-						      args, file);
-			if (!ret)
-				ret = mvgal_sbo_wait(mdev, s, b, job, args,
-						     file);
+		if (!b->ready && !mvgal_sbo_all_at(b, b->loc)) {
+			ret = mvgal_sbo_stage(mdev, gpu, s, b, job, args, file);
 			if (ret)
 				return ret;
 		}

@@ -382,17 +382,62 @@ int mvgal_ioctl_bo_info(struct drm_device *dev, void *data,
 
 static_assert(sizeof(struct drm_mvgal_bo_entry) >= MVGAL_BO_ENTRY_SIZE_V1);
 
+/*
+ * References on the buffers BO_LIST reports (all, or the caller's), in
+ * list order: *@got of them, at most @cap; *@n gets how many are live.
+ * The list lock is held only to take them: reading a buffer's state may
+ * wait for its lock (a fault, a page allocation), and no one else's
+ * BO_CREATE or buffer release may wait behind that.
+ */
+static struct mvgal_bo **mvgal_bo_list_get(struct mvgal_device *mdev,
+					   bool all, u32 cap, u32 *got, u32 *n)
+{
+	kuid_t uid = current_uid();
+	struct mvgal_bo *bo, **bos;
+	u32 have = 0;
+
+	mutex_lock(&mdev->bos_lock);
+	/* Room for what exists, not for what was asked: @cap is the
+	 * caller's to choose.
+	 */
+	list_for_each_entry(bo, &mdev->bos, link)
+		if (all || uid_eq(bo->uid, uid))
+			have++;
+	cap = min(cap, have);
+	bos = kvcalloc(cap ?: 1, sizeof(*bos), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!bos) {
+		mutex_unlock(&mdev->bos_lock);
+		return ERR_PTR(-ENOMEM);
+	}
+	have = 0;
+	*got = 0;
+	list_for_each_entry(bo, &mdev->bos, link) {
+		if (!all && !uid_eq(bo->uid, uid))
+			continue;
+		/* A buffer whose last reference went is no longer live. */
+		if (*got < cap) {
+			if (!kref_get_unless_zero(&bo->base.refcount))
+				continue;
+			bos[(*got)++] = bo;
+		} else if (!kref_read(&bo->base.refcount)) {
+			continue;
+		}
+		have++;
+	}
+	mutex_unlock(&mdev->bos_lock);
+	*n = have;
+	return bos;
+}
+
 int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_bo_list *args = data;
 	struct drm_mvgal_bo_entry *e = NULL;
-	bool all = capable(CAP_SYS_ADMIN);
-	kuid_t uid = current_uid();
-	u32 n = 0, cap = args->count;
+	struct mvgal_bo **bos;
 	struct mvgal_uarray ua;
-	struct mvgal_bo *bo;
+	u32 n, cap, i;
 	int ret;
 
 	if (args->flags || args->pad)
@@ -401,41 +446,29 @@ int mvgal_ioctl_bo_list(struct drm_device *dev, void *data,
 				MVGAL_BO_ENTRY_SIZE_V1, sizeof(*e));
 	if (ret)
 		return ret;
-	mutex_lock(&mdev->bos_lock);
-	/* Room for what exists, not for what was asked: @count is the
-	 * caller's to choose.
-	 */
-	list_for_each_entry(bo, &mdev->bos, link)
-		if (all || uid_eq(bo->uid, uid))
-			n++;
-	cap = min(cap, n);
-	n = 0;
+	bos = mvgal_bo_list_get(mdev, capable(CAP_SYS_ADMIN), args->count,
+				&cap, &n);
+	if (IS_ERR(bos))
+		return PTR_ERR(bos);
 	if (cap) {
 		e = kvcalloc(cap, sizeof(*e), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!e) {
-			mutex_unlock(&mdev->bos_lock);
-			return -ENOMEM;
-		}
+		if (!e)
+			ret = -ENOMEM;
 	}
-	list_for_each_entry(bo, &mdev->bos, link) {
-		if (!all && !uid_eq(bo->uid, uid))
-			continue;
-		if (n < cap) {
-			e[n].id = bo->id;
-			e[n].uid = from_kuid_munged(current_user_ns(), bo->uid);
-			e[n].pid = bo->pid;
-			ret = mvgal_bo_fill_info(bo, &e[n].info);
-			if (ret)
-				break;
-		}
-		n++;
+	for (i = 0; i < cap && !ret; i++) {
+		e[i].id = bos[i]->id;
+		e[i].uid = from_kuid_munged(current_user_ns(), bos[i]->uid);
+		e[i].pid = bos[i]->pid;
+		ret = mvgal_bo_fill_info(bos[i], &e[i].info);
 	}
-	mutex_unlock(&mdev->bos_lock);
+	for (i = 0; i < cap; i++)
+		drm_gem_object_put(&bos[i]->base);
+	kvfree(bos);
 	/* Faulted in first, without writing, so a bad pointer fails the
 	 * call before any entry is written.
 	 */
-	if (!ret && (!mvgal_uarray_writable(&ua, min(n, cap)) ||
-		     mvgal_uarray_copy_out(&ua, e, min(n, cap))))
+	if (!ret && (!mvgal_uarray_writable(&ua, cap) ||
+		     mvgal_uarray_copy_out(&ua, e, cap)))
 		ret = -EFAULT;
 	if (!ret)
 		args->count = n;

@@ -38,9 +38,17 @@
  * SRC and DST are locations (0 the host, 1 + GPU), METHOD an
  * MVGAL_METHOD_*; a bandwidth of 0 is "not measured". GET_PATH shows the
  * figures, and the next CALIBRATE replaces them.
+ *
+ * <debugfs>/mvgal/bo_hold holds one buffer's lock for a while, as a slow
+ * CPU access (a first touch making a large buffer's pages) does, so that
+ * tests can show what else waits for it. Root only (0200).
+ *   echo "ID MS" > bo_hold               the write returns after MS ms
+ * ID is the buffer's id (BO_INFO), MS at most 10000; a signal ends the
+ * wait early.
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
@@ -453,6 +461,40 @@ static const struct file_operations mvgal_debug_cal_fops = {
 	.llseek = default_llseek,
 };
 
+static ssize_t mvgal_debug_hold_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *pos)
+{
+	struct mvgal_device *mdev = file_inode(file)->i_private;
+	struct mvgal_bo *bo;
+	unsigned int ms;
+	char buf[48];
+	u64 id;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%llu %u", &id, &ms) != 2 || ms > 10000)
+		return -EINVAL;
+	bo = mvgal_bo_by_id(mdev, id);
+	if (!bo)
+		return -ENOENT;
+	mutex_lock(&bo->lock);
+	msleep_interruptible(ms);
+	mutex_unlock(&bo->lock);
+	drm_gem_object_put(&bo->base);
+	return len;
+}
+
+static const struct file_operations mvgal_debug_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = mvgal_debug_hold_write,
+	.llseek = default_llseek,
+};
+
 void mvgal_debugfs_init(struct mvgal_device *mdev)
 {
 	INIT_LIST_HEAD(&mdev->debug_allocs);
@@ -468,6 +510,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_staged_fops);
 	debugfs_create_file("path_cal", 0200, mdev->debugfs, mdev,
 			    &mvgal_debug_cal_fops);
+	debugfs_create_file("bo_hold", 0200, mdev->debugfs, mdev,
+			    &mvgal_debug_hold_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

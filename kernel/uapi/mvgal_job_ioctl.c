@@ -55,6 +55,11 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 		spin_unlock(&e->lock);
 		return ret;
 	}
+	/* Another file's work waits for its copies: it runs for them. */
+	if (job->needed) {
+		spin_unlock(&e->lock);
+		return -EBUSY;
+	}
 	list_del_init(&job->plink);
 	job->cancelled = true;
 	if (job->state == MVGAL_JOB_READY) {
@@ -67,7 +72,7 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 		 * else will touch the job; if it has, the dependency work
 		 * sees the flag and finishes it.
 		 */
-		finish = dma_fence_remove_callback(job->deps[job->next_dep],
+		finish = dma_fence_remove_callback(job->deps[job->next_dep].fence,
 						   &job->cb);
 	}
 	spin_unlock(&e->lock);

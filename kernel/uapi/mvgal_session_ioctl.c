@@ -8,6 +8,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/file.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
 #include <linux/uaccess.h>
@@ -212,6 +213,11 @@ mvgal_begin_copy_in(const struct drm_mvgal_begin *args,
 	ret = mvgal_begin_uarray(args, &ua);
 	if (ret)
 		return ERR_PTR(ret);
+	/* BEGIN writes each access's results: an array it cannot write
+	 * fails the call before anything is planned or queued.
+	 */
+	if (!mvgal_uarray_writable(&ua, args->count))
+		return ERR_PTR(-EFAULT);
 	if (args->count <= nsmall) {
 		ret = mvgal_uarray_read(&ua, small);
 		return ret ? ERR_PTR(ret) : small;
@@ -460,6 +466,11 @@ long mvgal_begin_user(struct file *filp, unsigned int cmd, void __user *uargs,
 
 	call.user_size = cmd & IOC_OUT ? size : 0;
 	call.out_size = min_t(u32, call.user_size, sizeof(call.args));
+	/* As for every call with results: a struct that cannot be written
+	 * fails before a job is queued, which no undo could take back.
+	 */
+	if (call.user_size && fault_in_safe_writeable(uargs, call.user_size))
+		return -EFAULT;
 	if (copy_from_user(&call.args, uargs, in))
 		return -EFAULT;
 	ret = drm_ioctl_kernel(filp, mvgal_ioctl_begin, &call,

@@ -161,6 +161,52 @@ static int mvgal_uring_args(struct io_uring_cmd *ioucmd, void __user **uargs)
 	return 0;
 }
 
+/*
+ * The commands that wait for other work (a buffer's fences, staging
+ * memory): they run in io_uring's workers, never inline.
+ */
+#define MVGAL_URING_WAITS						\
+	(BIT(DRM_MVGAL_BO_PWRITE) | BIT(DRM_MVGAL_BO_PREAD) |		\
+	 BIT(DRM_MVGAL_BO_COPY))
+
+/*
+ * A command issued inline (IO_URING_F_NONBLOCK) runs in the submitter's
+ * task, where io_uring's own task work (another command completing)
+ * makes signal_pending() true: an interruptible wait there ends with no
+ * signal sent, where the ioctl would have been restarted. -EAGAIN hands
+ * the command to io_uring's workers, which copy its SQE and issue it
+ * again, blocking; no signal but SIGKILL reaches them.
+ */
+static bool mvgal_uring_punt(unsigned int cmd, unsigned int issue_flags,
+			     int ret)
+{
+	unsigned int nr = _IOC_NR(cmd) - DRM_COMMAND_BASE;
+
+	if (!(issue_flags & IO_URING_F_NONBLOCK))
+		return false;
+	if (!ret)
+		return nr < BITS_PER_LONG && (MVGAL_URING_WAITS & BIT(nr));
+	/* A call that was interrupted changed nothing, as for a restart. */
+	return ret == -EINTR || ret == -ERESTARTSYS ||
+	       ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND;
+}
+
+static int mvgal_uring_run(struct io_uring_cmd *ioucmd, unsigned int cmd,
+			   void __user *uargs)
+{
+	struct dma_fence *fence;
+	int ret;
+
+	switch (_IOC_NR(cmd) - DRM_COMMAND_BASE) {
+	case DRM_MVGAL_BEGIN:
+		ret = mvgal_begin_user(ioucmd->file, cmd, uargs, &fence);
+		return ret ?: mvgal_uring_wait(ioucmd, fence);
+	case DRM_MVGAL_MIGRATE:
+		return mvgal_uring_migrate(ioucmd, cmd, uargs);
+	}
+	return mvgal_uring_sync(ioucmd, cmd, uargs);
+}
+
 /**
  * mvgal_uring_cmd() - &file_operations.uring_cmd of the mvgal file
  * @ioucmd: the command
@@ -171,22 +217,23 @@ static int mvgal_uring_args(struct io_uring_cmd *ioucmd, void __user **uargs)
 int mvgal_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
 	unsigned int cmd = ioucmd->cmd_op;
-	struct dma_fence *fence;
 	void __user *uargs;
 	int ret;
 
 	ret = mvgal_uring_args(ioucmd, &uargs);
 	if (ret)
 		return ret;
+	if (mvgal_uring_punt(cmd, issue_flags, 0))
+		return -EAGAIN;
 	/* As the ioctls: an unwritable struct fails before anything runs. */
 	if ((cmd & IOC_OUT) && fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)))
 		return -EFAULT;
-	switch (_IOC_NR(cmd) - DRM_COMMAND_BASE) {
-	case DRM_MVGAL_BEGIN:
-		ret = mvgal_begin_user(ioucmd->file, cmd, uargs, &fence);
-		return ret ?: mvgal_uring_wait(ioucmd, fence);
-	case DRM_MVGAL_MIGRATE:
-		return mvgal_uring_migrate(ioucmd, cmd, uargs);
-	}
-	return mvgal_uring_sync(ioucmd, cmd, uargs);
+	ret = mvgal_uring_run(ioucmd, cmd, uargs);
+	if (mvgal_uring_punt(cmd, issue_flags, ret))
+		return -EAGAIN;
+	/* Only SIGKILL interrupts a worker: the ring is going away. */
+	if (ret == -ERESTARTSYS || ret == -ERESTARTNOINTR ||
+	    ret == -ERESTARTNOHAND)
+		return -EINTR;
+	return ret;
 }

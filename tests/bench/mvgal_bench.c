@@ -1846,63 +1846,123 @@ static int stage_gpu_queue(struct stage_gpu *g)
 	return e.fd;
 }
 
+/* What made a staged-write run fail: the call and its errno, or bytes. */
+struct stage_err {
+	const char *call;	/* NULL: none failed */
+	int err;		/* -errno of @call */
+	int write;		/* the write it was at */
+	long off;		/* first differing byte, or -1 */
+	uint8_t got, want;
+};
+
+static bool stage_fail(struct stage_err *e, const char *call, int err, int i)
+{
+	*e = (struct stage_err) { .call = call, .err = err, .write = i,
+				  .off = -1 };
+	return false;
+}
+
+/* One write of stage_run(): the session, its GPU work, the write. */
+static bool stage_one(struct mvgal *m, int gpu, struct stage_gpu *g,
+		      uint32_t h, uint32_t flags, uint8_t *model, int i,
+		      struct stage_err *e)
+{
+	uint64_t c = i % STAGE_CHUNKS, off = c * (64 << 10) +
+		     (uint64_t)(i / STAGE_CHUNKS) % 16 * 4096;
+	struct drm_mvgal_range r = { .offset = c * (64 << 10),
+				     .size = 64 << 10 };
+	struct drm_mvgal_access a = { .handle = h, .nr_ranges = 1,
+				      .ranges = (uintptr_t)&r };
+	uint8_t buf[4096];
+	int fence, work, ret;
+	uint32_t s;
+
+	ret = mvgal_begin(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+			  MVGAL_PRIO_NORMAL, -1, &a, 1, &s, &fence, NULL);
+	if (ret)
+		return stage_fail(e, "BEGIN", ret, i);
+	if (fence >= 0)
+		close(fence);
+	work = stage_gpu_queue(g);
+	if (work < 0)
+		return stage_fail(e, "the stand-in GPU's fence", work, i);
+	ret = mvgal_end(m, s, work, NULL, 0);
+	close(work);
+	if (ret)
+		return stage_fail(e, "END", ret, i);
+	memset(buf, (uint8_t)(i * 29 + flags), sizeof(buf));
+	ret = mvgal_bo_write_flags(m, h, off, buf, sizeof(buf), flags);
+	if (ret)
+		return stage_fail(e, flags ? "BO_PWRITE (staged)" : "BO_PWRITE",
+				  ret, i);
+	memcpy(model + off, buf, sizeof(buf));
+	return true;
+}
+
 /*
  * STAGE_N times: a READ session on GPU @gpu of one chunk (its BEGIN
  * copies the chunk, which the last write changed), ended with its GPU
  * work (a fence of @g's), then a 4 KiB write into that chunk, plain or
  * staged. The plain write waits for the GPU; the staged one does not.
  * The run ends when every write has landed (a BO_PREAD waits for them);
- * @model is what the buffer must hold. Return: ns, or 0 on a failure.
+ * @model is what the buffer must hold. Return: ns, or 0 on a failure
+ * (said in @e).
  */
 static uint64_t stage_run(struct mvgal *m, int gpu, struct stage_gpu *g,
-			  uint32_t h, uint32_t flags, uint8_t *model)
+			  uint32_t h, uint32_t flags, uint8_t *model,
+			  struct stage_err *e)
 {
-	uint8_t buf[4096], byte;
 	uint64_t t0 = now_ns();
+	uint8_t byte;
+	int ret;
 
-	for (int i = 0; i < STAGE_N; i++) {
-		uint64_t c = i % STAGE_CHUNKS, off = c * (64 << 10) +
-			     (uint64_t)(i / STAGE_CHUNKS) % 16 * 4096;
-		struct drm_mvgal_range r = { .offset = c * (64 << 10),
-					     .size = 64 << 10 };
-		struct drm_mvgal_access a = { .handle = h, .nr_ranges = 1,
-					      .ranges = (uintptr_t)&r };
-		uint32_t s;
-		int fence, work, ret;
-
-		if (mvgal_begin(m, gpu, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
-				MVGAL_PRIO_NORMAL, -1, &a, 1, &s, &fence, NULL))
+	for (int i = 0; i < STAGE_N; i++)
+		if (!stage_one(m, gpu, g, h, flags, model, i, e))
 			return 0;
-		if (fence >= 0)
-			close(fence);
-		work = stage_gpu_queue(g);
-		if (work < 0)
-			return 0;
-		ret = mvgal_end(m, s, work, NULL, 0);
-		close(work);
-		if (ret)
-			return 0;
-		memset(buf, (uint8_t)(i * 29 + flags), sizeof(buf));
-		if (mvgal_bo_write_flags(m, h, off, buf, sizeof(buf), flags))
-			return 0;
-		memcpy(model + off, buf, sizeof(buf));
-	}
-	if (mvgal_bo_read(m, h, 0, &byte, 1))
+	ret = mvgal_bo_read(m, h, 0, &byte, 1);
+	if (ret) {
+		stage_fail(e, "BO_PREAD", ret, STAGE_N);
 		return 0;
+	}
 	return now_ns() - t0;
 }
 
-/* Does the buffer hold @model? */
-static bool stage_check(struct mvgal *m, uint32_t h, const uint8_t *model)
+/* Does the buffer hold @model? If not, @e says where it differs first. */
+static bool stage_check(struct mvgal *m, uint32_t h, const uint8_t *model,
+			struct stage_err *e)
 {
 	size_t size = STAGE_CHUNKS * (64 << 10);
 	uint8_t *got = malloc(size);
-	bool same;
+	int ret = got ? mvgal_bo_read(m, h, 0, got, size) : -ENOMEM;
 
-	same = got && !mvgal_bo_read(m, h, 0, got, size) &&
-	       !memcmp(got, model, size);
+	if (ret) {
+		free(got);
+		return stage_fail(e, "BO_PREAD of the whole buffer", ret, STAGE_N);
+	}
+	for (size_t i = 0; i < size; i++) {
+		if (got[i] != model[i]) {
+			*e = (struct stage_err) { .off = (long)i, .got = got[i],
+						  .want = model[i] };
+			break;
+		}
+	}
 	free(got);
-	return same;
+	return e->off < 0;
+}
+
+/* Says why a staged-write run failed: a call's errno, or a lost byte. */
+static void stage_report(const struct stage_err *e, bool staged)
+{
+	const char *run = staged ? "staged" : "pwrite";
+
+	if (e->call)
+		printf("bench: staged: %s run: %s failed at write %d: %s\n",
+		       run, e->call, e->write, strerror(-e->err));
+	else if (e->off >= 0)
+		printf("bench: staged: %s run: the bytes differ from offset %ld (chunk %ld): 0x%02x where 0x%02x was written\n",
+		       run, e->off, e->off >> 16, e->got, e->want);
+	else
+		printf("bench: staged: failed before the runs (set-up)\n");
 }
 
 /*
@@ -1920,7 +1980,8 @@ static void bench_staged(struct mvgal *m, int g0)
 	uint8_t *model = calloc(1, size);
 	struct drm_mvgal_stats st0, st1;
 	struct stage_gpu g = { .vgem = -1 };
-	bool ok = model && !stage_gpu_init(&g), started = false;
+	bool ok = model && !stage_gpu_init(&g), started = false, staged = false;
+	struct stage_err e = { .off = -1 };
 	pthread_t t;
 	uint32_t h = 0;
 
@@ -1933,10 +1994,12 @@ static void bench_staged(struct mvgal *m, int g0)
 	started = ok && !pthread_create(&t, NULL, stage_gpu_run, &g);
 	ok = started;
 	for (int k = 0; k < REPS && ok; k++) {
-		tp[k] = stage_run(m, g0, &g, h, 0, model);
-		ok = tp[k] && stage_check(m, h, model);
-		ts[k] = ok ? stage_run(m, g0, &g, h, MVGAL_RW_STAGED, model) : 0;
-		ok = ok && ts[k] && stage_check(m, h, model);
+		staged = false;
+		tp[k] = stage_run(m, g0, &g, h, 0, model, &e);
+		ok = tp[k] && stage_check(m, h, model, &e);
+		staged = true;
+		ts[k] = ok ? stage_run(m, g0, &g, h, MVGAL_RW_STAGED, model, &e) : 0;
+		ok = ok && ts[k] && stage_check(m, h, model, &e);
 		ratio[k] = ok ? (double)tp[k] / ts[k] : NAN;
 	}
 	if (started) {
@@ -1953,7 +2016,7 @@ static void bench_staged(struct mvgal *m, int g0)
 					    st0.staged_writes) / REPS,
 		       STAGE_N, v);
 	} else {
-		printf("bench: staged: failed (or the bytes differ)\n");
+		stage_report(&e, staged);
 	}
 	if (h)
 		mvgal_bo_destroy(m, h);

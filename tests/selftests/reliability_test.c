@@ -12,11 +12,13 @@
  * even after that file closed and others opened.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <dirent.h>
@@ -885,7 +887,8 @@ static int count_fds(void)
 /*
  * A BEGIN whose struct is read-only cannot hand out its session and fd:
  * it fails with -EFAULT and nothing took effect: no session holds the
- * chunks (a write to them goes through), no fd was added, and the same
+ * chunks (a write to them goes through), no fd was added, no job was
+ * queued, no session counted, nothing copied to the GPU, and the same
  * BEGIN from writable memory then works.
  */
 TEST_F(rel, begin_with_a_read_only_struct_changes_nothing)
@@ -895,6 +898,8 @@ TEST_F(rel, begin_with_a_read_only_struct_changes_nothing)
 	struct drm_mvgal_access a = {
 		.nr_ranges = 1, .ranges = (uintptr_t)&r,
 	};
+	struct drm_mvgal_stats st0, st1;
+	struct drm_mvgal_bo_info info;
 	struct drm_mvgal_begin *ro, w;
 	uint32_t h;
 	int nfd;
@@ -914,6 +919,7 @@ TEST_F(rel, begin_with_a_read_only_struct_changes_nothing)
 	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
 	nfd = count_fds();
 	ASSERT_LT(0, nfd);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	for (int i = 0; i < 3; i++) {
 		errno = 0;
 		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_MVGAL_BEGIN, ro));
@@ -921,6 +927,15 @@ TEST_F(rel, begin_with_a_read_only_struct_changes_nothing)
 	}
 	EXPECT_EQ(nfd, count_fds());
 	EXPECT_EQ(0, ro->session);
+	/* Nothing ran behind the refusal: no job, no session, no copy. */
+	usleep(100000);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(st0.scheduled, st1.scheduled);
+	EXPECT_EQ(st0.sessions, st1.sessions);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	EXPECT_EQ(0, info.valid[1 + self->g0]);
+	EXPECT_EQ(0, info.bytes_to_gpu[self->g0]);
 	/* No WRITE session holds the chunks: the CPU's write goes through. */
 	EXPECT_EQ(0, bo_fill(self->m, h, size, 2));
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 2));
@@ -1091,6 +1106,334 @@ TEST_F(rel, calls_with_a_read_only_struct_change_nothing)
 	mvgal_bo_destroy(self->m, wcr.handle);
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 5));
 	munmap(ro, 4096);
+	mvgal_bo_destroy(self->m, h);
+}
+
+#define BO_HOLD "/sys/kernel/debug/mvgal/bo_hold"
+
+/* The two threads of bo_list_never_stalls_other_users. */
+struct list_race {
+	uint64_t id;			/* the buffer held */
+	atomic_int hold_tid, list_tid;	/* their kernel stacks are read */
+	atomic_int hold_done;		/* the buffer's lock went */
+	atomic_int list_done;		/* BO_LIST returned */
+	int hold_ret, list_ret;
+	uint32_t listed;
+};
+
+/* Thread: holds the buffer's lock for 3 s, as a slow CPU access would. */
+static void *hold_bo(void *arg)
+{
+	struct list_race *r = arg;
+	char cmd[64];
+	int fd = open(BO_HOLD, O_WRONLY | O_CLOEXEC);
+
+	atomic_store(&r->hold_tid, gettid());
+	snprintf(cmd, sizeof(cmd), "%llu 3000", (unsigned long long)r->id);
+	r->hold_ret = fd < 0 || write(fd, cmd, strlen(cmd)) < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&r->hold_done, 1);
+	return NULL;
+}
+
+static void *list_all(void *arg)
+{
+	struct list_race *r = arg;
+	struct drm_mvgal_bo_entry *e = calloc(1024, sizeof(*e));
+	struct mvgal *m;
+
+	r->listed = 1024;
+	r->list_ret = e ? mvgal_open(&m) : -ENOMEM;
+	if (!r->list_ret) {
+		atomic_store(&r->list_tid, gettid());
+		r->list_ret = mvgal_bo_list(m, e, &r->listed);
+		mvgal_close(m);
+	}
+	free(e);
+	atomic_store(&r->list_done, 1);
+	return NULL;
+}
+
+/* Does thread @tid's kernel stack name @fn? -1: no stack to read. */
+static int in_kernel_fn(int tid, const char *fn)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, fn) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Polls (1 ms) until thread *@tid, once it is known, sleeps in the
+ * kernel in @fn; false if @done is set first.
+ */
+static bool wait_in(atomic_int *tid, const char *fn, atomic_int *done)
+{
+	while (!atomic_load(done)) {
+		if (atomic_load(tid) && in_kernel_fn(atomic_load(tid), fn) == 1)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * BO_LIST waits for each buffer it reports, never with the device's list
+ * locked: while one user's BO_LIST waits for a buffer whose lock is held
+ * (debugfs bo_hold stands for a slow CPU access, such as the first touch
+ * of a large buffer making its pages), another user's BO_CREATE and the
+ * close of its buffer go through at once. The order is what is checked,
+ * not a time: with the list locked they would return only after the
+ * lock went. Each thread's state is read from its kernel stack while it
+ * sleeps there.
+ */
+TEST_F(rel, bo_list_never_stalls_other_users)
+{
+	struct drm_mvgal_bo_info info;
+	struct list_race r = { 0 };
+	pthread_t holder, lister;
+	bool created_first, shown;
+	struct mvgal *other;
+	uint32_t h, mine;
+
+	if (access(BO_HOLD, W_OK) || in_kernel_fn(gettid(), "") < 0)
+		SKIP(return, "no debugfs bo_hold or /proc/PID/stack");
+	ASSERT_EQ(0, host_bo(self->m, 3 * CH + 5, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, 3 * CH + 5, 6));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	r.id = info.id;
+	ASSERT_EQ(0, mvgal_open(&other));
+	ASSERT_EQ(0, pthread_create(&holder, NULL, hold_bo, &r));
+	ASSERT_TRUE(wait_in(&r.hold_tid, "mvgal_debug_hold_write", &r.hold_done));
+	ASSERT_EQ(0, pthread_create(&lister, NULL, list_all, &r));
+	/* BO_LIST waits for the held buffer's lock. */
+	shown = wait_in(&r.list_tid, "mvgal_bo_pages_node", &r.list_done) &&
+		!atomic_load(&r.hold_done);
+	ASSERT_EQ(0, host_bo(other, 3 * CH + 11, &mine));
+	mvgal_bo_destroy(other, mine);
+	created_first = !atomic_load(&r.hold_done);
+	pthread_join(holder, NULL);
+	pthread_join(lister, NULL);
+	EXPECT_EQ(0, r.hold_ret);
+	EXPECT_EQ(0, r.list_ret);
+	EXPECT_LT(0, r.listed);
+	EXPECT_TRUE(shown) TH_LOG("BO_LIST never waited for the held buffer");
+	EXPECT_TRUE(created_first)
+		TH_LOG("another user's BO_CREATE waited for BO_LIST");
+	EXPECT_EQ(-1, bo_check(self->m, h, 3 * CH + 5, 6));
+	mvgal_close(other);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* Waits for @fd and says how it ended: 1 (no error) or -errno; closes it. */
+static int fence_end(int fd)
+{
+	int st;
+
+	if (fd < 0)
+		return 1;
+	st = mvgal_fence_wait(fd, 20000) ?: mvgal_fence_status(fd);
+	close(fd);
+	return st;
+}
+
+/*
+ * Work is ordered by the chunks it touches: a READ session of chunk 8
+ * does not wait for a MIGRATE of chunk 0 queued behind pending work, and
+ * cancelling that MIGRATE fails nothing of it: its copy is made (before
+ * the work the MIGRATE waits for ends) and its GPU holds the bytes.
+ */
+TEST_F(rel, a_cancelled_job_fails_no_work_on_other_chunks)
+{
+	const uint64_t size = 10 * CH + 123, off = 8 * CH + 7, len = CH + 50;
+	struct drm_mvgal_migrate mg = { .offset = 5, .size = CH - 10 };
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 3));
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_NE(0, mg.job);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &s,
+			    &fence, NULL));
+	ASSERT_EQ(0, mvgal_cancel(self->m, mg.job));
+	/* Done while the MIGRATE's own in-fence is still pending. */
+	EXPECT_EQ(1, fence_end(fence));
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	EXPECT_EQ(-ECANCELED, fence_end(mg.out_fence_fd));
+	ASSERT_EQ((uint32_t)self->g0, a.pool_gpu);
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset + off, len,
+			    off, 3));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 3));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * One file's CANCEL never fails another file's work: once the owner's
+ * session waits for a MIGRATE a read-only importer queued on the same
+ * chunks, the importer's CANCEL is -EBUSY and the MIGRATE runs; the
+ * session's copy is made with the owner's bytes. A MIGRATE the importer
+ * cancels before anything waits for it is cancelled, and the owner's
+ * next session is planned as if it had never been queued. The owner's
+ * own CANCEL of a job its own session waits for still fails the session.
+ */
+TEST_F(rel, one_files_cancel_is_not_anothers_failure)
+{
+	const uint64_t size = 4 * CH + 999, off = 100, len = 2 * CH;
+	struct drm_mvgal_migrate mg = { .offset = 0, .size = CH };
+	struct drm_mvgal_access a;
+	struct mvgal *imp;
+	struct vfence vf;
+	uint32_t h, ih, s;
+	int dmabuf, fence;
+
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, size, MVGAL_BO_HOST_VALID |
+			MVGAL_BO_GPU_VALID | MVGAL_BO_DMA_BUF, MVGAL_GPU_ANY,
+			MVGAL_SHARING_DMA_BUF, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 8));
+	/* Read-only: PRIME without DRM_RDWR. */
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->fd, h, DRM_CLOEXEC, &dmabuf));
+	ASSERT_EQ(0, mvgal_open(&imp));
+	ASSERT_EQ(0, mvgal_bo_import(imp, dmabuf, &ih));
+	close(dmabuf);
+	ASSERT_EQ(-EACCES, mvgal_bo_write(imp, ih, 0, "x", 1));
+
+	/* Waited for by the owner: not cancelled, runs, fails nothing. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = ih;
+	mg.location = 1 + self->g1;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(imp, &mg));
+	ASSERT_NE(0, mg.job);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, off, len, &a, &s,
+			    &fence, NULL));
+	EXPECT_EQ(-EBUSY, mvgal_cancel(imp, mg.job));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	EXPECT_EQ(1, fence_end(fence));
+	EXPECT_EQ(1, fence_end(mg.out_fence_fd));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset + off, len,
+			    off, 8));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+
+	/* Cancelled before anything waits for it: as if never queued. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg = (struct drm_mvgal_migrate) {
+		.handle = ih, .offset = 2 * CH, .size = CH + 1,
+		.location = 1 + self->g1, .in_fence_fd = vf.fd,
+	};
+	ASSERT_EQ(0, mvgal_migrate(imp, &mg));
+	ASSERT_EQ(0, mvgal_cancel(imp, mg.job));
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 2 * CH + 3, CH + 9,
+			    &a, &s, &fence, NULL));
+	EXPECT_EQ(1, fence_end(fence));
+	EXPECT_EQ(-ECANCELED, fence_end(mg.out_fence_fd));
+	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset + 2 * CH + 3,
+			    CH + 9, 2 * CH + 3, 8));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+
+	/* The owner's own cancellation fails its own waiting session. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg = (struct drm_mvgal_migrate) {
+		.handle = h, .offset = 0, .size = CH,
+		.location = 1 + self->vg, .in_fence_fd = vf.fd,
+	};
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, CH, &a, &s,
+			    &fence, NULL));
+	ASSERT_EQ(0, mvgal_cancel(self->m, mg.job));
+	EXPECT_EQ(-ECANCELED, fence_end(fence));
+	EXPECT_EQ(-ECANCELED, fence_end(mg.out_fence_fd));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 8));
+	mvgal_bo_destroy(imp, ih);
+	mvgal_close(imp);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * GPU work that only read a buffer changes none of its bytes: when it
+ * fails, what comes after it still runs. A READ session's work (here a
+ * job's fence, which its CANCEL fails) is followed by a MOVE of the same
+ * chunks and a staged write into them: both complete, and the write's
+ * bytes land.
+ */
+TEST_F(rel, a_readers_failed_work_fails_no_later_writer)
+{
+	const uint64_t size = 3 * CH + 31;
+	struct drm_mvgal_migrate other = { .size = CH };
+	struct drm_mvgal_migrate mv = { .size = size };
+	uint8_t buf[777], got[777];
+	struct drm_mvgal_access a;
+	struct vfence vf;
+	uint32_t h, x, s;
+	int fence, gpu;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, host_bo(self->m, CH, &x));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 2));
+	/* The stand-in GPU work: a job of another buffer, cancelled later. */
+	ASSERT_EQ(0, vfence_new(&vf));
+	other.handle = x;
+	other.location = 1 + self->g1;
+	other.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &other));
+	gpu = dup(other.out_fence_fd);
+	ASSERT_LE(0, gpu);
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ, h, 0, size,
+			    &a, &s, &fence, NULL));
+	EXPECT_EQ(1, fence_end(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, gpu, NULL, 0));
+	close(gpu);
+	/* Writers after the reader: a MOVE to a GPU, and a staged write. */
+	mv.handle = h;
+	mv.location = 1 + self->g1;
+	mv.flags = MVGAL_MIGRATE_MOVE;
+	mv.in_fence_fd = -1;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mv));
+	for (unsigned int i = 0; i < sizeof(buf); i++)
+		buf[i] = pat(CH + 5 + i, 9);
+	ASSERT_EQ(0, mvgal_bo_write_flags(self->m, h, CH + 5, buf, sizeof(buf),
+					  MVGAL_RW_STAGED));
+	/* The reader's work fails. */
+	ASSERT_EQ(0, mvgal_cancel(self->m, other.job));
+	EXPECT_EQ(-ECANCELED, fence_end(other.out_fence_fd));
+	EXPECT_EQ(1, fence_end(mv.out_fence_fd));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH + 5, got, sizeof(got)));
+	EXPECT_EQ(0, memcmp(buf, got, sizeof(got)));
+	/* The rest as it was. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, got, sizeof(got)));
+	EXPECT_EQ(-1, check(got, sizeof(got), 0, 2));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, x);
 	mvgal_bo_destroy(self->m, h);
 }
 

@@ -7,6 +7,7 @@
  * process killed with commands in flight loses nothing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -570,6 +571,123 @@ TEST_F(ring, the_example_pipelines_migrations_and_sessions)
 	EXPECT_EQ(0, run("mvgal-ring >/tmp/mvgal-ring.out 2>&1"));
 	EXPECT_EQ(0, run("grep -q '^ring: OK' /tmp/mvgal-ring.out"));
 	run("sed 's/^/# /' /tmp/mvgal-ring.out");
+}
+
+/* Signals @a (another command's completion), then @b (what one waits for). */
+struct two_fences {
+	struct vfence *a, *b;
+};
+
+static void *signal_two(void *arg)
+{
+	struct two_fences *t = arg;
+
+	usleep(150000);
+	vfence_signal(t->a);
+	usleep(150000);
+	vfence_signal(t->b);
+	return NULL;
+}
+
+/*
+ * Every command that waits for other work (BO_PWRITE, BO_PREAD, BO_COPY)
+ * gives on a ring what its ioctl gives, however it is issued: submitted
+ * alone (inline, in the submitter's task) while a MIGRATE of the same
+ * ring completes (task work for that task) before the fence the command
+ * waits for signals, it completes with 0 and its bytes, never -EINTR.
+ */
+TEST_F(ring, waiting_commands_are_not_interrupted_by_other_completions)
+{
+	const uint64_t size = 2 * CH + 333;
+	static const unsigned int cmds[] = {
+		DRM_IOCTL_MVGAL_BO_PWRITE, DRM_IOCTL_MVGAL_BO_PREAD,
+		DRM_IOCTL_MVGAL_BO_COPY,
+	};
+	uint8_t *buf = malloc(size), *want = malloc(size);
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, want);
+	for (unsigned int k = 0; k < 3; k++) {
+		struct drm_mvgal_migrate mg = { .size = size };
+		struct drm_mvgal_bo_rw rw = { .offset = 7, .size = size - 7 };
+		struct drm_mvgal_bo_copy cp = {
+			.src_offset = 7, .dst_offset = 7, .size = size - 7,
+		};
+		struct mvgal_completion c[2];
+		struct two_fences t;
+		struct vfence va, vb;
+		uint32_t h, other, dst;
+		pthread_t th;
+		int busy, ret;
+		void *arg;
+
+		ASSERT_EQ(0, host_bo(self->m, size, &h));
+		ASSERT_EQ(0, host_bo(self->m, size, &other));
+		ASSERT_EQ(0, host_bo(self->m, size, &dst));
+		ASSERT_EQ(0, bo_fill(self->m, h, size, 4));
+		ASSERT_EQ(0, bo_fill(self->m, other, size, 5));
+		ASSERT_EQ(0, vfence_new(&va));
+		ASSERT_EQ(0, vfence_new(&vb));
+		/* @h is busy until @vb; the ring's MIGRATE of @other ends at @va. */
+		mg.handle = h;
+		mg.location = 1 + self->g1;
+		mg.in_fence_fd = vb.fd;
+		ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+		busy = mg.out_fence_fd;
+		mg = (struct drm_mvgal_migrate) {
+			.handle = other, .size = size, .location = 1 + self->g0,
+			.in_fence_fd = va.fd,
+		};
+		ASSERT_EQ(0, mvgal_prep_migrate(self->r, &mg, 100, 0));
+		ASSERT_EQ(1, mvgal_ring_submit(self->r));
+
+		fill(buf, size, 6);
+		rw.handle = h;
+		rw.user_ptr = (uintptr_t)buf;
+		cp.src_handle = h;
+		cp.dst_handle = dst;
+		arg = cmds[k] == DRM_IOCTL_MVGAL_BO_COPY ? (void *)&cp : (void *)&rw;
+		if (cmds[k] == DRM_IOCTL_MVGAL_BO_PREAD)
+			memset(buf, 0, size);
+		t = (struct two_fences) { .a = &va, .b = &vb };
+		ASSERT_EQ(0, pthread_create(&th, NULL, signal_two, &t));
+		ASSERT_EQ(0, mvgal_ring_prep(self->r, cmds[k], arg, 200, 0));
+		ret = mvgal_ring_submit(self->r);
+		ASSERT_EQ(1, ret);
+		ASSERT_EQ(0, mvgal_ring_wait(self->r, 20000, &c[0]));
+		ASSERT_EQ(0, mvgal_ring_wait(self->r, 20000, &c[1]));
+		pthread_join(th, NULL);
+		EXPECT_EQ(0, c[0].res) TH_LOG("command %u: user_data %llu", k,
+					      (unsigned long long)c[0].user_data);
+		EXPECT_EQ(0, c[1].res) TH_LOG("command %u: user_data %llu", k,
+					      (unsigned long long)c[1].user_data);
+		EXPECT_EQ(0, mvgal_fence_wait(busy, 20000));
+		close(busy);
+		close(mg.out_fence_fd);
+		/* The bytes each command moved. */
+		switch (cmds[k]) {
+		case DRM_IOCTL_MVGAL_BO_PWRITE:
+			fill(want, size, 6);
+			memset(buf, 0, size);
+			ASSERT_EQ(0, mvgal_bo_read(self->m, h, 7, buf, size - 7));
+			EXPECT_EQ(0, memcmp(buf, want, size - 7));
+			break;
+		case DRM_IOCTL_MVGAL_BO_PREAD:
+			EXPECT_EQ(-1, check(buf, size - 7, 7, 4));
+			break;
+		default:
+			EXPECT_EQ(-1, bo_check(self->m, other, size, 5));
+			ASSERT_EQ(0, mvgal_bo_read(self->m, dst, 7, buf, size - 7));
+			EXPECT_EQ(-1, check(buf, size - 7, 7, 4));
+		}
+		vfence_free(&va);
+		vfence_free(&vb);
+		mvgal_bo_destroy(self->m, h);
+		mvgal_bo_destroy(self->m, other);
+		mvgal_bo_destroy(self->m, dst);
+	}
+	free(buf);
+	free(want);
 }
 
 TEST_HARNESS_MAIN

@@ -9,10 +9,11 @@
  *
  * The argument struct of an ioctl with results (DRM_IOWR) that the
  * caller cannot write to (read-only or unmapped) is -EFAULT before the
- * call does anything: no buffer, job, session or fd is made. BEGIN also
- * undoes its session if writing its results faults while it runs; for
- * the other calls, a struct another thread unmaps while the call runs
- * may lose the results of a call that took effect.
+ * call does anything: no buffer, job, session or fd is made (BEGIN
+ * checks each access it writes back too). A struct another thread
+ * unmaps while the call runs may lose the results of a call that took
+ * effect; BEGIN then undoes its session and fd, though the copies it
+ * queued still run (they move bytes, they change none).
  *
  * An ioctl's argument struct grows at its end: the DRM core zero-extends
  * the struct an older binary passes, so every new field means "as
@@ -704,12 +705,13 @@ struct drm_mvgal_bo_info {
  * pages served zero-copy), is still -EBUSY: a staged write never waits
  * for a session to end. A larger write is an ordinary one. A staged
  * write is a job of the caller's file (it counts against max_file_jobs:
- * -ENOBUFS beyond) and ends as jobs end: when work it waited for failed,
- * when a copy that brings the rest of a chunk it covers in part home
- * fails, or when its file cancels it, its bytes are lost and the chunks
- * keep their holders of before; its fence, in the buffer's reservation,
- * carries the error, and work that waited for it fails as after any
- * failed job.
+ * -ENOBUFS beyond) and ends as jobs end: when work whose bytes it uses
+ * failed (see "ordering and cancellation": a READ session's failed GPU
+ * work is not such work), when a copy that brings the rest of a chunk it
+ * covers in part home fails, or when its file cancels it, its bytes are
+ * lost and the chunks keep their holders of before; its fence, in the
+ * buffer's reservation, carries the error, and work that waited for it
+ * fails as after any failed job.
  * Until its END, a READ session's copy may be refreshed with the new
  * bytes by another session begun on the same GPU, as after a CPU write
  * through a mapping. GET_STATS counts the writes that were staged
@@ -802,15 +804,50 @@ struct drm_mvgal_bo_list {
 };
 
 /**
+ * DOC: ordering and cancellation
+ *
+ * What BEGIN's copies, a MIGRATE, a REPLICATE, a prefetch and a staged
+ * write wait for, per buffer, for the chunks they name (a READ access
+ * and a MIGRATE without MOVE read; a WRITE access, a MOVE and a staged
+ * write write):
+ *
+ * - mvgal's own jobs (copies, moves, staged writes) still pending on any
+ *   of those chunks, whoever queued them. Jobs on other chunks of the
+ *   buffer are not waited for.
+ * - GPU work that END handed in (its fence is in the buffer's
+ *   reservation; mvgal does not know which chunks it touches): a reader
+ *   waits for the last WRITE session's, a writer for every session's.
+ * - the call's own in-fence or in-syncobj.
+ *
+ * CPU access (faults, BO_PREAD/PWRITE/COPY, a dma-buf's CPU access)
+ * waits for every fence of the buffer, as before.
+ *
+ * What a failure does: work fails with the first error of the work it
+ * uses - its own in-fence, a job whose chunks it reads or moves, a WRITE
+ * session's GPU work - and then copies nothing, its chunks keep their
+ * holders of before and its fence carries the error. The failure of
+ * work it only comes after (a READ session's GPU work, which changes no
+ * byte) changes nothing: it runs.
+ *
+ * CANCEL stops a job that has not started: its fence signals with
+ * -ECANCELED after its chunks went back to their holders of before. Work
+ * of the same file that already waits for it fails with it. Work planned
+ * after the cancellation waits for it to end and is planned as if it had
+ * never been queued. Once work of another file waits for a job on the
+ * chunks it touches, the job's CANCEL is -EBUSY: it runs, and one file's
+ * cancellation never becomes another's failure (a read-only importer
+ * cannot fail the owner's work).
+ */
+
+/**
  * DOC: access sessions
  *
  * A GPU uses buffers inside an access session. DRM_IOCTL_MVGAL_BEGIN
  * names the GPU, READ or WRITE, and per buffer the byte ranges the work
  * touches (rounded out to whole chunks). It makes the GPU's copy of
  * those chunks current: each chunk the GPU's placement lacks is copied
- * from the cheapest location that holds it, after every fence the access
- * must wait for (a reader waits for the last writer; a writer waits for
- * the last writer and every reader since). It returns, per buffer, the
+ * from the cheapest location that holds it, after the work the access
+ * must wait for (see "ordering and cancellation"). It returns, per buffer, the
  * pool and the offset in it where the bytes are, and one sync_file that
  * signals when all of them are in place. The GPU work must wait for that
  * fence.
@@ -927,9 +964,11 @@ struct drm_mvgal_access {
  * -EFAULT, -ENOMEM, -EDQUOT (see "buffer metadata"), -E2BIG (an access
  * larger than this kernel knows with non-zero bytes beyond), and those
  * of "syncobjs". A failed
- * begin changes nothing: BEGIN writes its results (this struct and each
- * access's) before its session can be used and its fd exists, and a
- * fault there (-EFAULT) undoes it.
+ * begin changes nothing: a struct or an access array it cannot write is
+ * -EFAULT before anything is planned. BEGIN writes its results before
+ * its session can be used and its fd exists; if that faults all the
+ * same (another thread unmapped them meanwhile), the session and fd are
+ * undone and only the copies already queued still run.
  */
 struct drm_mvgal_begin {
 	/** @accesses: (in/out) user pointer to &struct drm_mvgal_access[]. */
@@ -1043,7 +1082,8 @@ struct drm_mvgal_end {
  * everything planned after it when it is submitted (the job's fence orders
  * those accesses after its copies): a session begun later uses the moved
  * copy, and a failed or cancelled MOVE gives the chunks back to their
- * holders of before.
+ * holders of before. What the job waits for, and what a CANCEL of it
+ * does: see "ordering and cancellation".
  */
 struct drm_mvgal_migrate {
 	/** @handle: (in) GEM handle. */
@@ -1086,10 +1126,12 @@ struct drm_mvgal_migrate {
  * struct drm_mvgal_cancel - DRM_IOCTL_MVGAL_CANCEL
  *
  * Cancels a job that has not started: its fence signals with -ECANCELED
- * and the chunks it would have filled stay invalid there. Errors:
- * -EINVAL (non-zero flags or padding), -ENOENT (no such job pending for
- * this file: a job another file queued is never found, even after that
- * file closed), -EBUSY (it is running or done).
+ * and the chunks it would have filled stay invalid there (see "ordering
+ * and cancellation" for what that does to work that waits for it).
+ * Errors: -EINVAL (non-zero flags or padding), -ENOENT (no such job
+ * pending for this file: a job another file queued is never found, even
+ * after that file closed), -EBUSY (it is running or done, or another
+ * file's work waits for it).
  */
 struct drm_mvgal_cancel {
 	/** @job: (in) from MIGRATE. */
@@ -1728,6 +1770,14 @@ struct drm_mvgal_advise {
  * when it issues it, from the submission queue, whose slot later
  * submissions may have reused by then; IOSQE_ASYNC copies it at
  * submission (libmvgal's ring does this).
+ *
+ * A command fails only as its ioctl does. BO_PWRITE, BO_PREAD and BO_COPY,
+ * which wait for the buffers' other work, run in io_uring's workers, not
+ * in the submitting task (where io_uring's own task work, another
+ * command completing, would interrupt the wait); any other command whose
+ * wait is interrupted there is issued again in a worker, as the ioctl
+ * would be restarted. Only SIGKILL of the ring's task ends one with
+ * -EINTR.
  *
  * Errors of the command itself: -EINVAL (non-zero flags or padding, a
  * cmd_op that is not an mvgal ioctl taking a struct), -EOPNOTSUPP (an
