@@ -4,7 +4,7 @@
  * mvgal ioctls and the DRM and dma-buf calls around them.
  *
  *   mvgal_fuzz [--seed N] [--threads N] [--calls N] [--seconds N]
- *              [--user UID] [--fault PERCENT]
+ *              [--user UID] [--rival UID] [--fault PERCENT]
  *
  * Every thread draws calls from one weighted table: each mvgal ioctl with
  * arguments built from live state (handles, sessions, jobs, dma-buf and
@@ -30,6 +30,15 @@
  * in any task: the migration engine's jobs as well as the ioctls.
  * Each thread also keeps a buffer of its own with known bytes: a write
  * into it that fails must leave every byte as it was.
+ *
+ * --rival UID: a second process, of user UID and seeded apart, runs the
+ * same calls on files of its own at the same time; each side sends some
+ * of its dma-bufs (read-only or not) to the other over a socket, and
+ * the other imports them, so each queues migrations, sessions and staged
+ * writes on the other's buffers; CANCEL aims at job ids around the
+ * newest either has seen, so it meets the other's jobs; as root, one
+ * thread now and then holds a buffer's lock (debugfs bo_hold) while the
+ * others list, create and free buffers. Its report follows the first's.
  *
  * Host buffers are at most 128 MiB, and when the guest's available memory
  * falls under a quarter the run lets go of all it holds (memory_low()).
@@ -63,6 +72,7 @@
 #include <mvgal/mvgal.h>
 
 #include "../common/rand.h"
+#include "../common/scm_fd.h"
 
 #define CH		(64 * 1024)
 #define NFILES		4
@@ -123,6 +133,8 @@ static struct slots dmabufs;	/* dma-buf fds */
 static struct slots maps;	/* addr << 0, len in mapl[] */
 static size_t mapl[NSLOTS];
 static int vgem = -1;
+static int rival_sock = -1;	/* to the other process (--rival), or -1 */
+static _Atomic uint64_t last_job;	/* the newest job id seen */
 static char mvgal_path[64];
 
 /* Keeps @v; when full, a random value makes room: true, in *@old. */
@@ -276,7 +288,7 @@ enum {
 	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
-	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK,
+	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK, OP_BO_HOLD,
 	OP_COUNT
 };
 
@@ -289,13 +301,13 @@ static const char *const op_names[OP_COUNT] = {
 	"PRIME export", "PRIME import", "vgem import", "syncobj",
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
-	"GPU_ATTACH", "BO_USERPTR", "BO_MARK",
+	"GPU_ATTACH", "BO_USERPTR", "BO_MARK", "bo_hold",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
-	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2, 1,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -969,6 +981,8 @@ static int do_migrate(int f)
 	mutate(&m, sizeof(m));
 	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_MIGRATE, &m);
 	if (!ret) {
+		if (m.job > atomic_load(&last_job))
+			atomic_store(&last_job, m.job);
 		put(&files[f].jobs, m.job, NULL);
 		if (m.out_fence_fd >= 0)
 			put(&fences, m.out_fence_fd, drop_fd);
@@ -1096,7 +1110,9 @@ static int do_simple(int op, int f)
 		u.bl.entries = uptr_out(out);
 		nr = DRM_IOCTL_MVGAL_BO_LIST; size = sizeof(u.bl); break;
 	case OP_CANCEL:
-		u.c.job = get(&files[f].jobs, edge());
+		/* Around the newest id: a rival's jobs are there too. */
+		u.c.job = chance(30) ? atomic_load(&last_job) + below(16) - 8 :
+			  get(&files[f].jobs, edge());
 		nr = DRM_IOCTL_MVGAL_CANCEL; size = sizeof(u.c); break;
 	case OP_PLACE_FREE:
 		u.pf.handle = handle(f); u.pf.gpu = gpu_ish();
@@ -1258,6 +1274,9 @@ static int do_prime_export(int f)
 				 DRM_CLOEXEC | (chance(50) ? DRM_RDWR : 0), &fd);
 	if (ret)
 		return -errno;
+	/* The rival gets its own reference; a full socket drops it. */
+	if (rival_sock >= 0 && chance(30))
+		send_fd(rival_sock, fd);
 	put(&dmabufs, fd, drop_fd);
 	return 0;
 }
@@ -1279,6 +1298,10 @@ static int do_prime_import(int f, bool from_vgem)
 		drmCloseBufferHandle(vgem, d.handle);
 		if (ret)
 			return -errno;
+	} else if (rival_sock >= 0 && chance(40) &&
+		   (fd = recv_fd(rival_sock)) >= 0) {
+		/* The rival's buffer: imported, then kept as ours are. */
+		put(&dmabufs, fd, drop_fd);
 	} else {
 		fd = (int)get(&dmabufs, (uint64_t)edge());
 	}
@@ -1289,6 +1312,26 @@ static int do_prime_import(int f, bool from_vgem)
 		put_handle(f, h);
 	if (from_vgem)
 		put(&dmabufs, fd, drop_fd);
+	return ret;
+}
+
+/* Holds one of our buffers' lock for up to 40 ms (root only). */
+static int do_bo_hold(int f)
+{
+	struct drm_mvgal_bo_info i = { .handle = handle(f) };
+	char cmd[64];
+	int fd, ret;
+
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_INFO, &i);
+	if (ret)
+		return ret;
+	fd = open("/sys/kernel/debug/mvgal/bo_hold", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(cmd, sizeof(cmd), "%llu %u", (unsigned long long)i.id,
+		 (unsigned int)below(40));
+	ret = write(fd, cmd, strlen(cmd)) < 0 ? -errno : 0;
+	close(fd);
 	return ret;
 }
 
@@ -1606,6 +1649,7 @@ static int call(int op)
 	case OP_GPU_ATTACH: return do_gpu_attach(f);
 	case OP_BO_USERPTR: return do_userptr(f);
 	case OP_BO_MARK: return do_mark(f);
+	case OP_BO_HOLD: return do_bo_hold(f);
 	default: return do_simple(op, f);
 	}
 }
@@ -1785,6 +1829,48 @@ static int find_mvgal(void)
 	return fd;
 }
 
+/*
+ * Forks the rival process (--rival): both ends of a socket for dma-bufs,
+ * neither blocking. Return: the rival's pid in this process, 0 in the
+ * rival, -1 on failure.
+ */
+static pid_t rival_start(unsigned int uid)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+		       sv)) {
+		perror("socketpair");
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return -1;
+	}
+	rival_sock = sv[pid ? 0 : 1];
+	close(sv[pid ? 1 : 0]);
+	if (!pid)
+		printf("# rival: uid %u\n", uid);
+	return pid;
+}
+
+/* Waits for the rival; true when it found changed bytes or failed. */
+static bool rival_end(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return true;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("# the rival ended with status 0x%x\n", st);
+		return true;
+	}
+	return false;
+}
+
 static void report(double secs)
 {
 	printf("# %lu calls in %.0f s (%.0f/s), seed %llu\n",
@@ -1811,7 +1897,8 @@ static void report(double secs)
 
 int main(int argc, char **argv)
 {
-	unsigned int threads = 2, uid = 0;
+	unsigned int threads = 2, uid = 0, rival = 0;
+	pid_t rival_pid = -1;
 	pthread_t tid[16];
 	struct timespec t0, t1;
 	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO };
@@ -1829,10 +1916,12 @@ int main(int argc, char **argv)
 			seconds_max = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--user") && i + 1 < argc)
 			uid = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--rival") && i + 1 < argc)
+			rival = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--fault") && i + 1 < argc)
 			fault_pct = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--seed N] [--threads N] [--calls N] [--seconds N] [--user UID] [--fault PERCENT]\n",
+			fprintf(stderr, "usage: %s [--seed N] [--threads N] [--calls N] [--seconds N] [--user UID] [--rival UID] [--fault PERCENT]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1858,6 +1947,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	attach_fds_init();
+	if (rival) {
+		rival_pid = rival_start(rival);
+		if (rival_pid < 0)
+			return 2;
+		if (!rival_pid) {
+			/* The rival: another user, other calls, no faults. */
+			uid = rival;
+			seed ^= 0x9e3779b97f4a7c15ULL;
+			fault_pct = 0;
+		}
+	}
 	if (uid) {
 		/* The nodes open to everybody, then no privilege at all. */
 		chmod(mvgal_path, 0666);
@@ -1865,6 +1965,11 @@ int main(int argc, char **argv)
 			perror("setuid");
 			return 2;
 		}
+	}
+	/* The rival's files are its own, opened as its user. */
+	if (!rival_pid) {
+		close(files[0].fd);
+		files[0].fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
 	}
 	for (int f = 1; f < NFILES; f++)
 		files[f].fd = open(mvgal_path, O_RDWR | O_CLOEXEC);
@@ -1918,5 +2023,7 @@ int main(int argc, char **argv)
 	/* Everything this run made goes with its files. */
 	for (int f = 0; f < NFILES; f++)
 		close(files[f].fd);
+	if (rival_pid > 0)
+		return rival_end(rival_pid) || atomic_load(&changed) ? 1 : 0;
 	return atomic_load(&changed) ? 1 : 0;
 }
