@@ -334,7 +334,7 @@ enum export_order {
  */
 static void export_over_unbind(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(unplug) *self,
-			       enum export_order order)
+			       enum export_order order, int g)
 {
 	const uint64_t size = 3 * CH + 5;
 	struct drm_mvgal_bo_info info;
@@ -349,19 +349,19 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	buf = malloc(size);
 	ASSERT_NE(NULL, buf);
 	/* The fixture's mapping of g1's pool would hold the device. */
-	munmap(self->pool[self->g1], POOL_BYTES);
-	self->pool[self->g1] = NULL;
+	munmap(self->pool[g], POOL_BYTES);
+	self->pool[g] = NULL;
 	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
 				     MVGAL_BO_GPU_VALID | MVGAL_BO_SHARED,
 				     MVGAL_GPU_ANY, &hx));
 	fill(buf, size, 7);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, hx, 0, buf, size));
-	ASSERT_EQ(0, mvgal_place_fd(self->m, hx, self->g1, MVGAL_PLACE_FD_RDWR,
+	ASSERT_EQ(0, mvgal_place_fd(self->m, hx, g, MVGAL_PLACE_FD_RDWR,
 				    &xfd, &xsize));
 	xva = mmap(NULL, xsize, PROT_READ | PROT_WRITE, MAP_SHARED, xfd, 0);
 	ASSERT_NE(MAP_FAILED, xva);
 	/* The GPU's writes through the export (every page faulted in). */
-	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE |
+	ASSERT_EQ(0, begin1(self->m, g, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, hx, 0, size, &a, &sess,
 			    &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
@@ -376,23 +376,23 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	ASSERT_FALSE(bound(self->name));
 
 	EXPECT_EQ(-1, check(xva, size, 0, 8));
-	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
+	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
 	if (order != HANDLE_GONE_FIRST) {
 		ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
-		EXPECT_EQ(xsize, info.resident[1 + self->g1]);
+		EXPECT_EQ(xsize, info.resident[1 + g]);
 	}
 	munmap(xva, xsize);
 	if (order == FD_OUTLIVES_MAPPING)
-		EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
+		EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
 	if (order != FD_CLOSED_FIRST)
 		close(xfd);
 	refs = module_refcnt("virtio_gpu");
 	ASSERT_LT(0, refs);
-	EXPECT_EQ(0, detach_when_free(self->m, self->g1));
+	EXPECT_EQ(0, detach_when_free(self->m, g));
 	EXPECT_EQ(refs - 1, module_refcnt("virtio_gpu"));
 	if (order != HANDLE_GONE_FIRST) {
 		ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
-		EXPECT_EQ(0, info.resident[1 + self->g1]);
+		EXPECT_EQ(0, info.resident[1 + g]);
 		memset(buf, 0, size);
 		ASSERT_EQ(0, mvgal_bo_read(self->m, hx, 0, buf, size));
 		EXPECT_EQ(-1, check(buf, size, 0, 8));
@@ -408,22 +408,32 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 
 TEST_F(unplug, mapped_export_over_unbind_fd_closed_first)
 {
-	export_over_unbind(_metadata, self, FD_CLOSED_FIRST);
+	export_over_unbind(_metadata, self, FD_CLOSED_FIRST, self->g1);
 }
 
 TEST_F(unplug, mapped_export_over_unbind_unmapped_then_closed)
 {
-	export_over_unbind(_metadata, self, UNMAPPED_THEN_CLOSED);
+	export_over_unbind(_metadata, self, UNMAPPED_THEN_CLOSED, self->g1);
 }
 
 TEST_F(unplug, mapped_export_over_unbind_fd_outlives_mapping)
 {
-	export_over_unbind(_metadata, self, FD_OUTLIVES_MAPPING);
+	export_over_unbind(_metadata, self, FD_OUTLIVES_MAPPING, self->g1);
 }
 
 TEST_F(unplug, mapped_export_over_unbind_holds_the_last_buffer_reference)
 {
-	export_over_unbind(_metadata, self, HANDLE_GONE_FIRST);
+	export_over_unbind(_metadata, self, HANDLE_GONE_FIRST, self->g1);
+}
+
+/* The same over the unbind of the GPU the framebuffer console is on. */
+TEST_F(unplug, mapped_export_over_unbind_of_the_console_gpu)
+{
+	int g = find_gpu(self->m, "virtio_gpu", ~0U);
+
+	ASSERT_LE(0, g);
+	ASSERT_EQ(0, virtio_name(self->m, g, self->name, sizeof(self->name)));
+	export_over_unbind(_metadata, self, UNMAPPED_THEN_CLOSED, g);
 }
 
 TEST_HARNESS_MAIN
