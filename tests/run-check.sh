@@ -101,7 +101,19 @@ lane "vm/run kills a hung guest at its timeout (exit 124), having shown where it
 lane "vm/run fails a run whose kernel log has a WARN (exit 123)" sh -c \
 	'out=$(tools/vm/run -- sh -c "echo \"<4>WARNING: CPU: 0 PID: 1 at injected-by-make-check\" > /dev/kmsg" 2>&1); test $? = 123 && echo "$out" | grep -q "kernel log reports a problem"'
 
-tools/vm/run -- sh /usr/libexec/mvgal/run-selftests.sh >"$log/guest.tap" 2>"$log/guest.err"
+# One WARN of the stock kernel's own is exempt: virtio-gpu 6.12 drops a
+# command its device can no longer take (drm_dev_enter() fails) without
+# putting the objects it holds, and the fbdev emulation's damage worker
+# can still send one (a transfer of the fbdev buffer) after the unplug
+# of an unbind. That buffer then outlives its device, whose release (on
+# the way out of unplug_test's GPU_DETACH when mvgal held the last
+# reference; in the unbind itself when nothing did, mvgal unloaded too)
+# finds the DRM core's mmap offset manager unclean. The exemption is of
+# that release alone: a takedown WARN from mvgal's own pool
+# (mvgal_pool_fini) still fails. The debug kernel has no fbdev emulation.
+ALLOW_UNPLUG='Memory manager not clean during takedown.*Call Trace:[^+]*(drm_vma_offset_manager_destroy|drm_gem_init_release|drm_managed_release)\+'
+MVGAL_VM_ALLOW="$ALLOW_UNPLUG" tools/vm/run -- sh /usr/libexec/mvgal/run-selftests.sh \
+	>"$log/guest.tap" 2>"$log/guest.err"
 grc=$?
 count "$log/guest.tap"
 if [ $grc != 0 ]; then
