@@ -1774,6 +1774,11 @@ struct stage_gpu {
 	uint64_t at[STAGE_Q];
 	_Atomic unsigned int queued, done;
 	_Atomic bool stop;
+	/* MVGAL_BENCH_GPU_STALL_MS: once, the GPU stalls this long before a
+	 * fence (past vgem's 10 s, its fences signal with -ETIMEDOUT), to
+	 * see what a stalled stand-in GPU does to the run.
+	 */
+	unsigned int stall_ms;
 };
 
 static void *stage_gpu_run(void *arg)
@@ -1788,6 +1793,10 @@ static void *stage_gpu_run(void *arg)
 
 		if (g->done == g->queued)
 			continue;
+		if (g->stall_ms && g->done == STAGE_N / 2) {
+			usleep(g->stall_ms * 1000U);
+			g->stall_ms = 0;
+		}
 		end = (g->at[k] > free_at ? g->at[k] : free_at) +
 		      STAGE_GPU_US * 1000ULL;
 		while (now_ns() < end)
@@ -1985,6 +1994,8 @@ static void bench_staged(struct mvgal *m, int g0)
 	pthread_t t;
 	uint32_t h = 0;
 
+	if (getenv("MVGAL_BENCH_GPU_STALL_MS"))
+		g.stall_ms = (unsigned int)atoi(getenv("MVGAL_BENCH_GPU_STALL_MS"));
 	printf("# staged writes: %d 4 KiB writes, each after a READ session on its chunk whose GPU work takes %d us (a vgem fence a second thread signals), MVGAL_RW_STAGED vs plain BO_PWRITE (ratio of throughputs, no goal)\n",
 	       STAGE_N, STAGE_GPU_US);
 	ok = ok && !mvgal_bo_create(m, size, MVGAL_BO_HOST_VALID |
