@@ -678,6 +678,7 @@ void mvgal_job_abort(struct mvgal_job *job)
 {
 	mvgal_job_put_refs(job);
 	if (!job->armed) {
+		kfree(job->spans);
 		kfree(job);
 		module_put(THIS_MODULE);
 		return;
