@@ -81,19 +81,24 @@ void mvgal_chunk_unfill(struct mvgal_chunk *c, unsigned int loc)
 	mvgal_chunk_drop(c, loc);
 }
 
+void mvgal_chunk_restore(struct mvgal_chunk *c, unsigned int prev)
+{
+	unsigned int l;
+
+	if (!prev)
+		return;
+	c->valid = prev;
+	c->owner = MVGAL_CHUNK_NOBODY;
+	for (l = 0; l < MVGAL_CHUNK_LOCS; l++)
+		if (prev == 1U << l)
+			c->owner = l;
+}
+
 int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
 		       unsigned int prev)
 {
-	unsigned int v = prev & ~(1U << loc), l;
-
 	if (!mvgal_chunk_valid_at(c, loc))
 		return -EBUSY;
-	if (!v)
-		return 0;
-	c->valid = v;
-	c->owner = MVGAL_CHUNK_NOBODY;
-	for (l = 0; l < MVGAL_CHUNK_LOCS; l++)
-		if (v == 1U << l)
-			c->owner = l;
+	mvgal_chunk_restore(c, prev & ~(1U << loc));
 	return 0;
 }

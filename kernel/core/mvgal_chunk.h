@@ -96,6 +96,13 @@ void mvgal_chunk_unfill(struct mvgal_chunk *c, unsigned int loc);
 int mvgal_chunk_revert(struct mvgal_chunk *c, unsigned int loc,
 		       unsigned int prev);
 
+/*
+ * Work that would have changed the chunk failed before it wrote a byte:
+ * exactly the holders of @prev (a non-empty valid mask) hold the bytes
+ * again, whoever holds them now.
+ */
+void mvgal_chunk_restore(struct mvgal_chunk *c, unsigned int prev);
+
 /* The chunks [*first, *last] that bytes [off, off + len) touch; len > 0. */
 static inline void mvgal_chunk_span(unsigned long long off,
 				    unsigned long long len, unsigned int shift,

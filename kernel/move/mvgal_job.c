@@ -70,6 +70,7 @@ static void mvgal_job_release(struct dma_fence *f)
 	 * read the spans for as long as the fence is in a reservation.
 	 */
 	kfree(job->spans);
+	kfree(job->segs);
 	dma_fence_free(&job->base);
 	module_put(THIS_MODULE);
 }
@@ -391,21 +392,64 @@ static void mvgal_move_mark(struct mvgal_move *m)
 }
 
 /*
- * A failed or cancelled move: chunks still held at @loc (nothing wrote
- * them elsewhere since) go back to their holders of before.
+ * The locations failed work the job used was to fill chunk @c of @bo
+ * at: that work's copies never came, so they hold nothing it made. Its
+ * copy list stays with its fence, which the job holds.
  */
-static void mvgal_move_revert(struct mvgal_move *m)
+static unsigned int mvgal_job_failed_dsts(const struct mvgal_job *job,
+					  const struct mvgal_bo *bo,
+					  unsigned long c)
 {
+	unsigned int i, j, mask = 0;
+
+	for (i = 0; i < job->ndeps; i++) {
+		const struct dma_fence *f = job->deps[i].fence;
+		const struct mvgal_job *dep;
+
+		if (!f->error || f->ops != &mvgal_job_fence_ops)
+			continue;
+		dep = container_of(f, struct mvgal_job, base);
+		for (j = 0; j < dep->nsegs; j++) {
+			const struct mvgal_copy_seg *sg = &dep->segs[j];
+			unsigned long first, last;
+
+			mvgal_chunk_span(sg->off, sg->len, bo->chunk_shift,
+					 &first, &last);
+			if (sg->bo == bo && first <= c && c <= last)
+				mask |= BIT(sg->dst);
+		}
+	}
+	return mask;
+}
+
+/*
+ * A failed or cancelled move: chunks still held at @loc alone (nothing
+ * wrote them elsewhere since) go back to their holders of before, less
+ * the ones failed work was to fill. A job that never ran wrote nothing:
+ * @loc keeps its copy if it had one before; one whose run failed may have
+ * written @loc's copy in part, so it is dropped unless it is all there is.
+ */
+static void mvgal_move_revert(struct mvgal_job *job)
+{
+	struct mvgal_move *m = &job->move;
 	struct mvgal_bo *bo = m->bo;
 	unsigned long c;
 
 	spin_lock(&bo->state_lock);
 	for (c = m->first; c <= m->last; c++) {
 		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
+		unsigned int prev = m->prev[c - m->first], failed;
 
-		if (ch->valid == BIT(m->loc))
-			mvgal_chunk_revert(ch, m->loc, m->prev[c - m->first] |
-					   BIT(m->loc));
+		if (ch->valid != BIT(m->loc))
+			continue;
+		/* Never every holder: something holds the bytes. */
+		failed = mvgal_job_failed_dsts(job, bo, c);
+		if (prev & ~failed)
+			prev &= ~failed;
+		if (job->ran)
+			mvgal_chunk_revert(ch, m->loc, prev | BIT(m->loc));
+		else
+			mvgal_chunk_restore(ch, prev);
 	}
 	spin_unlock(&bo->state_lock);
 }
@@ -657,8 +701,6 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 		drm_gem_object_put(&job->bos[i]->base);
 	kfree(job->bos);
 	job->bos = NULL;
-	kfree(job->segs);
-	job->segs = NULL;
 	if (job->write.buf) {
 		kvfree(job->write.buf);
 		job->write.buf = NULL;
@@ -679,6 +721,7 @@ void mvgal_job_abort(struct mvgal_job *job)
 	mvgal_job_put_refs(job);
 	if (!job->armed) {
 		kfree(job->spans);
+		kfree(job->segs);
 		kfree(job);
 		module_put(THIS_MODULE);
 		return;
@@ -697,7 +740,7 @@ void mvgal_job_finish(struct mvgal_job *job, int error)
 	if (error) {
 		/* The chunks it would have filled are not there. */
 		if (job->move.bo)
-			mvgal_move_revert(&job->move);
+			mvgal_move_revert(job);
 		mvgal_job_chunks(job, MVGAL_JOB_UNFILL);
 		dma_fence_set_error(&job->base, error);
 		atomic64_inc(error == -ECANCELED ? &ctr->cancelled : &ctr->failed);
@@ -836,6 +879,7 @@ static int mvgal_job_run(struct mvgal_job *job)
 
 	if (job->error)
 		return job->error;
+	job->ran = true;
 	for (i = 0; i < job->nsegs; i++) {
 		struct mvgal_copy_seg *s = &job->segs[i];
 		int nid = mvgal_loc_node(s->bo, s->dst);

@@ -94,6 +94,8 @@ struct mvgal_job {
 	 * not cancel it then. Under engine.lock.
 	 */
 	bool needed;
+	/* Its run began: its copies or write may have changed bytes. */
+	bool ran;
 	int error;
 	/* The allowance of the file that queued it, or NULL: that file
 	 * alone may cancel it.

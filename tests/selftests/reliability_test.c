@@ -1437,4 +1437,52 @@ TEST_F(rel, a_readers_failed_work_fails_no_later_writer)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/*
+ * A staged write that waits for a MIGRATE of its chunk fails with it
+ * when its file cancels the MIGRATE: the write is lost, as documented,
+ * but the chunk keeps its bytes where they were. The GPU the MIGRATE
+ * would have filled does not come to count as a holder, and home keeps
+ * its copy: every byte reads back as before, and a MIGRATE to that GPU
+ * then copies the chunk and brings the right bytes.
+ */
+TEST_F(rel, a_failed_staged_write_leaves_its_chunks_as_they_were)
+{
+	const uint64_t size = 2 * CH + 77;
+	struct drm_mvgal_migrate mg = { .size = size };
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_access a;
+	uint8_t buf[500];
+	struct vfence vf;
+	uint32_t h, s;
+	int fence;
+
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 5));
+	ASSERT_EQ(0, vfence_new(&vf));
+	mg.handle = h;
+	mg.location = 1 + self->g0;
+	mg.in_fence_fd = vf.fd;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	memset(buf, 0x3c, sizeof(buf));
+	ASSERT_EQ(0, mvgal_bo_write_flags(self->m, h, 100, buf, sizeof(buf),
+					  MVGAL_RW_STAGED));
+	ASSERT_EQ(0, mvgal_cancel(self->m, mg.job));
+	EXPECT_EQ(-ECANCELED, fence_end(mg.out_fence_fd));
+	/* Every byte as before, the staged ones included (the write failed). */
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 5));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.valid[1 + self->g0]);
+	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
+	/* The GPU's copy is made from home now. */
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, size, &a, &s,
+			    &fence, NULL));
+	EXPECT_EQ(1, fence_end(fence));
+	EXPECT_EQ(-1, check(self->pool[self->g0] + a.pool_offset, size, 0, 5));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN

@@ -235,6 +235,30 @@ TEST(failed_write_reverts_to_the_holders_of_before)
 	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 1));
 }
 
+/*
+ * Work that failed before writing a byte: exactly the holders of before,
+ * the location it was for among them when it held the bytes then too.
+ */
+TEST(restore_gives_back_exactly_the_holders_of_before)
+{
+	struct mvgal_chunk c;
+
+	mvgal_chunk_init(&c, 0);
+	ASSERT_EQ(0, mvgal_chunk_filled(&c, 2));
+	ASSERT_EQ(0, mvgal_chunk_written(&c, 0));
+	mvgal_chunk_restore(&c, (1U << 0) | (1U << 2));
+	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 0));
+	EXPECT_EQ(MVGAL_CS_SHARED, mvgal_chunk_state(&c, 2));
+	EXPECT_TRUE(mvgal_chunk_ok(&c, MVGAL_CHUNK_LOCS));
+	mvgal_chunk_restore(&c, 1U << 2);
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 2));
+	EXPECT_EQ(MVGAL_CS_INVALID, mvgal_chunk_state(&c, 0));
+	EXPECT_TRUE(mvgal_chunk_ok(&c, MVGAL_CHUNK_LOCS));
+	/* Nothing named: the bytes stay where they are. */
+	mvgal_chunk_restore(&c, 0);
+	EXPECT_EQ(MVGAL_CS_OWNER, mvgal_chunk_state(&c, 2));
+}
+
 /* Every operation from every state at every location, twice deep. */
 TEST(exhaustive_two_steps)
 {
