@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
@@ -28,6 +29,7 @@
 #define MAX_STAGED "/sys/module/mvgal/parameters/max_staged_bytes"
 #define STAGING_KB "/sys/module/mvgal/parameters/staging_kb"
 #define FILE_JOBS "/sys/module/mvgal/parameters/max_file_jobs"
+#define DEBUG_STAGING "/sys/kernel/debug/mvgal/staging"
 
 FIXTURE(stage) {
 	COH_FIELDS;
@@ -437,6 +439,237 @@ TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
 	free(idle_model);
 	mvgal_bo_destroy(self->m, h);
 	mvgal_bo_destroy(self->m, idle);
+}
+
+/*
+ * What <debugfs>/mvgal/staging says of user @uid: the bytes of staging
+ * memory it holds (@held) and its staged writes waiting for room; both 0
+ * when it has no line (it holds nothing and waits for nothing).
+ */
+static unsigned int staging_of(unsigned int uid, unsigned long long *held)
+{
+	FILE *f = fopen(DEBUG_STAGING, "r");
+	unsigned long long h;
+	unsigned int u, w, waiting = 0;
+
+	*held = 0;
+	if (!f)
+		return 0;
+	while (fscanf(f, "%u %llu %u", &u, &h, &w) == 3) {
+		if (u == uid) {
+			*held = h;
+			waiting = w;
+		}
+	}
+	fclose(f);
+	return waiting;
+}
+
+#define OTHER_UID	65534
+#define FILL_LEN	4000	/* charged a page each */
+#define FILL_WRITES	16	/* staging_kb=64 of pages */
+#define FILL_SIZE	(FILL_WRITES * 4096 + 100)
+
+/*
+ * A child switched to uid OTHER_UID, with a file of its own: a buffer
+ * behind a migration waiting for @vf (the parent's vgem fence, which it
+ * never signals), then FILL_WRITES staged writes, enough to fill the
+ * whole staging memory (staging_kb=64), a byte to @report after each.
+ * Once they all returned (after @vf signalled, when a share stopped
+ * them), their bytes must all be the buffer's. Exits 0 when they are.
+ */
+static void other_user_fills_staging(struct vfence *vf, uint32_t gpu,
+				     int report)
+{
+	uint8_t *model = model_new(FILL_SIZE, 40);
+	struct mvgal *m;
+	uint32_t h;
+	int mf;
+
+	if (!model || mvgal_open(&m) ||
+	    setresgid(OTHER_UID, OTHER_UID, OTHER_UID) ||
+	    setresuid(OTHER_UID, OTHER_UID, OTHER_UID) ||
+	    host_bo(m, FILL_SIZE, &h) || bo_fill(m, h, FILL_SIZE, 40) ||
+	    pending_copy(m, h, FILL_SIZE, gpu, vf, &mf))
+		_exit(10);
+	for (int i = 0; i < FILL_WRITES; i++) {
+		if (stage(m, h, 4096 * i + 7, FILL_LEN, 41 + i, model))
+			_exit(11);
+		if (write(report, "w", 1) != 1)
+			_exit(12);
+	}
+	if (bo_cmp(m, h, FILL_SIZE, model) != -1)
+		_exit(13);
+	if (settle(mf))
+		_exit(14);
+	_exit(0);
+}
+
+/*
+ * Waits until the child of other_user_fills_staging() has filled the
+ * staging memory (all its writes returned), or has filled its share and
+ * has a write waiting for room. Returns the writes that returned, or -1
+ * when neither came within 5 s (well before vgem's own timeout).
+ */
+static int wait_filled(int rd, unsigned int share_writes)
+{
+	unsigned long long held;
+	int n = 0;
+	char c;
+
+	for (int t = 0; t < 500; t++) {
+		while (read(rd, &c, 1) == 1)
+			n++;
+		if (n == FILL_WRITES ||
+		    (n >= (int)share_writes && staging_of(OTHER_UID, &held)))
+			return n;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
+/*
+ * One user must not starve another: another user's staged writes,
+ * behind GPU work that has not ended (a vgem fence), fill all they may
+ * of the staging memory (staging_kb=64: its share, a quarter, 4 writes
+ * of a page each; more wait). This user's own staged writes, behind its
+ * own pending work, still return while the other's work is pending: had
+ * they waited for room, they would have returned only once the other's
+ * fence signalled (vgem's own timeout, 10 s, bounds that wait). Every
+ * byte of both lands once the fences signal.
+ */
+TEST_F(stage, another_users_writes_leave_room_for_mine)
+{
+	const uint64_t size = 4 * 4096 + 333;
+	uint8_t *model = model_new(size, 50);
+	unsigned long long held;
+	struct vfence vf, mine;
+	int p[2], st, n, mf;
+	uint32_t h;
+	pid_t pid;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 50));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pipe2(p, O_NONBLOCK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(p[0]);
+		other_user_fills_staging(&vf, self->g0, p[1]);
+	}
+	close(p[1]);
+	n = wait_filled(p[0], 4);
+	ASSERT_LE(4, n);
+	ASSERT_EQ(0, vfence_new(&mine));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &mine, &mf));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 11, FILL_LEN,
+				   51 + i, model));
+	/* They returned while the other user's GPU work was pending. */
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	EXPECT_EQ(0, mvgal_fence_status(mine.fd));
+	/* The other user held its share, no more; it had one waiting. */
+	EXPECT_EQ(1, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(4 * 4096, held);
+	vfence_signal(&vf);
+	vfence_signal(&mine);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	/* Every write landed: nobody holds staging memory any more. */
+	EXPECT_EQ(0, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	close(p[0]);
+	vfence_free(&vf);
+	vfence_free(&mine);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/* A MIGRATE like pending_copy(), whose job goes to @job (for CANCEL). */
+static int pending_job(struct mvgal *m, uint32_t h, uint64_t size,
+		       uint32_t gpu, struct vfence *vf, int *out,
+		       uint64_t *job)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .size = size, .location = 1 + gpu,
+		.in_fence_fd = vf->fd,
+	};
+	int ret = mvgal_migrate(m, &mg);
+
+	*out = mg.out_fence_fd;
+	*job = mg.job;
+	return ret;
+}
+
+/*
+ * A user alone cannot hold more than its share of the staging memory
+ * (a quarter of staging_kb=64: 4 writes of a page each) though the rest
+ * is free: its fifth staged write waits, and interrupted by a signal it
+ * is -EINTR with nothing written. Its writes give their memory back
+ * however they end: cancelled (the migration they wait for is, so they
+ * fail and their bytes are lost) or landed.
+ */
+TEST_F(stage, one_user_holds_at_most_its_share)
+{
+	const uint64_t size = 6 * 4096;
+	uint8_t *model = model_new(size, 60), *orig = model_new(size, 60);
+	unsigned long long held;
+	struct vfence vf;
+	uint64_t n0, job;
+	uint32_t h;
+	int mf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_NE(NULL, orig);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 60));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_job(self->m, h, size, self->g0, &vf, &mf, &job));
+	n0 = staged_count(self->m);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 3, FILL_LEN, 61 + i,
+				   model));
+	EXPECT_EQ(-EINTR, stage_interrupted(self->fd, h, 5 * 4096, 100));
+	EXPECT_EQ(n0 + 4, staged_count(self->m));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(4 * 4096, held);
+	/* Cancelled: the writes fail, their memory comes back. */
+	ASSERT_EQ(0, mvgal_cancel(self->m, job));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, orig));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(-ECANCELED, mvgal_fence_status(mf));
+	ASSERT_EQ(0, settle(mf));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	/* The whole share again, and the writes land. */
+	memcpy(model, orig, size);
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 5, FILL_LEN, 71 + i,
+				   model));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(4 * 4096, held);
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	vfence_free(&vf);
+	free(model);
+	free(orig);
+	mvgal_bo_destroy(self->m, h);
 }
 
 /*
