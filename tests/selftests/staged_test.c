@@ -29,6 +29,7 @@
 #define MAX_STAGED "/sys/module/mvgal/parameters/max_staged_bytes"
 #define STAGING_KB "/sys/module/mvgal/parameters/staging_kb"
 #define FILE_JOBS "/sys/module/mvgal/parameters/max_file_jobs"
+#define USER_PCT "/sys/module/mvgal/parameters/staging_user_pct"
 #define DEBUG_STAGING "/sys/kernel/debug/mvgal/staging"
 
 FIXTURE(stage) {
@@ -40,12 +41,14 @@ FIXTURE_SETUP(stage)
 	COH_SETUP(self);
 	ASSERT_EQ(0, write_param(MAX_STAGED, "65536"));
 	ASSERT_EQ(0, write_param(STAGING_KB, "1024"));
+	ASSERT_EQ(0, write_param(USER_PCT, "25"));
 }
 
 FIXTURE_TEARDOWN(stage)
 {
 	write_param(MAX_STAGED, "65536");
 	write_param(STAGING_KB, "1024");
+	write_param(USER_PCT, "25");
 	write_param(FILE_JOBS, "256");
 	coh_teardown(self->m, self->pool);
 }
@@ -593,13 +596,16 @@ TEST_F(stage, another_users_writes_leave_room_for_mine)
 	mvgal_bo_destroy(self->m, h);
 }
 
-/* A MIGRATE like pending_copy(), whose job goes to @job (for CANCEL). */
-static int pending_job(struct mvgal *m, uint32_t h, uint64_t size,
-		       uint32_t gpu, struct vfence *vf, int *out,
+/*
+ * A MIGRATE of [@off, @off + @size) like pending_copy(), whose job goes
+ * to @job (for CANCEL).
+ */
+static int pending_job(struct mvgal *m, uint32_t h, uint64_t off,
+		       uint64_t size, uint32_t gpu, struct vfence *vf, int *out,
 		       uint64_t *job)
 {
 	struct drm_mvgal_migrate mg = {
-		.handle = h, .size = size, .location = 1 + gpu,
+		.handle = h, .offset = off, .size = size, .location = 1 + gpu,
 		.in_fence_fd = vf->fd,
 	};
 	int ret = mvgal_migrate(m, &mg);
@@ -614,12 +620,12 @@ static int pending_job(struct mvgal *m, uint32_t h, uint64_t size,
  * (a quarter of staging_kb=64: 4 writes of a page each) though the rest
  * is free: its fifth staged write waits, and interrupted by a signal it
  * is -EINTR with nothing written. Its writes give their memory back
- * however they end: cancelled (the migration they wait for is, so they
- * fail and their bytes are lost) or landed.
+ * however they end: failed (the migration they wait for, of another
+ * chunk of the buffer, is cancelled, so their bytes are lost) or landed.
  */
 TEST_F(stage, one_user_holds_at_most_its_share)
 {
-	const uint64_t size = 6 * 4096;
+	const uint64_t size = 2 * CH;
 	uint8_t *model = model_new(size, 60), *orig = model_new(size, 60);
 	unsigned long long held;
 	struct vfence vf;
@@ -633,7 +639,7 @@ TEST_F(stage, one_user_holds_at_most_its_share)
 	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, bo_fill(self->m, h, size, 60));
 	ASSERT_EQ(0, vfence_new(&vf));
-	ASSERT_EQ(0, pending_job(self->m, h, size, self->g0, &vf, &mf, &job));
+	ASSERT_EQ(0, pending_job(self->m, h, CH, CH, self->g0, &vf, &mf, &job));
 	n0 = staged_count(self->m);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 3, FILL_LEN, 61 + i,
@@ -642,7 +648,7 @@ TEST_F(stage, one_user_holds_at_most_its_share)
 	EXPECT_EQ(n0 + 4, staged_count(self->m));
 	EXPECT_EQ(0, staging_of(0, &held));
 	EXPECT_EQ(4 * 4096, held);
-	/* Cancelled: the writes fail, their memory comes back. */
+	/* The migration cancelled: the writes fail, their memory comes back. */
 	ASSERT_EQ(0, mvgal_cancel(self->m, job));
 	EXPECT_EQ(-1, bo_cmp(self->m, h, size, orig));
 	EXPECT_EQ(0, staging_of(0, &held));
