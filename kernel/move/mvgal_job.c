@@ -193,16 +193,26 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
  * granted by whoever frees the room, never by the race of the woken.
  */
 
-/* Under staged_wq.lock. */
-static struct mvgal_stage_user *mvgal_stage_user_find(struct mvgal_engine *e,
-						       kuid_t uid)
+/*
+ * @uid's record; made of *@fresh (then taken: NULL) if it has none, or
+ * NULL when *@fresh is. Under staged_wq.lock.
+ */
+static struct mvgal_stage_user *
+mvgal_stage_user_get(struct mvgal_engine *e, kuid_t uid,
+		     struct mvgal_stage_user **fresh)
 {
 	struct mvgal_stage_user *u;
 
 	hash_for_each_possible(e->stage_users, u, node, __kuid_val(uid))
 		if (uid_eq(u->uid, uid))
 			return u;
-	return NULL;
+	u = *fresh;
+	if (u) {
+		u->uid = uid;
+		hash_add(e->stage_users, &u->node, __kuid_val(uid));
+		*fresh = NULL;
+	}
+	return u;
 }
 
 /* Frees @u once it holds nothing and waits for nothing; staged_wq.lock. */
@@ -255,34 +265,6 @@ static void mvgal_stage_grant(struct mvgal_engine *e)
 		wake_up_locked(&e->staged_wq);
 }
 
-/*
- * The caller's user's record, made if it has none, with staged_wq.lock
- * held; NULL (no memory) without it.
- */
-static struct mvgal_stage_user *mvgal_stage_user_lock(struct mvgal_engine *e)
-{
-	struct mvgal_stage_user *u, *fresh;
-	kuid_t uid = current_uid();
-
-	spin_lock(&e->staged_wq.lock);
-	u = mvgal_stage_user_find(e, uid);
-	if (u)
-		return u;
-	spin_unlock(&e->staged_wq.lock);
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-	if (!fresh)
-		return NULL;
-	fresh->uid = uid;
-	spin_lock(&e->staged_wq.lock);
-	u = mvgal_stage_user_find(e, uid);
-	if (u) {
-		kfree(fresh);
-		return u;
-	}
-	hash_add(e->stage_users, &fresh->node, __kuid_val(uid));
-	return fresh;
-}
-
 /**
  * mvgal_stage_reserve() - hold @len bytes of the device's staging memory
  * for the caller's user
@@ -301,11 +283,21 @@ int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len,
 {
 	struct mvgal_engine *e = &mdev->engine;
 	struct mvgal_stage_wait w = { .len = len };
+	struct mvgal_stage_user *fresh = NULL;
+	kuid_t uid = current_uid();
 	int ret;
 
-	w.user = mvgal_stage_user_lock(e);
-	if (!w.user)
-		return -ENOMEM;
+	spin_lock(&e->staged_wq.lock);
+	w.user = mvgal_stage_user_get(e, uid, &fresh);
+	if (!w.user) {
+		/* Its first write in flight: a record, made unlocked. */
+		spin_unlock(&e->staged_wq.lock);
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		if (!fresh)
+			return -ENOMEM;
+		spin_lock(&e->staged_wq.lock);
+		w.user = mvgal_stage_user_get(e, uid, &fresh);
+	}
 	w.user->waiting++;
 	list_add_tail(&w.link, &e->stage_waiters);
 	mvgal_stage_grant(e);
@@ -322,6 +314,7 @@ int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len,
 		mvgal_stage_grant(e);
 	}
 	spin_unlock(&e->staged_wq.lock);
+	kfree(fresh);		/* another call made the record meanwhile */
 	return ret;
 }
 
