@@ -469,63 +469,98 @@ static unsigned int staging_of(unsigned int uid, unsigned long long *held)
 }
 
 #define OTHER_UID	65534
+#define THIRD_UID	65533
 #define FILL_LEN	4000	/* charged a page each */
 #define FILL_WRITES	16	/* staging_kb=64 of pages */
-#define FILL_SIZE	(FILL_WRITES * 4096 + 100)
 
 /*
- * A child switched to uid OTHER_UID, with a file of its own: a buffer
- * behind a migration waiting for @vf (the parent's vgem fence, which it
- * never signals), then FILL_WRITES staged writes, enough to fill the
- * whole staging memory (staging_kb=64), a byte to @report after each.
- * Once they all returned (after @vf signalled, when a share stopped
- * them), their bytes must all be the buffer's. Exits 0 when they are.
+ * What a child of another user stages: @first writes of a page's worth
+ * (FILL_LEN, each at the next page), a byte to @report after each; then,
+ * with @last set, after a byte from @go, one more of @last bytes.
  */
-static void other_user_fills_staging(struct vfence *vf, uint32_t gpu,
-				     int report)
+struct child_plan {
+	unsigned int uid;
+	struct vfence *vf;
+	uint32_t gpu;
+	unsigned int first;
+	uint64_t last;
+	int go, report;
+};
+
+/*
+ * A child switched to @c->uid, with a file of its own, stages @c's
+ * writes into a buffer behind a migration waiting for @c->vf (a vgem
+ * fence of the parent's, which it never signals). Once they all returned
+ * (after the fences signalled, when staging memory made them wait),
+ * their bytes must all be the buffer's. Exits 0 when they are.
+ */
+static void child_stages(const struct child_plan *c)
 {
-	uint8_t *model = model_new(FILL_SIZE, 40);
+	const uint64_t size = 2 * CH;
+	uint8_t *model = model_new(size, 40);
+	uint64_t off = 7;
 	struct mvgal *m;
 	uint32_t h;
 	int mf;
+	char b;
 
-	if (!model || mvgal_open(&m) ||
-	    setresgid(OTHER_UID, OTHER_UID, OTHER_UID) ||
-	    setresuid(OTHER_UID, OTHER_UID, OTHER_UID) ||
-	    host_bo(m, FILL_SIZE, &h) || bo_fill(m, h, FILL_SIZE, 40) ||
-	    pending_copy(m, h, FILL_SIZE, gpu, vf, &mf))
+	if (!model || mvgal_open(&m) || setresgid(c->uid, c->uid, c->uid) ||
+	    setresuid(c->uid, c->uid, c->uid) || host_bo(m, size, &h) ||
+	    bo_fill(m, h, size, 40) || pending_copy(m, h, size, c->gpu, c->vf,
+						    &mf))
 		_exit(10);
-	for (int i = 0; i < FILL_WRITES; i++) {
-		if (stage(m, h, 4096 * i + 7, FILL_LEN, 41 + i, model))
+	for (unsigned int i = 0; i < c->first; i++, off += 4096) {
+		if (stage(m, h, off, FILL_LEN, 41 + i, model))
 			_exit(11);
-		if (write(report, "w", 1) != 1)
+		if (write(c->report, "w", 1) != 1)
 			_exit(12);
 	}
-	if (bo_cmp(m, h, FILL_SIZE, model) != -1)
+	if (c->last && (read(c->go, &b, 1) != 1 ||
+			stage(m, h, off, c->last, 70, model) ||
+			write(c->report, "w", 1) != 1))
 		_exit(13);
-	if (settle(mf))
+	if (bo_cmp(m, h, size, model) != -1)
 		_exit(14);
+	if (settle(mf))
+		_exit(15);
 	_exit(0);
 }
 
+/* Forks a child_stages(@c); its pid, or -1. */
+static pid_t fork_child(struct child_plan *c, int report[2], int go[2])
+{
+	pid_t pid;
+
+	if (pipe2(report, O_NONBLOCK) || pipe(go))
+		return -1;
+	c->report = report[1];
+	c->go = go[0];
+	pid = fork();
+	if (!pid) {
+		close(report[0]);
+		close(go[1]);
+		child_stages(c);
+	}
+	close(report[1]);
+	close(go[0]);
+	return pid;
+}
+
 /*
- * Waits until the child of other_user_fills_staging() has filled the
- * staging memory (all its writes returned), or has filled its share and
- * has a write waiting for room. Returns the writes that returned, or -1
- * when neither came within 5 s (well before vgem's own timeout).
+ * Counts in *@n the writes a child reported on @rd until it reported
+ * @all, or @some with a write of user @uid waiting for staging memory.
+ * 0, or -1 when neither came within 5 s (well before vgem's timeout).
  */
-static int wait_filled(int rd, unsigned int share_writes)
+static int wait_reports(int rd, int *n, int all, int some, unsigned int uid)
 {
 	unsigned long long held;
-	int n = 0;
 	char c;
 
 	for (int t = 0; t < 500; t++) {
 		while (read(rd, &c, 1) == 1)
-			n++;
-		if (n == FILL_WRITES ||
-		    (n >= (int)share_writes && staging_of(OTHER_UID, &held)))
-			return n;
+			(*n)++;
+		if (*n >= all || (*n >= some && staging_of(uid, &held)))
+			return 0;
 		usleep(10 * 1000);
 	}
 	return -1;
@@ -546,8 +581,9 @@ TEST_F(stage, another_users_writes_leave_room_for_mine)
 	const uint64_t size = 4 * 4096 + 333;
 	uint8_t *model = model_new(size, 50);
 	unsigned long long held;
+	struct child_plan c = { .uid = OTHER_UID, .first = FILL_WRITES };
 	struct vfence vf, mine;
-	int p[2], st, n, mf;
+	int rep[2], go[2], st, n = 0, mf;
 	uint32_t h;
 	pid_t pid;
 
@@ -556,16 +592,12 @@ TEST_F(stage, another_users_writes_leave_room_for_mine)
 	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, bo_fill(self->m, h, size, 50));
 	ASSERT_EQ(0, vfence_new(&vf));
-	ASSERT_EQ(0, pipe2(p, O_NONBLOCK));
-	pid = fork();
+	c.vf = &vf;
+	c.gpu = self->g0;
+	pid = fork_child(&c, rep, go);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(p[0]);
-		other_user_fills_staging(&vf, self->g0, p[1]);
-	}
-	close(p[1]);
-	n = wait_filled(p[0], 4);
-	ASSERT_LE(4, n);
+	/* All its writes returned, or its share did and one more waits. */
+	ASSERT_EQ(0, wait_reports(rep[0], &n, FILL_WRITES, 4, OTHER_UID));
 	ASSERT_EQ(0, vfence_new(&mine));
 	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &mine, &mf));
 	for (int i = 0; i < 4; i++)
@@ -589,9 +621,93 @@ TEST_F(stage, another_users_writes_leave_room_for_mine)
 	EXPECT_EQ(0, held);
 	EXPECT_EQ(0, staging_of(0, &held));
 	EXPECT_EQ(0, held);
-	close(p[0]);
+	close(rep[0]);
+	close(go[1]);
 	vfence_free(&vf);
 	vfence_free(&mine);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Waiting writes get room in the order they came. With staging_kb=64 and
+ * a share of half: this user holds its share (8 pages) behind its
+ * pending work, a second user 5 pages behind its own; a third user's
+ * 16 KiB write does not fit in the 12 KiB left and waits. The second
+ * user's next page would fit, and its user is under its share, but it
+ * waits behind the third's: a stream of small writes cannot starve a
+ * larger one. Once this user's work ends and its writes land, both go
+ * on, and every byte of all three lands.
+ */
+TEST_F(stage, waiting_writes_get_room_in_arrival_order)
+{
+	const uint64_t size = 2 * CH;
+	struct child_plan a = { .uid = OTHER_UID, .first = 5, .last = 4000 };
+	struct child_plan b = { .uid = THIRD_UID, .last = 16384 };
+	int ra[2], ga[2], rb[2], gb[2], st, na = 0, nb = 0, mf;
+	uint8_t *model = model_new(size, 90);
+	struct vfence vf, fa, fb;
+	unsigned long long held;
+	pid_t pa, pb;
+	uint32_t h;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, write_param(USER_PCT, "50"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 90));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, vfence_new(&fa));
+	ASSERT_EQ(0, vfence_new(&fb));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &vf, &mf));
+	for (int i = 0; i < 8; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 1, FILL_LEN, 91 + i,
+				   model));
+	a.vf = &fa;
+	b.vf = &fb;
+	a.gpu = b.gpu = self->g0;
+	pa = fork_child(&a, ra, ga);
+	ASSERT_LE(0, pa);
+	pb = fork_child(&b, rb, gb);
+	ASSERT_LE(0, pb);
+	ASSERT_EQ(0, wait_reports(ra[0], &na, 5, 6, OTHER_UID));
+	ASSERT_EQ(1, write(gb[1], "g", 1));
+	ASSERT_EQ(0, wait_reports(rb[0], &nb, 1, 0, THIRD_UID));
+	EXPECT_EQ(0, nb);
+	ASSERT_EQ(1, write(ga[1], "g", 1));
+	ASSERT_EQ(0, wait_reports(ra[0], &na, 6, 5, OTHER_UID));
+	/* The second user's page waits behind the third's 16 KiB. */
+	EXPECT_EQ(5, na);
+	EXPECT_EQ(1, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(5 * 4096, held);
+	EXPECT_EQ(1, staging_of(THIRD_UID, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(8 * 4096, held);
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	/* This user's writes land: room for both. */
+	vfence_signal(&vf);
+	EXPECT_EQ(0, wait_reports(rb[0], &nb, 1, 2, THIRD_UID));
+	EXPECT_EQ(0, wait_reports(ra[0], &na, 6, 7, OTHER_UID));
+	EXPECT_EQ(1, nb);
+	EXPECT_EQ(6, na);
+	vfence_signal(&fa);
+	vfence_signal(&fb);
+	ASSERT_EQ(pa, waitpid(pa, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(pb, waitpid(pb, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	close(ra[0]);
+	close(ga[1]);
+	close(rb[0]);
+	close(gb[1]);
+	vfence_free(&vf);
+	vfence_free(&fa);
+	vfence_free(&fb);
 	free(model);
 	mvgal_bo_destroy(self->m, h);
 }
