@@ -6,6 +6,7 @@
 #ifndef MVGAL_DEV_DEVICE_H
 #define MVGAL_DEV_DEVICE_H
 
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -72,11 +73,16 @@ struct mvgal_engine {
 	/* Per NUMA node: the staging bounce buffer of the worker. */
 	void **bounce;
 	/*
-	 * Bytes of staged writes (mvgal_job_set_write()) held until their
-	 * jobs end, under @lock; a staged write waits on @staged_wq for
-	 * room below staging_kb.
+	 * Staging memory (move/mvgal_job.c), under @staged_wq.lock: the
+	 * bytes staged writes (mvgal_job_set_write()) hold until their jobs
+	 * end (@staged, at most staging_kb), each user's part of them (the
+	 * users that hold some or wait, hashed by uid: struct
+	 * mvgal_stage_user), and the writes waiting for room, first come
+	 * first (@stage_waiters); they sleep on @staged_wq.
 	 */
 	u64 staged;
+	DECLARE_HASHTABLE(stage_users, 4);
+	struct list_head stage_waiters;
 	wait_queue_head_t staged_wq;
 };
 

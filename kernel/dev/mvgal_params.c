@@ -175,6 +175,26 @@ static const struct kernel_param_ops mvgal_hold_ops = {
 	.get = param_get_uint,
 };
 
+/* A percentage: 1..100. */
+static int mvgal_param_set_pct(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v < 1 || v > 100)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops mvgal_pct_ops = {
+	.set = mvgal_param_set_pct,
+	.get = param_get_uint,
+};
+
 unsigned int mvgal_mirror_window_ms = 1000;
 
 module_param_cb(mirror_window_ms, &mvgal_pos_ops, &mvgal_mirror_window_ms,
@@ -247,6 +267,21 @@ module_param_cb(staging_kb, &mvgal_pos_ops, &mvgal_staging_kb, 0644);
 
 MODULE_PARM_DESC(staging_kb,
 		 "KiB of kernel memory the staged writes in flight may hold per device, 1..1000000; a staged write waits for room (default: 1024)");
+
+/*
+ * What one user's staged writes may hold of staging_kb. Each waits for
+ * GPU work that may take any time, so a user holding it all would make
+ * every other user's staged writes wait for its work. A quarter leaves
+ * room for three more users at their full share, and is still 64 writes
+ * of a page at the default staging_kb, enough to keep a GPU's queue fed.
+ */
+unsigned int mvgal_staging_user_pct = 25;
+
+module_param_cb(staging_user_pct, &mvgal_pct_ops, &mvgal_staging_user_pct,
+		0644);
+
+MODULE_PARM_DESC(staging_user_pct,
+		 "Percent of staging_kb the staged writes in flight of one user (uid) may hold, 1..100; more wait for that user's own to land (default: 25)");
 
 bool mvgal_prefetch = true;
 

@@ -28,6 +28,7 @@ extern unsigned int mvgal_max_file_jobs;
 extern unsigned int mvgal_max_file_meta_mb;
 extern unsigned int mvgal_max_staged_bytes;
 extern unsigned int mvgal_staging_kb;
+extern unsigned int mvgal_staging_user_pct;
 extern bool mvgal_lean_begin;
 extern bool mvgal_job_boost;
 

@@ -26,6 +26,8 @@
 #include <linux/file.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/cred.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
 
@@ -220,45 +222,176 @@ int mvgal_job_add_copy(struct mvgal_job *job, struct mvgal_bo *bo,
 	return 0;
 }
 
+/*
+ * Staging memory is shared between users: the writes of one user hold at
+ * most staging_user_pct of staging_kb (a user holding nothing may always
+ * have one write, however large, as the device may when it holds
+ * nothing), so that a user whose staged writes wait behind long GPU work
+ * cannot make every other user's wait for that work. Waiting writes are
+ * granted first come first: one whose user is at its share is passed
+ * over (it waits for its user's own writes to land), with its user's
+ * later ones; the first one the device's room cannot take stops the
+ * pass, so that no later write takes the room it waits for. A write is
+ * granted by whoever frees the room, never by the race of the woken.
+ */
+
+/*
+ * @uid's record; made of *@fresh (then taken: NULL) if it has none, or
+ * NULL when *@fresh is. Under staged_wq.lock.
+ */
+static struct mvgal_stage_user *
+mvgal_stage_user_get(struct mvgal_engine *e, kuid_t uid,
+		     struct mvgal_stage_user **fresh)
+{
+	struct mvgal_stage_user *u;
+
+	hash_for_each_possible(e->stage_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	u = *fresh;
+	if (u) {
+		u->uid = uid;
+		hash_add(e->stage_users, &u->node, __kuid_val(uid));
+		*fresh = NULL;
+	}
+	return u;
+}
+
+/* Frees @u once it holds nothing and waits for nothing; staged_wq.lock. */
+static void mvgal_stage_user_put(struct mvgal_stage_user *u)
+{
+	if (u->held || u->waiting)
+		return;
+	hash_del(&u->node);
+	kfree(u);
+}
+
+/* A staged write waiting for room, on engine.stage_waiters. */
+struct mvgal_stage_wait {
+	struct list_head link;
+	struct mvgal_stage_user *user;
+	u64 len;
+	bool granted;
+};
+
+/*
+ * Grants the waiting writes what they may have (see above) and wakes
+ * them if any was. Under staged_wq.lock.
+ */
+static void mvgal_stage_grant(struct mvgal_engine *e)
+{
+	u64 cap = (u64)READ_ONCE(mvgal_staging_kb) << 10;
+	u64 share = div_u64(cap * READ_ONCE(mvgal_staging_user_pct), 100);
+	struct mvgal_stage_wait *w, *n;
+	bool granted = false;
+
+	list_for_each_entry_safe(w, n, &e->stage_waiters, link) {
+		struct mvgal_stage_user *u = w->user;
+
+		if (u->passed || (u->held && u->held + w->len > share)) {
+			u->passed = true;
+			continue;
+		}
+		if (e->staged && e->staged + w->len > cap)
+			break;
+		e->staged += w->len;
+		u->held += w->len;
+		u->waiting--;
+		w->granted = true;
+		list_del_init(&w->link);
+		granted = true;
+	}
+	list_for_each_entry(w, &e->stage_waiters, link)
+		w->user->passed = false;
+	if (granted)
+		wake_up_locked(&e->staged_wq);
+}
+
 /**
  * mvgal_stage_reserve() - hold @len bytes of the device's staging memory
+ * for the caller's user
  * @mdev: the device
- * @len: bytes, at most the staging budget (staging_kb)
+ * @len: bytes
+ * @user: (out) the user the bytes are held for, for mvgal_stage_release()
  *
- * Waits (interruptibly) while staged writes in flight hold too much of it
- * for @len more: each one gives its bytes back when its job ends.
+ * Waits (interruptibly) while the device's staged writes in flight hold
+ * too much of staging_kb for @len more, or the user's hold its share of
+ * it (staging_user_pct): each one gives its bytes back when its job ends.
  *
- * Return: 0, or -ERESTARTSYS (a signal) with nothing held.
+ * Return: 0, or -ENOMEM or -ERESTARTSYS (a signal) with nothing held.
  */
-int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len)
+int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len,
+			struct mvgal_stage_user **user)
 {
 	struct mvgal_engine *e = &mdev->engine;
+	struct mvgal_stage_wait w = { .len = len };
+	struct mvgal_stage_user *fresh = NULL;
+	kuid_t uid = current_uid();
+	int ret;
 
-	/* The cap is read at each wake-up: a raised staging_kb lets a
-	 * waiter go at the next release.
-	 */
-	return wait_event_interruptible(e->staged_wq, ({
-		u64 cap = (u64)READ_ONCE(mvgal_staging_kb) << 10;
-		bool room;
-
-		spin_lock(&e->lock);
-		room = e->staged + len <= cap || !e->staged;
-		if (room)
-			e->staged += len;
-		spin_unlock(&e->lock);
-		room;
-	}));
+	spin_lock(&e->staged_wq.lock);
+	w.user = mvgal_stage_user_get(e, uid, &fresh);
+	if (!w.user) {
+		/* Its first write in flight: a record, made unlocked. */
+		spin_unlock(&e->staged_wq.lock);
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		if (!fresh)
+			return -ENOMEM;
+		spin_lock(&e->staged_wq.lock);
+		w.user = mvgal_stage_user_get(e, uid, &fresh);
+	}
+	w.user->waiting++;
+	list_add_tail(&w.link, &e->stage_waiters);
+	mvgal_stage_grant(e);
+	ret = wait_event_interruptible_locked(e->staged_wq, w.granted);
+	/* A signal that came with the grant: the write goes on. */
+	if (w.granted) {
+		ret = 0;
+		*user = w.user;
+	} else {
+		list_del(&w.link);
+		w.user->waiting--;
+		mvgal_stage_user_put(w.user);
+		/* It may have held back those behind it. */
+		mvgal_stage_grant(e);
+	}
+	spin_unlock(&e->staged_wq.lock);
+	kfree(fresh);		/* another call made the record meanwhile */
+	return ret;
 }
 
 /* mvgal_stage_release() - gives back what mvgal_stage_reserve() held */
-void mvgal_stage_release(struct mvgal_device *mdev, u64 len)
+void mvgal_stage_release(struct mvgal_device *mdev,
+			 struct mvgal_stage_user *user, u64 len)
 {
 	struct mvgal_engine *e = &mdev->engine;
 
-	spin_lock(&e->lock);
+	spin_lock(&e->staged_wq.lock);
 	e->staged -= len;
-	spin_unlock(&e->lock);
-	wake_up_all(&e->staged_wq);
+	user->held -= len;
+	mvgal_stage_user_put(user);
+	mvgal_stage_grant(e);
+	spin_unlock(&e->staged_wq.lock);
+}
+
+/**
+ * mvgal_stage_show() - one "UID HELD WAITING" line per user that holds
+ * staging memory or waits for some (debugfs)
+ * @mdev: the device
+ * @m: where to
+ */
+void mvgal_stage_show(struct mvgal_device *mdev, struct seq_file *m)
+{
+	struct mvgal_engine *e = &mdev->engine;
+	struct mvgal_stage_user *u;
+	unsigned int bkt;
+
+	spin_lock(&e->staged_wq.lock);
+	hash_for_each(e->stage_users, bkt, u, node)
+		seq_printf(m, "%u %llu %u\n",
+			   from_kuid_munged(&init_user_ns, u->uid), u->held,
+			   u->waiting);
+	spin_unlock(&e->staged_wq.lock);
 }
 
 /**
@@ -270,12 +403,14 @@ void mvgal_stage_release(struct mvgal_device *mdev, u64 len)
  * @buf: kvmalloc()ed bytes; the job frees them when it ends
  * @len: bytes; the job takes over mvgal_stage_charge(@len) bytes of
  *	 mvgal_stage_reserve()
+ * @user: whose they are
  *
  * Return: 0, or -ENOMEM with @buf and the staging memory still the
  * caller's.
  */
 int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
-			u64 off, void *buf, u64 len)
+			u64 off, void *buf, u64 len,
+			struct mvgal_stage_user *user)
 {
 	int ret = mvgal_job_add_bo(job, bo);
 
@@ -284,7 +419,7 @@ int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
 	if (ret)
 		return ret;
 	job->write = (struct mvgal_job_write) {
-		.bo = bo, .buf = buf, .off = off, .len = len,
+		.bo = bo, .buf = buf, .off = off, .len = len, .user = user,
 	};
 	return 0;
 }
@@ -688,6 +823,17 @@ u64 mvgal_job_id(const struct mvgal_job *job)
 	return job->id;
 }
 
+/* A staged write's bytes and the staging memory they held. */
+static void mvgal_job_put_write(struct mvgal_job *job)
+{
+	if (!job->write.buf)
+		return;
+	kvfree(job->write.buf);
+	job->write.buf = NULL;
+	mvgal_stage_release(job->mdev, job->write.user,
+			    mvgal_stage_charge(job->write.len));
+}
+
 /* Drops what the job held: dependencies, buffers, the copy list. */
 static void mvgal_job_put_refs(struct mvgal_job *job)
 {
@@ -701,12 +847,7 @@ static void mvgal_job_put_refs(struct mvgal_job *job)
 		drm_gem_object_put(&job->bos[i]->base);
 	kfree(job->bos);
 	job->bos = NULL;
-	if (job->write.buf) {
-		kvfree(job->write.buf);
-		job->write.buf = NULL;
-		mvgal_stage_release(job->mdev,
-				    mvgal_stage_charge(job->write.len));
-	}
+	mvgal_job_put_write(job);
 	mvgal_move_put(&job->move);
 	mvgal_file_uncharge(job->quota, true, 0);
 	job->quota = NULL;
@@ -748,6 +889,8 @@ void mvgal_job_finish(struct mvgal_job *job, int error)
 		atomic64_inc(&ctr->completed);
 	}
 	atomic64_dec(&ctr->depth);
+	/* Before the fence: who waited for the write finds its room free. */
+	mvgal_job_put_write(job);
 	dma_fence_signal(&job->base);
 	mvgal_job_put_refs(job);
 	dma_fence_put(&job->base);
@@ -944,6 +1087,8 @@ int mvgal_engine_init(struct mvgal_device *mdev)
 	for (p = 0; p < MVGAL_PRIO_COUNT; p++)
 		INIT_LIST_HEAD(&e->ready[p]);
 	INIT_LIST_HEAD(&e->pending);
+	hash_init(e->stage_users);
+	INIT_LIST_HEAD(&e->stage_waiters);
 	init_waitqueue_head(&e->staged_wq);
 	INIT_WORK(&e->work, mvgal_engine_work);
 	e->bounce = kcalloc(nr_node_ids, sizeof(*e->bounce), GFP_KERNEL_ACCOUNT);
@@ -981,6 +1126,8 @@ void mvgal_engine_fini(struct mvgal_device *mdev)
 
 	destroy_workqueue(e->wq);
 	WARN_ON(!list_empty(&e->pending));
+	/* Every staged write's job ended and gave its memory back. */
+	WARN_ON(!hash_empty(e->stage_users) || e->staged);
 	for_each_node(nid)
 		kfree(e->bounce[nid]);
 	kfree(e->bounce);

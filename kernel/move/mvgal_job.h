@@ -12,12 +12,14 @@
 #include <linux/mm.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
 struct drm_file;
 struct mvgal_bo;
 struct mvgal_device;
 struct mvgal_file;
+struct seq_file;
 struct sync_file;
 
 /*
@@ -50,14 +52,29 @@ struct mvgal_move {
 };
 
 /*
+ * One user's part of the device's staging memory (mvgal_stage_reserve()):
+ * @held bytes granted and not given back, @waiting writes waiting for
+ * room. Under engine.staged_wq.lock; freed when both are 0.
+ */
+struct mvgal_stage_user {
+	struct hlist_node node;		/* in engine.stage_users */
+	kuid_t uid;
+	u64 held;
+	unsigned int waiting;
+	bool passed;			/* in this grant pass */
+};
+
+/*
  * A staged write: @len bytes held in @buf, written at @off of @bo's home
  * once the job's copies (the rest of its partial chunks) are done. The
- * job holds @len bytes of the engine's staging budget until it ends.
+ * job holds mvgal_stage_charge(@len) bytes of the engine's staging
+ * budget, @user's, until it ends.
  */
 struct mvgal_job_write {
 	struct mvgal_bo *bo;
 	void *buf;
 	u64 off, len;
+	struct mvgal_stage_user *user;
 };
 
 /*
@@ -140,9 +157,13 @@ static inline u64 mvgal_stage_charge(u64 len)
 }
 
 int mvgal_job_set_write(struct mvgal_job *job, struct mvgal_bo *bo,
-			u64 off, void *buf, u64 len);
-int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len);
-void mvgal_stage_release(struct mvgal_device *mdev, u64 len);
+			u64 off, void *buf, u64 len,
+			struct mvgal_stage_user *user);
+int mvgal_stage_reserve(struct mvgal_device *mdev, u64 len,
+			struct mvgal_stage_user **user);
+void mvgal_stage_release(struct mvgal_device *mdev,
+			 struct mvgal_stage_user *user, u64 len);
+void mvgal_stage_show(struct mvgal_device *mdev, struct seq_file *m);
 void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
 void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);

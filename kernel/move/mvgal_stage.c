@@ -42,11 +42,13 @@
 /*
  * The job of a staged write of [off, off + len), chunks [first, last]:
  * what it waits for, the chunks it covers in part brought home first,
- * home the only holder of them all once it is marked, and the bytes.
- * On failure @buf is still the caller's.
+ * home the only holder of them all once it is marked, and the bytes
+ * with @su's staging memory. On failure @buf and that memory are still
+ * the caller's.
  */
 static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
-			    void *buf, unsigned long a, unsigned long b)
+			    void *buf, struct mvgal_stage_user *su,
+			    unsigned long a, unsigned long b)
 {
 	struct mvgal_bo *bo = x->bo;
 	unsigned long first, last;
@@ -63,7 +65,7 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 	if (!ret)
 		ret = mvgal_xact_move(x, first, last, bo->home_loc);
 	if (!ret)
-		ret = mvgal_job_set_write(x->job, bo, off, buf, len);
+		ret = mvgal_job_set_write(x->job, bo, off, buf, len, su);
 	return ret;
 }
 
@@ -117,13 +119,14 @@ static bool mvgal_stage_busy(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
- * Under the locks of @x: stages the write (*@staged, @buf is then the
- * job's), or makes it now if what was in the way has gone meanwhile. A
- * live session on the chunks that writes them or reads home in place is
- * -EBUSY.
+ * Under the locks of @x: stages the write (*@staged, @buf and @su's
+ * staging memory are then the job's), or makes it now if what was in the
+ * way has gone meanwhile. A live session on the chunks that writes them
+ * or reads home in place is -EBUSY.
  */
 static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
-			      void *buf, bool *staged)
+			      void *buf, struct mvgal_stage_user *su,
+			      bool *staged)
 {
 	struct mvgal_bo *bo = x->bo;
 	unsigned long first, last, a, b;
@@ -140,7 +143,7 @@ static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
 	if (ret)
 		return ret;
 	mvgal_whole_chunks(bo, off, len, &a, &b);
-	ret = mvgal_stage_plan(x, off, len, buf, a, b);
+	ret = mvgal_stage_plan(x, off, len, buf, su, a, b);
 	if (ret)
 		return ret;
 	mvgal_stage_commit(x, off, len, a, b);
@@ -158,17 +161,18 @@ static int mvgal_stage_queue(struct mvgal_bo *bo, u64 off, u64 len,
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	u64 charge = mvgal_stage_charge(len);
+	struct mvgal_stage_user *su;
 	bool staged = false;
 	struct mvgal_xact x;
 	int ret;
 
-	ret = mvgal_stage_reserve(mdev, charge);
+	ret = mvgal_stage_reserve(mdev, charge, &su);
 	if (ret)
 		goto out_free;
 	ret = mvgal_xact_begin(&x, mdev, bo, 0, MVGAL_PRIO_NORMAL, file);
 	if (ret)
 		goto out_release;
-	ret = mvgal_stage_locked(&x, off, len, buf, &staged);
+	ret = mvgal_stage_locked(&x, off, len, buf, su, &staged);
 	if (staged) {
 		mvgal_xact_end(&x);
 		atomic64_inc(&mdev->ctr.staged_writes);
@@ -176,7 +180,7 @@ static int mvgal_stage_queue(struct mvgal_bo *bo, u64 off, u64 len,
 	}
 	mvgal_xact_abort(&x);
 out_release:
-	mvgal_stage_release(mdev, charge);
+	mvgal_stage_release(mdev, su, charge);
 out_free:
 	kvfree(buf);
 	return ret;
@@ -192,7 +196,8 @@ out_free:
  *
  * With nothing in the way (no fence pending, no live session on the
  * chunks) the write is made at once, as a plain one. Otherwise it waits
- * only for staging memory (see mvgal_stage_reserve()).
+ * only for staging memory, the device's and its user's share of it (see
+ * mvgal_stage_reserve()).
  *
  * Return: 0, or -errno with nothing changed: -ENOMEM, -EDQUOT, -ENOBUFS
  * (the file has max_file_jobs unfinished), -EBUSY (a live session on the

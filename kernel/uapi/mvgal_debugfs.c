@@ -31,6 +31,12 @@
  *   cat staged                           one "NODE BYTES" line per node
  * so tests can see that staging happens on the node the rule names.
  *
+ * <debugfs>/mvgal/staging: the staging memory of staged writes (BO_PWRITE
+ * with MVGAL_RW_STAGED) each user holds, and its writes waiting for room:
+ *   cat staging                          one "UID HELD WAITING" line per
+ *                                        user that holds or waits
+ * so tests can see each user's share and when a write waits for it.
+ *
  * <debugfs>/mvgal/path_cal sets the figures of one method on one path by
  * hand, as if a calibration had measured them, so that tests can make
  * the path selector's choice depend on the size. Root only (0200).
@@ -68,6 +74,7 @@
 #include "dev/mvgal_pool.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "move/mvgal_job.h"
 #include "uapi/mvgal_debugfs.h"
 
 struct mvgal_debug_alloc {
@@ -403,6 +410,14 @@ static int mvgal_debug_staged_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(mvgal_debug_staged);
 
+static int mvgal_debug_staging_show(struct seq_file *m, void *unused)
+{
+	mvgal_stage_show(m->private, m);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_staging);
+
 /*
  * The figures of @method on the path @src -> @dst become @cal. Only
  * between locations that exist: figures left in an empty slot would
@@ -508,6 +523,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_sg_fops);
 	debugfs_create_file("staged", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_staged_fops);
+	debugfs_create_file("staging", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_staging_fops);
 	debugfs_create_file("path_cal", 0200, mdev->debugfs, mdev,
 			    &mvgal_debug_cal_fops);
 	debugfs_create_file("bo_hold", 0200, mdev->debugfs, mdev,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <xf86drm.h>
 
 #include <mvgal/mvgal.h>
@@ -28,6 +29,8 @@
 #define MAX_STAGED "/sys/module/mvgal/parameters/max_staged_bytes"
 #define STAGING_KB "/sys/module/mvgal/parameters/staging_kb"
 #define FILE_JOBS "/sys/module/mvgal/parameters/max_file_jobs"
+#define USER_PCT "/sys/module/mvgal/parameters/staging_user_pct"
+#define DEBUG_STAGING "/sys/kernel/debug/mvgal/staging"
 
 FIXTURE(stage) {
 	COH_FIELDS;
@@ -38,12 +41,14 @@ FIXTURE_SETUP(stage)
 	COH_SETUP(self);
 	ASSERT_EQ(0, write_param(MAX_STAGED, "65536"));
 	ASSERT_EQ(0, write_param(STAGING_KB, "1024"));
+	ASSERT_EQ(0, write_param(USER_PCT, "25"));
 }
 
 FIXTURE_TEARDOWN(stage)
 {
 	write_param(MAX_STAGED, "65536");
 	write_param(STAGING_KB, "1024");
+	write_param(USER_PCT, "25");
 	write_param(FILE_JOBS, "256");
 	coh_teardown(self->m, self->pool);
 }
@@ -437,6 +442,356 @@ TEST_F(stage, a_full_staging_memory_makes_the_next_write_wait)
 	free(idle_model);
 	mvgal_bo_destroy(self->m, h);
 	mvgal_bo_destroy(self->m, idle);
+}
+
+/*
+ * What <debugfs>/mvgal/staging says of user @uid: the bytes of staging
+ * memory it holds (@held) and its staged writes waiting for room; both 0
+ * when it has no line (it holds nothing and waits for nothing).
+ */
+static unsigned int staging_of(unsigned int uid, unsigned long long *held)
+{
+	FILE *f = fopen(DEBUG_STAGING, "r");
+	unsigned long long h;
+	unsigned int u, w, waiting = 0;
+
+	*held = 0;
+	if (!f)
+		return 0;
+	while (fscanf(f, "%u %llu %u", &u, &h, &w) == 3) {
+		if (u == uid) {
+			*held = h;
+			waiting = w;
+		}
+	}
+	fclose(f);
+	return waiting;
+}
+
+#define OTHER_UID	65534
+#define THIRD_UID	65533
+#define FILL_LEN	4000	/* charged a page each */
+#define FILL_WRITES	16	/* staging_kb=64 of pages */
+
+/*
+ * What a child of another user stages: @first writes of a page's worth
+ * (FILL_LEN, each at the next page), a byte to @report after each; then,
+ * with @last set, after a byte from @go, one more of @last bytes.
+ */
+struct child_plan {
+	unsigned int uid;
+	struct vfence *vf;
+	uint32_t gpu;
+	unsigned int first;
+	uint64_t last;
+	int go, report;
+};
+
+/*
+ * A child switched to @c->uid, with a file of its own, stages @c's
+ * writes into a buffer behind a migration waiting for @c->vf (a vgem
+ * fence of the parent's, which it never signals). Once they all returned
+ * (after the fences signalled, when staging memory made them wait),
+ * their bytes must all be the buffer's. Exits 0 when they are.
+ */
+static void child_stages(const struct child_plan *c)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *model = model_new(size, 40);
+	uint64_t off = 7;
+	struct mvgal *m;
+	uint32_t h;
+	int mf;
+	char b;
+
+	if (!model || mvgal_open(&m) || setresgid(c->uid, c->uid, c->uid) ||
+	    setresuid(c->uid, c->uid, c->uid) || host_bo(m, size, &h) ||
+	    bo_fill(m, h, size, 40) || pending_copy(m, h, size, c->gpu, c->vf,
+						    &mf))
+		_exit(10);
+	for (unsigned int i = 0; i < c->first; i++, off += 4096) {
+		if (stage(m, h, off, FILL_LEN, 41 + i, model))
+			_exit(11);
+		if (write(c->report, "w", 1) != 1)
+			_exit(12);
+	}
+	if (c->last && (read(c->go, &b, 1) != 1 ||
+			stage(m, h, off, c->last, 70, model) ||
+			write(c->report, "w", 1) != 1))
+		_exit(13);
+	if (bo_cmp(m, h, size, model) != -1)
+		_exit(14);
+	if (settle(mf))
+		_exit(15);
+	_exit(0);
+}
+
+/* Forks a child_stages(@c); its pid, or -1. */
+static pid_t fork_child(struct child_plan *c, int report[2], int go[2])
+{
+	pid_t pid;
+
+	if (pipe2(report, O_NONBLOCK) || pipe(go))
+		return -1;
+	c->report = report[1];
+	c->go = go[0];
+	pid = fork();
+	if (!pid) {
+		close(report[0]);
+		close(go[1]);
+		child_stages(c);
+	}
+	close(report[1]);
+	close(go[0]);
+	return pid;
+}
+
+/*
+ * Counts in *@n the writes a child reported on @rd until it reported
+ * @all, or @some with a write of user @uid waiting for staging memory.
+ * 0, or -1 when neither came within 5 s (well before vgem's timeout).
+ */
+static int wait_reports(int rd, int *n, int all, int some, unsigned int uid)
+{
+	unsigned long long held;
+	char c;
+
+	for (int t = 0; t < 500; t++) {
+		while (read(rd, &c, 1) == 1)
+			(*n)++;
+		if (*n >= all || (*n >= some && staging_of(uid, &held)))
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
+/*
+ * One user must not starve another: another user's staged writes,
+ * behind GPU work that has not ended (a vgem fence), fill all they may
+ * of the staging memory (staging_kb=64: its share, a quarter, 4 writes
+ * of a page each; more wait). This user's own staged writes, behind its
+ * own pending work, still return while the other's work is pending: had
+ * they waited for room, they would have returned only once the other's
+ * fence signalled (vgem's own timeout, 10 s, bounds that wait). Every
+ * byte of both lands once the fences signal.
+ */
+TEST_F(stage, another_users_writes_leave_room_for_mine)
+{
+	const uint64_t size = 4 * 4096 + 333;
+	uint8_t *model = model_new(size, 50);
+	unsigned long long held;
+	struct child_plan c = { .uid = OTHER_UID, .first = FILL_WRITES };
+	struct vfence vf, mine;
+	int rep[2], go[2], st, n = 0, mf;
+	uint32_t h;
+	pid_t pid;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 50));
+	ASSERT_EQ(0, vfence_new(&vf));
+	c.vf = &vf;
+	c.gpu = self->g0;
+	pid = fork_child(&c, rep, go);
+	ASSERT_LE(0, pid);
+	/* All its writes returned, or its share did and one more waits. */
+	ASSERT_EQ(0, wait_reports(rep[0], &n, FILL_WRITES, 4, OTHER_UID));
+	ASSERT_EQ(0, vfence_new(&mine));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &mine, &mf));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 11, FILL_LEN,
+				   51 + i, model));
+	/* They returned while the other user's GPU work was pending. */
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	EXPECT_EQ(0, mvgal_fence_status(mine.fd));
+	/* The other user held its share, no more; it had one waiting. */
+	EXPECT_EQ(1, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(4 * 4096, held);
+	vfence_signal(&vf);
+	vfence_signal(&mine);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	/* Every write landed: nobody holds staging memory any more. */
+	EXPECT_EQ(0, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	close(rep[0]);
+	close(go[1]);
+	vfence_free(&vf);
+	vfence_free(&mine);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Waiting writes get room in the order they came. With staging_kb=64 and
+ * a share of half: this user holds its share (8 pages) behind its
+ * pending work, a second user 5 pages behind its own; a third user's
+ * 16 KiB write does not fit in the 12 KiB left and waits. The second
+ * user's next page would fit, and its user is under its share, but it
+ * waits behind the third's: a stream of small writes cannot starve a
+ * larger one. Once this user's work ends and its writes land, both go
+ * on, and every byte of all three lands.
+ */
+TEST_F(stage, waiting_writes_get_room_in_arrival_order)
+{
+	const uint64_t size = 2 * CH;
+	struct child_plan a = { .uid = OTHER_UID, .first = 5, .last = 4000 };
+	struct child_plan b = { .uid = THIRD_UID, .last = 16384 };
+	int ra[2], ga[2], rb[2], gb[2], st, na = 0, nb = 0, mf;
+	uint8_t *model = model_new(size, 90);
+	struct vfence vf, fa, fb;
+	unsigned long long held;
+	pid_t pa, pb;
+	uint32_t h;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, write_param(USER_PCT, "50"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 90));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, vfence_new(&fa));
+	ASSERT_EQ(0, vfence_new(&fb));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g1, &vf, &mf));
+	for (int i = 0; i < 8; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 1, FILL_LEN, 91 + i,
+				   model));
+	a.vf = &fa;
+	b.vf = &fb;
+	a.gpu = b.gpu = self->g0;
+	pa = fork_child(&a, ra, ga);
+	ASSERT_LE(0, pa);
+	pb = fork_child(&b, rb, gb);
+	ASSERT_LE(0, pb);
+	ASSERT_EQ(0, wait_reports(ra[0], &na, 5, 6, OTHER_UID));
+	ASSERT_EQ(1, write(gb[1], "g", 1));
+	ASSERT_EQ(0, wait_reports(rb[0], &nb, 1, 0, THIRD_UID));
+	EXPECT_EQ(0, nb);
+	ASSERT_EQ(1, write(ga[1], "g", 1));
+	ASSERT_EQ(0, wait_reports(ra[0], &na, 6, 5, OTHER_UID));
+	/* The second user's page waits behind the third's 16 KiB. */
+	EXPECT_EQ(5, na);
+	EXPECT_EQ(1, staging_of(OTHER_UID, &held));
+	EXPECT_EQ(5 * 4096, held);
+	EXPECT_EQ(1, staging_of(THIRD_UID, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(8 * 4096, held);
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	/* This user's writes land: room for both. */
+	vfence_signal(&vf);
+	EXPECT_EQ(0, wait_reports(rb[0], &nb, 1, 2, THIRD_UID));
+	EXPECT_EQ(0, wait_reports(ra[0], &na, 6, 7, OTHER_UID));
+	EXPECT_EQ(1, nb);
+	EXPECT_EQ(6, na);
+	vfence_signal(&fa);
+	vfence_signal(&fb);
+	ASSERT_EQ(pa, waitpid(pa, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(pb, waitpid(pb, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	close(ra[0]);
+	close(ga[1]);
+	close(rb[0]);
+	close(gb[1]);
+	vfence_free(&vf);
+	vfence_free(&fa);
+	vfence_free(&fb);
+	free(model);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A MIGRATE of [@off, @off + @size) like pending_copy(), whose job goes
+ * to @job (for CANCEL).
+ */
+static int pending_job(struct mvgal *m, uint32_t h, uint64_t off,
+		       uint64_t size, uint32_t gpu, struct vfence *vf, int *out,
+		       uint64_t *job)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .offset = off, .size = size, .location = 1 + gpu,
+		.in_fence_fd = vf->fd,
+	};
+	int ret = mvgal_migrate(m, &mg);
+
+	*out = mg.out_fence_fd;
+	*job = mg.job;
+	return ret;
+}
+
+/*
+ * A user alone cannot hold more than its share of the staging memory
+ * (a quarter of staging_kb=64: 4 writes of a page each) though the rest
+ * is free: its fifth staged write waits, and interrupted by a signal it
+ * is -EINTR with nothing written. Its writes give their memory back
+ * however they end: failed (the migration they wait for, of another
+ * chunk of the buffer, is cancelled, so their bytes are lost) or landed.
+ */
+TEST_F(stage, one_user_holds_at_most_its_share)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *model = model_new(size, 60), *orig = model_new(size, 60);
+	unsigned long long held;
+	struct vfence vf;
+	uint64_t n0, job;
+	uint32_t h;
+	int mf;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_NE(NULL, orig);
+	ASSERT_EQ(0, write_param(STAGING_KB, "64"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 60));
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_job(self->m, h, CH, CH, self->g0, &vf, &mf, &job));
+	n0 = staged_count(self->m);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 3, FILL_LEN, 61 + i,
+				   model));
+	EXPECT_EQ(-EINTR, stage_interrupted(self->fd, h, 5 * 4096, 100));
+	EXPECT_EQ(n0 + 4, staged_count(self->m));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(4 * 4096, held);
+	/* The migration cancelled: the writes fail, their memory comes back. */
+	ASSERT_EQ(0, mvgal_cancel(self->m, job));
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, orig));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	EXPECT_EQ(-ECANCELED, mvgal_fence_status(mf));
+	ASSERT_EQ(0, settle(mf));
+	vfence_signal(&vf);
+	vfence_free(&vf);
+	/* The whole share again, and the writes land. */
+	memcpy(model, orig, size);
+	ASSERT_EQ(0, vfence_new(&vf));
+	ASSERT_EQ(0, pending_copy(self->m, h, size, self->g0, &vf, &mf));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 5, FILL_LEN, 71 + i,
+				   model));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(4 * 4096, held);
+	EXPECT_EQ(0, mvgal_fence_status(vf.fd));
+	vfence_signal(&vf);
+	EXPECT_EQ(-1, bo_cmp(self->m, h, size, model));
+	ASSERT_EQ(0, settle(mf));
+	EXPECT_EQ(0, staging_of(0, &held));
+	EXPECT_EQ(0, held);
+	vfence_free(&vf);
+	free(model);
+	free(orig);
+	mvgal_bo_destroy(self->m, h);
 }
 
 /*

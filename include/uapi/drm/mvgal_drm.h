@@ -698,20 +698,27 @@ struct drm_mvgal_bo_info {
  * that comes later sees them: a BEGIN, a MIGRATE, a BO_PREAD, a CPU
  * mapping (which faults and waits), a dma-buf's fences. Nothing to wait
  * for: the write is made at once. Each device holds at most staging_kb
- * (1 MiB by default) of staged bytes in flight; a staged write that would
- * exceed it waits until enough earlier ones have landed (interruptibly:
- * -EINTR). A live session on the chunks that writes them, or reads the
- * buffer's home in place (a device-only buffer's own GPU, the buffer's
- * pages served zero-copy), is still -EBUSY: a staged write never waits
- * for a session to end. A larger write is an ordinary one. A staged
- * write is a job of the caller's file (it counts against max_file_jobs:
- * -ENOBUFS beyond) and ends as jobs end: when work whose bytes it uses
- * failed (see "ordering and cancellation": a READ session's failed GPU
- * work is not such work), when a copy that brings the rest of a chunk it
- * covers in part home fails, or when its file cancels it, its bytes are
- * lost and the chunks keep their holders of before; its fence, in the
- * buffer's reservation, carries the error, and work that waited for it
- * fails as after any failed job.
+ * (1 MiB by default) of staged bytes in flight, each write at least a
+ * page of it, and the writes of one user (the caller's real uid, across
+ * all its processes and files) at most staging_user_pct percent of that
+ * (25 by default; a user holding none may still have one write of any
+ * size). A staged write that would exceed either waits until enough
+ * earlier ones have landed (interruptibly: -EINTR): a user at its share
+ * waits for its own writes to land, and other users' writes still go.
+ * Waiting writes get room in the order they came, but one whose user is
+ * at its share does not hold back the others. A live session on the
+ * chunks that writes them, or reads the buffer's home in place (a
+ * device-only buffer's own GPU, the buffer's pages served zero-copy), is
+ * still -EBUSY: a staged write never waits for a session to end. A
+ * larger write is an ordinary one. A staged write is a job of the
+ * caller's file (it counts against max_file_jobs: -ENOBUFS beyond) and
+ * ends as jobs end: when work whose bytes it uses failed (see "ordering
+ * and cancellation": a READ session's failed GPU work is not such work),
+ * when a copy that brings the rest of a chunk it covers in part home
+ * fails, or when its file cancels it, its bytes are lost and the chunks
+ * keep their holders of before; its fence, in the buffer's reservation,
+ * carries the error, and work that waited for it fails as after any
+ * failed job.
  * Until its END, a READ session's copy may be refreshed with the new
  * bytes by another session begun on the same GPU, as after a CPU write
  * through a mapping. GET_STATS counts the writes that were staged
