@@ -736,8 +736,9 @@ static int pending_job(struct mvgal *m, uint32_t h, uint64_t off,
  * (a quarter of staging_kb=64: 4 writes of a page each) though the rest
  * is free: its fifth staged write waits, and interrupted by a signal it
  * is -EINTR with nothing written. Its writes give their memory back
- * however they end: failed (the migration they wait for, of another
- * chunk of the buffer, is cancelled, so their bytes are lost) or landed.
+ * however they end: failed (the migration of their chunk they wait for
+ * is cancelled, so their bytes are lost and the chunk keeps its bytes
+ * where they were) or landed.
  */
 TEST_F(stage, one_user_holds_at_most_its_share)
 {
@@ -755,7 +756,7 @@ TEST_F(stage, one_user_holds_at_most_its_share)
 	ASSERT_EQ(0, host_bo(self->m, size, &h));
 	ASSERT_EQ(0, bo_fill(self->m, h, size, 60));
 	ASSERT_EQ(0, vfence_new(&vf));
-	ASSERT_EQ(0, pending_job(self->m, h, CH, CH, self->g0, &vf, &mf, &job));
+	ASSERT_EQ(0, pending_job(self->m, h, 0, CH, self->g0, &vf, &mf, &job));
 	n0 = staged_count(self->m);
 	for (int i = 0; i < 4; i++)
 		ASSERT_EQ(0, stage(self->m, h, 4096 * i + 3, FILL_LEN, 61 + i,
