@@ -1796,7 +1796,8 @@ struct drm_mvgal_uring_cmd {
  * user address space, pages that cannot be pinned for writing), -EEXIST
  * (the range overlaps another registration of the same process on the
  * same open file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
- * or no memory), -EDQUOT.
+ * refused before anything is made for the registration, or no memory),
+ * -EDQUOT.
  */
 struct drm_mvgal_bo_userptr {
 	/** @user_ptr: (in) page-aligned start of the caller's memory. */
