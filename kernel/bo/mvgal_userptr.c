@@ -186,25 +186,56 @@ static void mvgal_userptr_uncharge(struct mvgal_userptr *u)
 	atomic64_sub(u->npages, &u->mm->pinned_vm);
 }
 
+/**
+ * mvgal_userptr_may_charge() - would @npages more pages fit the caller's
+ * RLIMIT_MEMLOCK?
+ * @npages: pages of a registration about to be made
+ *
+ * Asked before anything is made for the registration, so that one far
+ * beyond the limit costs the kernel nothing; mvgal_userptr_pin() takes
+ * the charge itself (another registration may come in between).
+ *
+ * Return: 0 or -ENOMEM (beyond the limit without CAP_IPC_LOCK).
+ */
+int mvgal_userptr_may_charge(unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (npages + atomic_long_read(&current_user()->locked_vm) > limit &&
+	    !capable(CAP_IPC_LOCK))
+		return -ENOMEM;
+	return 0;
+}
+
 /*
- * Charges @u, pins its pages into @pages and stores them as @bo's: 0, or
- * -errno with nothing charged or held.
+ * Charges @u, then pins its pages and stores them as @bo's: 0, or -errno
+ * with nothing charged or held. The list of the pages (8 bytes a page)
+ * is made only once the charge is taken, so that what a refused call
+ * allocates does not grow with the range; it lives for this call only.
  */
 static int mvgal_userptr_charge_pin(struct mvgal_bo *bo,
-				    struct mvgal_userptr *u,
-				    struct page **pages)
+				    struct mvgal_userptr *u)
 {
+	struct page **pages;
 	int ret;
 
 	ret = mvgal_userptr_charge(u);
 	if (ret)
 		return ret;
+	pages = kvmalloc_array(u->npages, sizeof(*pages), GFP_KERNEL_ACCOUNT |
+			       __GFP_NOWARN);
+	if (!pages) {
+		ret = -ENOMEM;
+		goto out_uncharge;
+	}
 	ret = mvgal_userptr_get_pages(u->start, u->npages, pages);
 	if (!ret) {
 		ret = mvgal_userptr_store(bo, pages);
 		if (ret)
 			unpin_user_pages(pages, u->npages);
 	}
+	kvfree(pages);
+out_uncharge:
 	if (ret)
 		mvgal_userptr_uncharge(u);
 	return ret;
@@ -229,19 +260,14 @@ int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 	struct mvgal_file *mf = bo->quota;
 	unsigned long n = bo->npages;
 	struct mvgal_userptr *u;
-	struct page **pages;
 	int ret;
 
 	ret = mvgal_userptr_vmas_ok(current->mm, start, start + (n << PAGE_SHIFT));
 	if (ret)
 		return ret;
 	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT |
-			       __GFP_NOWARN);
-	if (!u || !pages) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
+	if (!u)
+		return -ENOMEM;
 	*u = (struct mvgal_userptr) {
 		.mm = current->mm, .user = current_user(), .start = start,
 		.npages = n, .marks = marks,
@@ -249,7 +275,7 @@ int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 	ret = mvgal_userptr_claim(mf, u);
 	if (ret)
 		goto out_free;
-	ret = mvgal_userptr_charge_pin(bo, u, pages);
+	ret = mvgal_userptr_charge_pin(bo, u);
 	if (ret) {
 		mvgal_userptr_drop(mf, u);
 		goto out_free;
@@ -259,7 +285,6 @@ int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
 	bo->userptr = u;
 	u = NULL;
 out_free:
-	kvfree(pages);
 	kfree(u);
 	return ret;
 }

@@ -30,6 +30,7 @@ struct mvgal_userptr {
 	bool marks;		/* MVGAL_USERPTR_MARKS */
 };
 
+int mvgal_userptr_may_charge(unsigned long npages);
 int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks);
 void mvgal_userptr_unclaim(struct mvgal_bo *bo);
 void mvgal_userptr_release(struct mvgal_bo *bo);

@@ -4,9 +4,15 @@
  * for the process that holds the buffer to hand to its GPU API. Byte 0 is
  * the buffer's byte 0, the size is the buffer's (page-rounded), and
  * nothing else of the pool is reachable through it: its pages are the
- * range's own, taken from the pool's sg table once (as for a P2P export
- * of a device-only buffer), mapped for each importing device, inserted
- * one by one into CPU mappings.
+ * range's own, taken from mvgal's mapping of the pool once for all the
+ * exports of the placement (struct mvgal_export_pages), mapped for each
+ * importing device, inserted one by one into CPU mappings.
+ *
+ * What an export makes the kernel hold counts against the exporting
+ * file's allowance (max_file_meta_mb): the list of pages once per
+ * placement, and each export's own records. An export outlives its file
+ * (a mapping, an importer hold it): the charge holds a reference to the
+ * allowance and goes with the last export using it.
  *
  * While an export lives its placement stays where it is: eviction passes
  * it by, PLACE_FREE and the GPU's detach are -EBUSY. Its bytes are the
@@ -16,7 +22,9 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -28,10 +36,20 @@
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
+#include "dev/mvgal_quota.h"
 #include "bo/mvgal_bo.h"
 #include "move/mvgal_export.h"
 #include "move/mvgal_place.h"
 #include "move/mvgal_prime.h"
+
+/*
+ * What one export makes the kernel hold besides the shared list of pages:
+ * its own record and the dma-buf core's (the dma-buf and its reservation,
+ * which no memory cgroup is charged for).
+ */
+#define MVGAL_EXPORT_COST \
+	(sizeof(struct mvgal_export) + sizeof(struct dma_buf) + \
+	 sizeof(struct dma_resv))
 
 static struct sg_table *mvgal_export_map(struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir)
@@ -40,7 +58,7 @@ static struct sg_table *mvgal_export_map(struct dma_buf_attachment *attach,
 	struct sg_table *sgt;
 	int ret;
 
-	sgt = drm_prime_pages_to_sg(e->bo->base.dev, e->pages, e->npages);
+	sgt = drm_prime_pages_to_sg(e->bo->base.dev, e->xp->pages, e->npages);
 	if (IS_ERR(sgt))
 		return sgt;
 	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
@@ -85,7 +103,7 @@ static vm_fault_t mvgal_export_fault(struct vm_fault *vmf)
 	if (vmf->pgoff >= e->npages)
 		return VM_FAULT_SIGBUS;
 	return vmf_insert_pfn(vmf->vma, vmf->address,
-			      page_to_pfn(e->pages[vmf->pgoff]));
+			      page_to_pfn(e->xp->pages[vmf->pgoff]));
 }
 
 static const struct vm_operations_struct mvgal_export_vm_ops = {
@@ -117,13 +135,48 @@ static int mvgal_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	return 0;
 }
 
+/*
+ * The last export of the placement went: the list leaves the buffer's
+ * slot under the lock the count fell to 0 under, so that a new export
+ * never finds it, then goes with its charge (its file may be closed: the
+ * allowance lives while a charge holds it).
+ */
+static void mvgal_export_pages_release(struct kref *ref)
+	__releases(&xp->bo->state_lock)
+{
+	struct mvgal_export_pages *xp =
+		container_of(ref, struct mvgal_export_pages, ref);
+	struct mvgal_bo *bo = xp->bo;
+
+	if (bo->pools.xpages[xp->gpu] == xp)
+		bo->pools.xpages[xp->gpu] = NULL;
+	spin_unlock(&bo->state_lock);
+	mvgal_file_uncharge(xp->quota, false, xp->bytes);
+	kvfree(xp);
+}
+
+/*
+ * Undoes mvgal_export_pin(). The list goes before the export count: a
+ * placement no longer counted exported may be evicted and made again
+ * elsewhere, and must not find the old list in its slot.
+ */
+static void mvgal_export_unpin(struct mvgal_export *e)
+{
+	struct mvgal_bo *bo = e->bo;
+
+	kref_put_lock(&e->xp->ref, mvgal_export_pages_release, &bo->state_lock);
+	e->xp = NULL;
+	atomic_dec(&bo->pools.exported[e->gpu->index]);
+	mvgal_file_uncharge(e->quota, false, MVGAL_EXPORT_COST);
+	e->quota = NULL;
+}
+
 static void mvgal_export_release(struct dma_buf *dmabuf)
 {
 	struct mvgal_export *e = dmabuf->priv;
 
-	atomic_dec(&e->bo->pools.exported[e->gpu->index]);
+	mvgal_export_unpin(e);
 	drm_gem_object_put(&e->bo->base);
-	kvfree(e->pages);
 	kfree(e);
 }
 
@@ -143,31 +196,85 @@ static const struct dma_buf_ops mvgal_export_ops = {
 };
 
 /*
- * The pages of pool range [start, start + n pages) of @gpu, from the
- * kernel mapping mvgal holds of the pool (a vmap of the exporter's pages,
- * which the pool's attachment and mapping keep in place). A pool that is
- * I/O memory, or mapped some other way, cannot be exported by range.
+ * The pages of @e's pool range, from the kernel mapping mvgal holds of
+ * the pool (a vmap of the exporter's pages, which the pool's attachment
+ * and mapping keep in place), charged to @file before anything is
+ * allocated. A pool that is I/O memory, or mapped some other way, cannot
+ * be exported by range.
  */
-static struct page **mvgal_export_pages(struct mvgal_gpu *gpu, u64 start,
-					unsigned long n)
+static struct mvgal_export_pages *mvgal_export_pages_new(struct mvgal_export *e,
+							 struct drm_file *file)
 {
-	struct iosys_map *map = &gpu->pool.map;
-	struct page **pages;
+	struct iosys_map *map = &e->gpu->pool.map;
+	struct mvgal_export_pages *xp;
+	struct mvgal_file *quota;
 	unsigned long i;
+	size_t bytes;
+	int ret;
 
 	if (map->is_iomem || !is_vmalloc_addr(map->vaddr))
 		return ERR_PTR(-EOPNOTSUPP);
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!pages)
-		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n; i++) {
-		pages[i] = vmalloc_to_page(map->vaddr + start + i * PAGE_SIZE);
-		if (!pages[i]) {
-			kvfree(pages);
-			return ERR_PTR(-EOPNOTSUPP);
+	bytes = struct_size(xp, pages, e->npages);
+	quota = mvgal_file_charge(file, false, bytes, &ret);
+	if (!quota)
+		return ERR_PTR(ret);
+	xp = kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!xp) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	*xp = (struct mvgal_export_pages) {
+		.bo = e->bo, .gpu = e->gpu->index, .start = e->start,
+		.npages = e->npages, .quota = quota, .bytes = bytes,
+	};
+	kref_init(&xp->ref);
+	for (i = 0; i < e->npages; i++) {
+		xp->pages[i] = vmalloc_to_page(map->vaddr + e->start +
+					       i * PAGE_SIZE);
+		if (!xp->pages[i]) {
+			ret = -EOPNOTSUPP;
+			goto err_free;
 		}
 	}
-	return pages;
+	return xp;
+
+err_free:
+	kvfree(xp);
+err_uncharge:
+	mvgal_file_uncharge(quota, false, bytes);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The list of @e's range: the one its other exports use, or a new one
+ * in the buffer's slot. Caller holds bo->lock, under which the slot is
+ * filled (and the placement cannot change while an export counts).
+ */
+static struct mvgal_export_pages *mvgal_export_pages_get(struct mvgal_export *e,
+							 struct drm_file *file)
+{
+	struct mvgal_bo *bo = e->bo;
+	u32 g = e->gpu->index;
+	struct mvgal_export_pages *xp;
+
+	lockdep_assert_held(&bo->lock);
+	spin_lock(&bo->state_lock);
+	xp = bo->pools.xpages[g];
+	/* In the slot, it has a reference: the last one empties the slot. */
+	if (xp && xp->start == e->start && xp->npages == e->npages)
+		kref_get(&xp->ref);
+	else
+		xp = NULL;
+	spin_unlock(&bo->state_lock);
+	if (xp)
+		return xp;
+	xp = mvgal_export_pages_new(e, file);
+	if (IS_ERR(xp))
+		return xp;
+	spin_lock(&bo->state_lock);
+	bo->pools.xpages[g] = xp;
+	spin_unlock(&bo->state_lock);
+	return xp;
 }
 
 /* Who may export @bo's copy at @gpu: see &struct drm_mvgal_place_fd. */
@@ -182,31 +289,43 @@ int mvgal_export_check(struct mvgal_bo *bo, u32 gpu)
 
 /*
  * Pins @bo's placement at @gpu (made now if it has none) for @e and
- * takes the range's pages. Caller holds gpu_lock and bo->lock.
+ * takes the range's pages, charging @file's allowance first. Caller
+ * holds gpu_lock and bo->lock. Return: 0, or -errno with nothing
+ * changed: -EDQUOT (max_file_meta_mb), -ENOSPC, -ENOMEM, -EOPNOTSUPP.
  */
-int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu)
+int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu,
+		     struct drm_file *file)
 {
 	struct mvgal_bo *bo = e->bo;
 	bool made = !bo->home && !bo->pools.place[gpu->index];
+	struct mvgal_export_pages *xp;
 	int ret;
 
+	e->quota = mvgal_file_charge(file, false, MVGAL_EXPORT_COST, &ret);
+	if (!e->quota)
+		return ret;
 	ret = mvgal_place_get(bo, gpu);
 	if (ret)
-		return ret;
+		goto err_uncharge;
 	e->gpu = gpu;
 	e->start = bo->home ? bo->alloc.node.start :
 		   bo->pools.place[gpu->index]->alloc.node.start;
 	e->npages = bo->npages;
-	e->pages = mvgal_export_pages(gpu, e->start, e->npages);
-	if (IS_ERR(e->pages)) {
-		ret = PTR_ERR(e->pages);
-		e->pages = NULL;
+	xp = mvgal_export_pages_get(e, file);
+	if (IS_ERR(xp)) {
+		ret = PTR_ERR(xp);
 		if (made)
 			mvgal_place_drain(bo, gpu->index, true);
-		return ret;
+		goto err_uncharge;
 	}
+	e->xp = xp;
 	atomic_inc(&bo->pools.exported[gpu->index]);
 	return 0;
+
+err_uncharge:
+	mvgal_file_uncharge(e->quota, false, MVGAL_EXPORT_COST);
+	e->quota = NULL;
+	return ret;
 }
 
 /* The dma-buf of a pinned export; undoes the pin when it cannot be had. */
@@ -221,6 +340,6 @@ struct dma_buf *mvgal_export_dmabuf(struct mvgal_export *e, u32 flags)
 	exp_info.priv = e;
 	dmabuf = dma_buf_export(&exp_info);
 	if (IS_ERR(dmabuf))
-		atomic_dec(&e->bo->pools.exported[e->gpu->index]);
+		mvgal_export_unpin(e);
 	return dmabuf;
 }

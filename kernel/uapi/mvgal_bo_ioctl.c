@@ -250,6 +250,10 @@ int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	ret = mvgal_bo_userptr_check(args, &c);
 	if (ret)
 		return ret;
+	/* Beyond the limit: refused before anything is made for it. */
+	ret = mvgal_userptr_may_charge(PAGE_ALIGN(args->size) >> PAGE_SHIFT);
+	if (ret)
+		return ret;
 	bo = mvgal_bo_create_new(dev, &c);
 	if (!bo)
 		return -ENOMEM;

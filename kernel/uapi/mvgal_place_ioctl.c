@@ -47,7 +47,7 @@ int mvgal_ioctl_place_fd(struct drm_device *dev, void *data,
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (gpu) {
 		mutex_lock(&e->bo->lock);
-		ret = mvgal_export_pin(e, gpu);
+		ret = mvgal_export_pin(e, gpu, file);
 		mutex_unlock(&e->bo->lock);
 	}
 	up_read(&mdev->gpu_lock);
@@ -69,7 +69,6 @@ int mvgal_ioctl_place_fd(struct drm_device *dev, void *data,
 	return 0;
 
 err_put:
-	kvfree(e->pages);
 	if (e->bo)
 		drm_gem_object_put(&e->bo->base);
 err_free:

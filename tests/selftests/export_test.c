@@ -29,6 +29,7 @@
 #define SIZE (3 * CH + 1234)		/* not a page multiple */
 #define PAGES(n) ((((n) + 4095) / 4096) * 4096)
 #define DMABUF "/sys/module/mvgal/parameters/enable_dmabuf"
+#define META "/sys/module/mvgal/parameters/max_file_meta_mb"
 
 FIXTURE(exp) {
 	COH_FIELDS;
@@ -42,6 +43,7 @@ FIXTURE_SETUP(exp)
 FIXTURE_TEARDOWN(exp)
 {
 	write_param(DMABUF, "1");
+	write_param(META, "64");
 	coh_teardown(self->m, self->pool);
 }
 
@@ -800,6 +802,145 @@ TEST_F(exp, detach_is_busy_while_an_export_lives)
 	munmap(va, size);
 	close(fd);
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Leaves of chunk records made in a new lazy 16 GiB buffer of @m (one
+ * byte written every 1024 chunks, a leaf each) until the file's allowance
+ * refuses one: how many it took, the room the allowance had in leaves
+ * (to less than a leaf). The buffer comes back in *@h; -1 on any other
+ * failure.
+ */
+static int fill_allowance(struct mvgal *m, uint32_t *h)
+{
+	const uint64_t lazy = 16ULL << 30;
+	struct drm_mvgal_bo_info info;
+	uint64_t span;
+	uint8_t b = 1;
+	int n, ret;
+
+	if (mvgal_bo_create(m, lazy, MVGAL_BO_HOST_VALID | MVGAL_BO_LAZY_ALLOCATE,
+			    MVGAL_GPU_ANY, h) || mvgal_bo_info(m, *h, &info))
+		return -1;
+	span = 1024ULL * info.chunk_size;
+	for (n = 0; (uint64_t)n * span < lazy; n++) {
+		ret = mvgal_bo_write(m, *h, (uint64_t)n * span + 99, &b, 1);
+		if (ret)
+			return ret == -EDQUOT ? n : -1;
+	}
+	return -1;
+}
+
+#define NEXP 128
+#define BIG ((8ULL << 20) + 1234)	/* 2,049 pages: a 16 KiB page list */
+#define LEAF 4752			/* bytes of a leaf of 1024 chunks */
+/* Leaves' room that one list and 1 KiB per export take, rounded up. */
+#define MOST_LEAVES ((PAGES(BIG) / 4096 * 8 + NEXP * 1024) / LEAF + 1)
+
+/*
+ * What exports hold in the kernel counts against the exporting file's
+ * max_file_meta_mb, and the exports of one placement share one list of
+ * its pages. With a 1 MiB allowance: filled to less than a leaf, an
+ * export of an 8 MiB placement (a 16 KiB list) is -EDQUOT, and one that
+ * would have made the placement leaves none; emptied, 128 exports of
+ * it, each mapped and its fd closed, all work (128 lists would be 2 MiB)
+ * and each mapping reads the buffer's bytes; the allowance then has room
+ * for fewer leaves by one list and under 1 KiB per export, not more; all
+ * unmapped, it has the room it had. An export of a file that closed
+ * reads on and goes after it.
+ */
+TEST_F_TIMEOUT(exp, exports_share_one_page_list_charged_to_the_file, 600)
+{
+	static uint8_t *va[NEXP];
+	uint8_t *ref = malloc(BIG);
+	struct drm_mvgal_access a;
+	int n1, n2, n3, fd, fence, i, ret;
+	struct drm_mvgal_bo_info info;
+	uint32_t h, hs, hn, l, sess;
+	struct mvgal *other;
+	uint64_t size;
+
+	ASSERT_NE(NULL, ref);
+	fill(ref, BIG, 11);
+	ASSERT_EQ(0, write_param(META, "1"));
+	/* A placement at a non-zero offset of the pool, after another. */
+	ASSERT_EQ(0, filled_bo(self->m, SIZE, FLAGS, MVGAL_GPU_ANY, 1, &hs));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, hs, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	ASSERT_EQ(0, filled_bo(self->m, BIG, FLAGS, MVGAL_GPU_ANY, 11, &h));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(self->m, sess, -1, NULL, 0));
+	EXPECT_NE(0, a.pool_offset);
+	ASSERT_EQ(0, mvgal_bo_create(self->m, BIG, FLAGS | MVGAL_BO_LAZY_ALLOCATE,
+				     MVGAL_GPU_ANY, &hn));
+
+	/*
+	 * Full to less than a leaf: no room for the list, and the refused
+	 * export of a buffer never placed leaves it unplaced.
+	 */
+	n1 = fill_allowance(self->m, &l);
+	ASSERT_LT(MOST_LEAVES, n1);
+	ret = mvgal_place_fd(self->m, h, self->g0, 0, &fd, NULL);
+	EXPECT_EQ(-EDQUOT, ret);
+	if (!ret)
+		close(fd);
+	ret = mvgal_place_fd(self->m, hn, self->g0, 0, &fd, NULL);
+	EXPECT_EQ(-EDQUOT, ret);
+	if (!ret)
+		close(fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, hn, &info));
+	EXPECT_EQ(0, info.resident[1 + self->g0]);
+	mvgal_bo_destroy(self->m, l);
+
+	for (i = 0; i < NEXP; i++) {
+		ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->g0, 0, &fd, &size))
+			TH_LOG("export %d", i);
+		EXPECT_EQ(PAGES(BIG), size);
+		va[i] = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		ASSERT_NE(MAP_FAILED, va[i]);
+	}
+	for (i = 0; i < NEXP; i++)
+		EXPECT_EQ(0, memcmp(va[i], ref, BIG)) TH_LOG("export %d", i);
+	/* One list (3.4 leaves) and under 1 KiB per export are charged. */
+	n2 = fill_allowance(self->m, &l);
+	TH_LOG("room: %d leaves, %d with %d exports mapped", n1, n2, NEXP);
+	EXPECT_LE((int)(PAGES(BIG) / 4096 * 8 / LEAF), n1 - n2);
+	EXPECT_GE(MOST_LEAVES, n1 - n2);
+	mvgal_bo_destroy(self->m, l);
+	for (i = 0; i < NEXP; i++)
+		munmap(va[i], PAGES(BIG));
+	n3 = fill_allowance(self->m, &l);
+	EXPECT_EQ(n1, n3);
+	mvgal_bo_destroy(self->m, l);
+	/* Nothing exports the placement any more: it may go. */
+	EXPECT_EQ(0, mvgal_place_free(self->m, h, self->g0));
+
+	/* A file closed under its export: the export reads on, then goes. */
+	ASSERT_EQ(0, mvgal_open(&other));
+	ASSERT_EQ(0, filled_bo(other, SIZE, FLAGS, MVGAL_GPU_ANY, 12, &l));
+	ASSERT_EQ(0, begin1(other, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, l, 0, 0, &a, &sess,
+			    &fence, NULL));
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(other, sess, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_place_fd(other, l, self->g0, 0, &fd, &size));
+	va[0] = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ASSERT_NE(MAP_FAILED, va[0]);
+	mvgal_close(other);
+	EXPECT_EQ(-1, check(va[0], SIZE, 0, 12));
+	munmap(va[0], size);
+	mvgal_bo_destroy(self->m, hn);
+	mvgal_bo_destroy(self->m, hs);
+	mvgal_bo_destroy(self->m, h);
+	free(ref);
 }
 
 /*

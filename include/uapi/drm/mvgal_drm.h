@@ -402,7 +402,8 @@ struct drm_mvgal_get_heap {
  * dma-buf's CPU write access. Such a call changes nothing; a CPU write
  * fault that cannot have them gets SIGBUS. Reads make no records.
  * Imported buffers are charged to their importer's memory cgroup, not to
- * a file's allowance.
+ * a file's allowance. Placement exports count against the allowance of
+ * the file that makes them (see &struct drm_mvgal_place_fd).
  */
 
 /**
@@ -1340,6 +1341,13 @@ struct drm_mvgal_pool_fd {
  * during a WRITE session is the buffer's once END names it. Outside a
  * session, chunks written elsewhere since are stale.
  *
+ * The exports of one placement share one list of its pages (8 bytes a
+ * page). What an export holds counts against the max_file_meta_mb of the
+ * file that asks for it (see "buffer metadata"): the list when this export
+ * makes it, and a few hundred bytes for the export itself, until the
+ * last export using them is gone (closed and unmapped, by every process
+ * and importer), also when the file was closed before.
+ *
  * Errors: -EINVAL (unknown flags, non-zero @pad, a slot out of range, a
  * device-only buffer of another GPU), -ENOENT (no such handle), -EACCES
  * (MVGAL_PLACE_FD_RDWR on a read-only handle), -EPERM (enable_dmabuf is
@@ -1347,7 +1355,8 @@ struct drm_mvgal_pool_fd {
  * is not SHARED), -ENODEV (no GPU in the slot, or it is
  * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (the
  * pool is not made of pages mvgal can hand out: device memory), -ENOMEM,
- * -EMFILE.
+ * -EDQUOT (the file's max_file_meta_mb would be passed; nothing is
+ * placed or exported), -EMFILE.
  */
 struct drm_mvgal_place_fd {
 	/** @handle: (in) GEM handle. */
@@ -1844,7 +1853,8 @@ struct drm_mvgal_uring_cmd {
  * user address space, pages that cannot be pinned for writing), -EEXIST
  * (the range overlaps another registration of the same process on the
  * same open file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
- * or no memory), -EDQUOT.
+ * refused before anything is made for the registration, or no memory),
+ * -EDQUOT.
  */
 struct drm_mvgal_bo_userptr {
 	/** @user_ptr: (in) page-aligned start of the caller's memory. */
