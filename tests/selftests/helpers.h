@@ -20,6 +20,20 @@
 #define POOL_MB 64
 #define NR_GPUS 4	/* three virtio-gpu and vgem */
 
+/* The number a file (a sysfs or cgroup value) starts with, or -1. */
+static inline long long read_ll(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 static inline int run(const char *cmd)
 {
 	int st = system(cmd);

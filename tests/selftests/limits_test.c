@@ -31,19 +31,6 @@
 #define META "/sys/module/mvgal/parameters/max_file_meta_mb"
 #define LAZY16 (16ULL << 30)
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* A memory cgroup of its own for the test (cgroup v2). */
 static int cg_setup(void)
 {

@@ -367,19 +367,6 @@ TEST_F(uptr, memlock_limit_bounds_registrations)
 #define CG "/sys/fs/cgroup"
 #define CG_U CG "/mvgal-userptr"
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* This process, in a new memory cgroup of its own (cgroup v2). */
 static int cg_enter_new(void)
 {
