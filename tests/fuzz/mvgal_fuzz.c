@@ -651,10 +651,31 @@ static int ring_reap(uint64_t me)
 	return ret;
 }
 
+/* Waits for command @me's completion, reaping the others; its result. */
+static int ring_wait_for(uint64_t me)
+{
+	struct io_uring_cqe *cqe;
+
+	for (;;) {
+		uint64_t ud;
+		int res;
+
+		if (io_uring_wait_cqe(&ring, &cqe))
+			return -EIO;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+		if (ud == me)
+			return res;
+	}
+}
+
 /*
- * The call as an IORING_OP_URING_CMD. A command that fails, or completes
- * when it returns, has its completion there once submitted; BEGIN and
- * MIGRATE complete when their copies are done, and are reaped later.
+ * The call as an IORING_OP_URING_CMD. BEGIN and MIGRATE complete when
+ * their copies are done, and are reaped later; every other command is
+ * waited for (the ones that may wait run in io_uring's workers, so their
+ * completion may come after the submit returns), since its struct and
+ * buffers live on this thread's stack.
  */
 static int ring_call(int fd, unsigned long nr, void *arg)
 {
@@ -683,6 +704,8 @@ static int ring_call(int fd, unsigned long nr, void *arg)
 	inj(false);
 	if (ret < 0)
 		return ret;
+	if (ret == 1 && nr != DRM_IOCTL_MVGAL_BEGIN && nr != DRM_IOCTL_MVGAL_MIGRATE)
+		return ring_wait_for(me);
 	return ring_reap(me);
 }
 
