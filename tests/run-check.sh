@@ -164,8 +164,8 @@ if make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 1 --calls 20000"
 	lane "[debug] fuzzer: seed 2, 20000 calls, unprivileged (uid 65534)" \
 		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 2 --calls 20000 --user 65534"
-	lane "[debug] fuzzer: seed 5, 10000 calls each, root against a rival (uid 65534): shared buffers, each other's jobs cancelled, staging, exports, BO_LIST while a buffer's lock is held" \
-		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 5 --calls 10000 --rival 65534"
+	lane "[debug] fuzzer: seed 5, 6000 calls each, root against a rival (uid 65534): shared buffers, each other's jobs cancelled, staging, exports, BO_LIST while a buffer's lock is held" \
+		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$fz --seed 5 --calls 6000 --rival 65534"
 	# fail_function must have failed some of mvgal's copies too.
 	lane "[debug] fuzzer, 5% failed: its allocations in mvgal calls (failslab, fail_page_alloc), mvgal's copies and pool allocations (fail_function); seed 3, 20000 calls; a failed write changes no byte" \
 		bash -c 'set -o pipefail; env MVGAL_VM_ALLOW="at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+" \
