@@ -62,6 +62,8 @@ HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h li
 KMOD_DIR  = $(B)/kmod/$(subst /,_,$(patsubst /%,%,$(1)))
 MODULE    := $(call KMOD_DIR,$(KDIR))/mvgal.ko
 GUEST_KO  := $(call KMOD_DIR,$(GUEST_KDIR))/mvgal.ko
+# The test bed's VRAM stand-in GPU (tests/vram), built for the guest only.
+GUEST_VRAM := $(call KMOD_DIR,$(GUEST_KDIR))-vram/mvgal_vram.ko
 INITRAMFS := $(B)/vm/initramfs.cpio
 
 prefix     ?= /usr
@@ -158,7 +160,7 @@ $(STRESS): tests/stress/mvgal_stress.c tests/common/rand.h tests/common/scm_fd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
-$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h tests/common/*.h) $(HARNESS)/kselftest_harness.h
+$(B)/tests/selftests/%: tests/selftests/%.c $(LIB_SO) $(HDRS) $(wildcard tests/selftests/*.h tests/common/*.h tests/vram/*_drm.h) $(HARNESS)/kselftest_harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(URING_LIBS)
 
@@ -177,6 +179,7 @@ $(B)/tests/selftests/abi_test: tests/abi/abi_test.c $(ABI_DEPS) $(wildcard tests
 
 guest-module: FORCE
 	@tools/build-module.sh $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))
+	@tools/build-module.sh --vram $(GUEST_KDIR) $(dir $(GUEST_VRAM))
 
 GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
@@ -190,7 +193,7 @@ GUEST_FILES = \
 
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
-	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO) $(GUEST_FILES)
+	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO):$(GUEST_VRAM) $(GUEST_FILES)
 	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN) $(VKBENCH)
 
 # The debug guest kernel (built once per machine, cached outside the tree)
@@ -201,9 +204,10 @@ debug-kernel: FORCE
 vm-debug: userspace tests
 	@dk=$$(tools/vm/debug-kernel.sh) && \
 	tools/build-module.sh $$dk/build $(B)/kmod/debug && \
+	tools/build-module.sh --vram $$dk/build $(B)/kmod/debug-vram && \
 	mkdir -p $(B)/vm && \
 	tools/vm/mkinitramfs.sh $(B)/vm/initramfs-debug.cpio $$(cat $$dk/kver) \
-		$$dk/modroot $(B)/kmod/debug/mvgal.ko $(GUEST_FILES)
+		$$dk/modroot $(B)/kmod/debug/mvgal.ko:$(B)/kmod/debug-vram/mvgal_vram.ko $(GUEST_FILES)
 
 # make fuzz [FUZZ_SECONDS=N] [FUZZ_SEED=N] [FUZZ_ARGS=...]: the fuzzer in
 # the debug guest; any kernel report or leak fails it (tools/vm/run).

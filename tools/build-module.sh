@@ -2,15 +2,23 @@
 # Build mvgal.ko against one kernel's headers in a directory of its own
 # (so builds for several kernels do not share objects), and fail on any
 # compiler warning.
-#   build-module.sh KDIR OUTDIR [extra kbuild args, e.g. C=2]
+#   build-module.sh [--vram] KDIR OUTDIR [extra kbuild args, e.g. C=2]
+# --vram builds the test bed's VRAM stand-in GPU (tests/vram) instead:
+# mvgal_vram.ko.
 set -euo pipefail
+ko=mvgal.ko
+[ "$1" != --vram ] || { ko=mvgal_vram.ko; shift; }
 kdir=$1 out=$(mkdir -p "$2" && cd "$2" && pwd)
 shift 2
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$kdir/Makefile" ] || { echo "build-module: no kernel headers at $kdir (run tools/deps.sh)" >&2; exit 1; }
 mkdir -p "$out/src"
 # Copy only what changed, keeping times, so kbuild stays incremental.
-(cd "$top" && cp -pRu Kbuild kernel include "$out/src/")
+if [ "$ko" = mvgal.ko ]; then
+	(cd "$top" && cp -pRu Kbuild kernel include "$out/src/")
+else
+	cp -pRu "$top"/tests/vram/. "$out/src/"
+fi
 log=$out/build.log
 if ! make -C "$kdir" M="$out/src" W=1 "$@" modules >"$log" 2>&1; then
 	cat "$log" >&2
@@ -21,4 +29,4 @@ if grep -E 'warning:|error:' "$log" >&2; then
 	echo "build-module: the build against $kdir has warnings" >&2
 	exit 1
 fi
-cp "$out/src/mvgal.ko" "$out/mvgal.ko"
+cp "$out/src/$ko" "$out/$ko"

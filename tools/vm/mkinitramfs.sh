@@ -2,7 +2,9 @@
 # Build the base initramfs of the test guest (an uncompressed cpio: the
 # guest runs under TCG, where decompressing costs more than reading).
 #
-# mkinitramfs.sh OUT KVER MODULE_ROOT MVGAL_KO FILE...
+# mkinitramfs.sh OUT KVER MODULE_ROOT MVGAL_KO[:KO...] FILE...
+#   MVGAL_KO     mvgal.ko, and the test bed's own modules after colons
+#                (installed next to it, loaded on demand)
 #   MODULE_ROOT  unpacked Debian linux-image tree (lib/modules/KVER inside)
 #   FILE         DEST=SRC pairs: SRC on the host lands at DEST in the guest;
 #                ELF files bring the shared libraries they need along.
@@ -45,7 +47,10 @@ done | sort -u | while read -r path; do
 	*) cp "$path" "$dst" ;;
 	esac
 done
-cp "$ko" "$stage/$mdir/extra/mvgal.ko"
+IFS=: read -r -a kos <<<"$ko"
+for k in "${kos[@]}"; do
+	cp "$k" "$stage/$mdir/extra/"
+done
 depmod -b "$stage" "$kver"
 
 add_libs() { # copy the shared libraries an ELF file needs
