@@ -528,6 +528,54 @@ TEST_F(vram, full_vram_falls_back_or_refuses)
 	ASSERT_EQ(0, bo_create(&self->s[0], SIZE, MVGAL_VRAM_BO_VRAM_ONLY, &h3));
 }
 
+static int evict(struct standin *s)
+{
+	char path[PATH_MAX + 32];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/evict", s->pci);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "1", 1) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Eviction (TTM's under memory pressure) moves unpinned buffers to system
+ * memory with every byte; buffers that are pinned or cannot leave VRAM
+ * stay.
+ */
+TEST_F(vram, eviction_moves_unpinned_buffers_only)
+{
+	struct drm_mvgal_vram_bo_info a, b, c;
+	uint32_t ha = 0, hb = 0, hc = 0, vh = 0;
+	uint8_t *p;
+
+	ASSERT_EQ(0, bo_create(&self->s[0], SIZE, 0, &ha));
+	ASSERT_EQ(0, bo_create(&self->s[0], SIZE, MVGAL_VRAM_BO_VRAM_ONLY, &hb));
+	ASSERT_EQ(0, set_mode(&self->s[0], "i915"));
+	ASSERT_EQ(0, bo_create(&self->s[0], SIZE, 0, &hc));
+	ASSERT_NE(NULL, p = bo_map(self->s[0].fd, ha, MAPPED));
+	fill(p, SIZE, 10);
+	ASSERT_EQ(0, evict(&self->s[0]));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, ha, &a));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, hb, &b));
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, a.domain);
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, b.domain);
+	EXPECT_EQ(-1, check(p, SIZE, 10));
+	/* A pinned buffer stays where it is pinned. */
+	ASSERT_EQ(0, vgem_import(self, hc, &vh));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, hc, &c));
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, c.domain);
+	EXPECT_EQ(1, c.pin_count);
+	ASSERT_EQ(0, evict(&self->s[0]));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, hc, &c));
+	EXPECT_EQ(1, c.moves);
+	munmap(p, MAPPED);
+}
+
 TEST_F(vram, ioctl_rejections)
 {
 	struct drm_mvgal_vram_bo_info info;

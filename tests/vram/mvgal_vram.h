@@ -37,6 +37,9 @@ struct mvgal_vram_dev {
 	struct drm_mm mm;
 	/* The rules later buffers follow (READ_ONCE; the sysfs "mode"). */
 	enum mvgal_vram_mode mode;
+	/* Taken (outermost) around @bos: every buffer made here, for evict. */
+	struct mutex bos_lock;
+	struct list_head bos;
 };
 
 enum mvgal_vram_domain {
@@ -59,10 +62,13 @@ struct mvgal_vram_bo {
 	unsigned int pin_count;
 	unsigned int moves;
 	unsigned int vmap_count;
+	bool vmap_pinned;
 	struct iosys_map vmap;
 	/* MVGAL_VRAM_IN_IMPORT: the attachment and its current mapping. */
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	/* On mvgal_vram_dev.bos (not imports), under its bos_lock. */
+	struct list_head link;
 };
 
 static inline struct mvgal_vram_dev *to_mvgal_vram_dev(struct drm_device *d)
@@ -81,6 +87,7 @@ struct mvgal_vram_bo *mvgal_vram_bo_create(struct mvgal_vram_dev *vdev,
 int mvgal_vram_bo_move(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to);
 int mvgal_vram_bo_pin(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to);
 void mvgal_vram_bo_unpin(struct mvgal_vram_bo *bo);
+int mvgal_vram_evict(struct mvgal_vram_dev *vdev);
 extern const struct drm_gem_object_funcs mvgal_vram_bo_funcs;
 
 /* mvgal_vram_dmabuf.c */

@@ -118,6 +118,9 @@ static int mvgal_vram_to_vram(struct mvgal_vram_bo *bo)
 {
 	int ret;
 
+	/* A vmap of the pages must not outlive them: stay (GTT is allowed). */
+	if (bo->vmap_count)
+		return -ENOSPC;
 	ret = mvgal_vram_node_alloc(bo);
 	if (ret)
 		return ret;
@@ -192,6 +195,11 @@ static void mvgal_vram_bo_free(struct drm_gem_object *obj)
 	struct mvgal_vram_bo *bo = to_mvgal_vram_bo(obj);
 
 	WARN_ON(bo->vmap_count);
+	if (!list_empty(&bo->link)) {
+		mutex_lock(&to_mvgal_vram_dev(obj->dev)->bos_lock);
+		list_del(&bo->link);
+		mutex_unlock(&to_mvgal_vram_dev(obj->dev)->bos_lock);
+	}
 	if (bo->domain == MVGAL_VRAM_IN_IMPORT && obj->import_attach)
 		drm_prime_gem_destroy(obj, bo->sgt);
 	else if (bo->domain == MVGAL_VRAM_IN_VRAM)
@@ -252,16 +260,20 @@ static int mvgal_vram_bo_mmap(struct drm_gem_object *obj,
 }
 
 /*
- * A vmap pins the buffer where it is, as amdgpu_dma_buf_vmap() does in
- * later kernels (GTT or VRAM, whichever it is in): VRAM gives an __iomem
- * address. xe's buffers have no vmap (xe_gem_object_funcs has none, so
- * drm_gem_vmap() is -EOPNOTSUPP).
+ * A vmap maps the buffer where it is now. As in 6.12, amdgpu's and
+ * nouveau's do not pin it (drm_gem_ttm_vmap() -> ttm_bo_vmap()): an
+ * eviction moves the buffer under the mapping, and only importers told by
+ * move_notify know. i915's pins the pages (i915_gem_object_pin_map()),
+ * and NVIDIA's video memory does not move. xe's buffers have no vmap
+ * (xe_gem_object_funcs has none: drm_gem_vmap() is -EOPNOTSUPP).
+ * VRAM is an __iomem address (ttm_bo_vmap()'s ioremap of the BAR).
  */
 static int mvgal_vram_bo_vmap(struct drm_gem_object *obj,
 			      struct iosys_map *map)
 {
 	struct mvgal_vram_bo *bo = to_mvgal_vram_bo(obj);
 	struct mvgal_vram_dev *vdev = to_mvgal_vram_dev(obj->dev);
+	bool pin = bo->mode == MVGAL_VRAM_I915 || bo->mode == MVGAL_VRAM_NVIDIA;
 	void *va;
 	int ret;
 
@@ -272,19 +284,23 @@ static int mvgal_vram_bo_vmap(struct drm_gem_object *obj,
 		*map = bo->vmap;
 		return 0;
 	}
-	ret = mvgal_vram_bo_pin(bo, bo->domain);
-	if (ret)
-		return ret;
+	if (pin) {
+		ret = mvgal_vram_bo_pin(bo, bo->domain);
+		if (ret)
+			return ret;
+	}
 	if (bo->domain == MVGAL_VRAM_IN_VRAM) {
 		iosys_map_set_vaddr_iomem(&bo->vmap, vdev->bar + bo->node.start);
 	} else {
 		va = vmap(bo->pages, obj->size >> PAGE_SHIFT, VM_MAP, PAGE_KERNEL);
 		if (!va) {
-			mvgal_vram_bo_unpin(bo);
+			if (pin)
+				mvgal_vram_bo_unpin(bo);
 			return -ENOMEM;
 		}
 		iosys_map_set_vaddr(&bo->vmap, va);
 	}
+	bo->vmap_pinned = pin;
 	bo->vmap_count = 1;
 	*map = bo->vmap;
 	return 0;
@@ -300,7 +316,8 @@ static void mvgal_vram_bo_vunmap(struct drm_gem_object *obj,
 	if (!bo->vmap.is_iomem)
 		vunmap(bo->vmap.vaddr);
 	iosys_map_clear(&bo->vmap);
-	mvgal_vram_bo_unpin(bo);
+	if (bo->vmap_pinned)
+		mvgal_vram_bo_unpin(bo);
 }
 
 const struct drm_gem_object_funcs mvgal_vram_bo_funcs = {
@@ -331,6 +348,7 @@ struct mvgal_vram_bo *mvgal_vram_bo_create(struct mvgal_vram_dev *vdev,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.funcs = &mvgal_vram_bo_funcs;
+	INIT_LIST_HEAD(&bo->link);
 	drm_gem_private_object_init(&vdev->drm, &bo->base, size);
 	bo->mode = READ_ONCE(vdev->mode);
 	bo->vram_only = flags & MVGAL_VRAM_BO_VRAM_ONLY;
@@ -355,9 +373,52 @@ struct mvgal_vram_bo *mvgal_vram_bo_create(struct mvgal_vram_dev *vdev,
 	}
 	if (ret)
 		goto err;
+	mutex_lock(&vdev->bos_lock);
+	list_add_tail(&bo->link, &vdev->bos);
+	mutex_unlock(&vdev->bos_lock);
 	return bo;
 
 err:
 	drm_gem_object_put(&bo->base);
 	return ERR_PTR(ret);
+}
+
+/*
+ * Move every unpinned buffer out of VRAM, as TTM's eviction does under
+ * memory pressure or at suspend (amdgpu_bo_evict_vram() ->
+ * ttm_resource_manager_evict_all()). Pinned buffers stay.
+ *
+ * Return: how many buffers moved, or a negative errno.
+ */
+int mvgal_vram_evict(struct mvgal_vram_dev *vdev)
+{
+	struct mvgal_vram_bo *bo, **list;
+	unsigned int i, n = 0, cap = 0;
+	int moved = 0;
+
+	mutex_lock(&vdev->bos_lock);
+	list_for_each_entry(bo, &vdev->bos, link)
+		cap++;
+	list = kvcalloc(cap ?: 1, sizeof(*list), GFP_KERNEL);
+	if (!list) {
+		mutex_unlock(&vdev->bos_lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(bo, &vdev->bos, link)
+		if (kref_get_unless_zero(&bo->base.refcount))
+			list[n++] = bo;
+	mutex_unlock(&vdev->bos_lock);
+
+	for (i = 0; i < n; i++) {
+		bo = list[i];
+		dma_resv_lock(bo->base.resv, NULL);
+		if (bo->domain == MVGAL_VRAM_IN_VRAM && !bo->pin_count &&
+		    !bo->vram_only &&
+		    !mvgal_vram_bo_move(bo, MVGAL_VRAM_IN_SYSTEM))
+			moved++;
+		dma_resv_unlock(bo->base.resv);
+		drm_gem_object_put(&bo->base);
+	}
+	kvfree(list);
+	return moved;
 }

@@ -334,6 +334,7 @@ struct drm_gem_object *mvgal_vram_prime_import(struct drm_device *dev,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.funcs = &mvgal_vram_bo_funcs;
+	INIT_LIST_HEAD(&bo->link);
 	bo->base.resv = dmabuf->resv;
 	drm_gem_private_object_init(dev, &bo->base, dmabuf->size);
 	bo->domain = MVGAL_VRAM_IN_IMPORT;

@@ -171,8 +171,25 @@ static ssize_t mode_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(mode);
 
+/* Writing 1 evicts every unpinned buffer to system memory. */
+static ssize_t evict_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct mvgal_vram_dev *vdev = pci_get_drvdata(to_pci_dev(dev));
+	bool go;
+	int ret;
+
+	ret = kstrtobool(buf, &go);
+	if (ret || !go)
+		return ret ?: -EINVAL;
+	ret = mvgal_vram_evict(vdev);
+	return ret < 0 ? ret : count;
+}
+static DEVICE_ATTR_WO(evict);
+
 static struct attribute *mvgal_vram_attrs[] = {
 	&dev_attr_mode.attr,
+	&dev_attr_evict.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(mvgal_vram);
@@ -182,6 +199,7 @@ static void mvgal_vram_release(struct drm_device *drm, void *arg)
 	struct mvgal_vram_dev *vdev = to_mvgal_vram_dev(drm);
 
 	drm_mm_takedown(&vdev->mm);
+	mutex_destroy(&vdev->bos_lock);
 	mutex_destroy(&vdev->mm_lock);
 	/*
 	 * The kernel mapping goes with the last reference to the device, so
@@ -218,6 +236,8 @@ static int mvgal_vram_probe(struct pci_dev *pdev,
 	if (!vdev->bar)
 		return -ENOMEM;
 	mutex_init(&vdev->mm_lock);
+	mutex_init(&vdev->bos_lock);
+	INIT_LIST_HEAD(&vdev->bos);
 	drm_mm_init(&vdev->mm, 0, vdev->bar_size);
 	ret = drmm_add_action_or_reset(&vdev->drm, mvgal_vram_release, NULL);
 	if (ret)
