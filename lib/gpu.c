@@ -189,9 +189,16 @@ static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
 	return ret;
 }
 
-/* Errors that mean "not that much memory": try a smaller pool. */
-static bool mvgal_pool_too_big(int err)
+/*
+ * Errors that mean "not that much memory": try a smaller pool. Once the
+ * driver made the buffer, only mvgal's own limit (max_pool_mb) is about
+ * size: an attach the driver refused (-ENXIO) or cannot map (-EOPNOTSUPP)
+ * fails at any size.
+ */
+static bool mvgal_pool_too_big(int err, bool made)
 {
+	if (made)
+		return err == -E2BIG;
 	return err == -ENOMEM || err == -ENOSPC || err == -E2BIG ||
 	       err == -EINVAL || err == -EFBIG;
 }
@@ -213,17 +220,19 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 		return card;
 	}
 	for (;;) {
+		bool made;
 		int pool_fd;
 
 		ret = mvgal_pool_create(card, mb, &pool_fd);
-		if (!ret) {
+		made = !ret;
+		if (made) {
 			ret = mvgal_gpu_attach(dev, fd, pool_fd, slot, index);
 			close(pool_fd);
 		}
 		/* An explicit size is taken or refused as it is; otherwise
 		 * halve until the driver grants a pool or the floor is hit.
 		 */
-		if (!ret || pool_mb || !mvgal_pool_too_big(ret) ||
+		if (!ret || pool_mb || !mvgal_pool_too_big(ret, made) ||
 		    mb / 2 < MVGAL_POOL_MIN_MB)
 			break;
 		mb /= 2;

@@ -42,7 +42,8 @@
  * @len: bytes
  * @write: true: @buf -> buffer; false: buffer -> @buf
  *
- * Return: 0, or -ENOMEM when a lazily allocated page cannot be had.
+ * Return: 0, -ENOMEM when a lazily allocated page cannot be had, or
+ * mvgal_pool_map_get()'s error for a home pool its driver moved.
  */
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write)
@@ -53,8 +54,11 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 	ret = mvgal_bo_populate_range(bo, offset, len);
 	if (ret)
 		return ret;
-	mvgal_bo_view(bo, bo->home_loc, &v);
+	ret = mvgal_bo_view(bo, bo->home_loc, &v, true);
+	if (ret)
+		return ret;
 	mvgal_view_rw(&v, offset, buf, len, write);
+	mvgal_view_put(&v);
 	return 0;
 }
 
@@ -69,16 +73,19 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
  * For the migration engine, which writes without bo->lock as its copies
  * do: the job's fence orders every other access of the range after it.
  *
- * Return: 0, or -EINVAL when @loc has no storage.
+ * Return: 0, or mvgal_bo_view()'s error.
  */
 int mvgal_loc_write(struct mvgal_bo *bo, unsigned int loc, u64 off,
 		    void *buf, u64 len)
 {
 	struct mvgal_view v;
+	int ret;
 
-	if (!mvgal_bo_view(bo, loc, &v))
-		return -EINVAL;
+	ret = mvgal_bo_view(bo, loc, &v, true);
+	if (ret)
+		return ret;
 	mvgal_view_rw(&v, off, buf, len, true);
+	mvgal_view_put(&v);
 	return 0;
 }
 
@@ -93,15 +100,38 @@ int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc)
 	       NUMA_NO_NODE;
 }
 
+/* @v shows @pool's mapping at @base, held until mvgal_view_put(). */
+static int mvgal_pool_view(struct mvgal_pool *pool, u64 base,
+			   struct mvgal_view *v, bool wait)
+{
+	int ret;
+
+	ret = wait ? mvgal_pool_map_get(pool, &v->map) :
+		     mvgal_pool_map_tryget(pool, &v->map);
+	if (ret)
+		return ret;
+	v->pool = pool;
+	v->base = base;
+	return 0;
+}
+
 /**
  * mvgal_bo_view() - how the CPU reaches location @loc's copy of @bo
  * @bo: the buffer
  * @loc: MVGAL_LOC_HOST or 1 + GPU
  * @v: (out) host pages, or a kernel mapping and the buffer's base in it
+ * @wait: wait for a pool its driver moved to be mapped again; never while
+ *	  holding another view
  *
- * Return: false when @loc has no storage for the buffer.
+ * A pool's driver cannot move it while a view of it is held: every view
+ * goes with mvgal_view_put().
+ *
+ * Return: 0, -EINVAL when @loc has no storage for the buffer, -EAGAIN
+ * (without @wait) while a pool is being mapped again, or
+ * mvgal_pool_map_get()'s error.
  */
-bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
+int mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v,
+		  bool wait)
 {
 	struct mvgal_place *p;
 	void *vaddr;
@@ -109,34 +139,37 @@ bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v)
 	memset(v, 0, sizeof(*v));
 	if (loc == MVGAL_LOC_HOST) {
 		if (mvgal_bo_device_only(bo))
-			return false;
+			return -EINVAL;
 		/* The engine comes here without bo->lock: see
 		 * mvgal_bo_populate_range() for the pairing store.
 		 */
 		vaddr = smp_load_acquire(&bo->vaddr);
 		if (vaddr) {
 			iosys_map_set_vaddr(&v->map, vaddr);
-			return true;
+			return 0;
 		}
 		if (bo->host) {
 			v->pages = &bo->pages;
-			return true;
+			return 0;
 		}
 		v->map = bo->map;	/* an import */
 		v->base = bo->map_offset;
-		return true;
+		return 0;
 	}
-	if (bo->home && bo->home->index == loc - 1) {
-		v->map = bo->map;
-		v->base = bo->map_offset;
-		return true;
-	}
+	if (bo->home && bo->home->index == loc - 1)
+		return mvgal_pool_view(&bo->home->pool, bo->map_offset, v, wait);
 	p = bo->pools.place[loc - 1];
 	if (!p)
-		return false;
-	v->map = p->gpu->pool.map;
-	v->base = p->alloc.node.start;
-	return true;
+		return -EINVAL;
+	return mvgal_pool_view(&p->gpu->pool, p->alloc.node.start, v, wait);
+}
+
+/* Ends the hold on a pool's mapping a view took, if it took one. */
+void mvgal_view_put(struct mvgal_view *v)
+{
+	if (v->pool)
+		mvgal_pool_map_put(v->pool);
+	v->pool = NULL;
 }
 
 /*
@@ -153,6 +186,36 @@ static void mvgal_loc_count_staged(struct mvgal_bo *bo, const void *bounce,
 
 	if (mdev->staged && page)
 		atomic64_add(len, &mdev->staged[page_to_nid(page)]);
+}
+
+/*
+ * Views of two locations at once. Only the first may wait for a pool to be
+ * mapped again: a wait while holding a pool's mapping could stall the
+ * driver moving it behind the wait.
+ */
+static int mvgal_loc_views(struct mvgal_bo *bo, unsigned int dst,
+			   unsigned int src, struct mvgal_view *d,
+			   struct mvgal_view *s)
+{
+	int ret;
+
+	for (;;) {
+		ret = mvgal_bo_view(bo, dst, d, true);
+		if (ret)
+			return ret;
+		ret = mvgal_bo_view(bo, src, s, false);
+		if (ret != -EAGAIN)
+			break;
+		mvgal_view_put(d);
+		/* Wait for it alone, then take both again. */
+		ret = mvgal_bo_view(bo, src, s, true);
+		if (ret)
+			return ret;
+		mvgal_view_put(s);
+	}
+	if (ret)
+		mvgal_view_put(d);
+	return ret;
 }
 
 /**
@@ -180,11 +243,14 @@ noinline int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
 	struct mvgal_view d, s;
 	int ret;
 
-	if (!mvgal_bo_view(bo, dst, &d) || !mvgal_bo_view(bo, src, &s))
-		return -EINVAL;
+	ret = mvgal_loc_views(bo, dst, src, &d, &s);
+	if (ret)
+		return ret;
 	ret = mvgal_view_transfer(&d, &s, off, len, method, bounce);
 	if (!ret && bounce && mvgal_view_bounces(&d, &s, method))
 		mvgal_loc_count_staged(bo, bounce, len);
+	mvgal_view_put(&s);
+	mvgal_view_put(&d);
 	return ret;
 }
 

@@ -16,7 +16,9 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 int mvgal_loc_write(struct mvgal_bo *bo, unsigned int loc, u64 off,
 		    void *buf, u64 len);
 int mvgal_loc_node(struct mvgal_bo *bo, unsigned int loc);
-bool mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v);
+int mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v,
+		  bool wait);
+void mvgal_view_put(struct mvgal_view *v);
 int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
 		   unsigned int src, u64 off, u64 len,
 		   unsigned int method, void *bounce);

@@ -150,9 +150,9 @@ static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
 {
 	struct mvgal_link_facts facts = {
 		.dma_engine = dma_engine,
-		.src_mapped = !iosys_map_is_null(&src->pool.map),
-		.dst_mapped = !iosys_map_is_null(&dst->pool.map),
-		.src_iomem = src->pool.map.is_iomem,
+		.src_mapped = true,
+		.dst_mapped = true,
+		.src_iomem = mvgal_pool_is_device(&src->pool),
 		/* mvgal has no dmaengine copier yet: the CPU copies. */
 		.p2p_copier = false,
 	};

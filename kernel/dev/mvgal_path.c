@@ -48,7 +48,7 @@ bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 	g = mdev->gpus[(src == MVGAL_LOC_HOST ? dst : src) - 1];
 	if (!g)
 		return false;
-	f.src_iomem = src != MVGAL_LOC_HOST && g->pool.map.is_iomem;
+	f.src_iomem = src != MVGAL_LOC_HOST && mvgal_pool_is_device(&g->pool);
 	mvgal_link_judge(&f, v);
 	return true;
 }
@@ -112,17 +112,26 @@ static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
 	l->gpu = mdev->gpus[loc - 1];
 	if (!l->gpu || mvgal_pool_alloc(l->gpu, &l->alloc, MVGAL_CAL_LARGE))
 		return;
-	l->view.map = l->gpu->pool.map;
+	/* Never waits (two locations are held at once): a pool its driver
+	 * is moving just now is not timed this time.
+	 */
+	if (mvgal_pool_map_tryget(&l->gpu->pool, &l->view.map)) {
+		mvgal_pool_free(l->gpu, &l->alloc);
+		return;
+	}
+	l->view.pool = &l->gpu->pool;
 	l->view.base = l->alloc.node.start;
 	l->ok = true;
 }
 
 static void mvgal_cal_loc_put(struct mvgal_cal_loc *l)
 {
-	if (l->host)
+	if (l->host) {
 		vfree(l->host);
-	else if (l->ok)
+	} else if (l->ok) {
+		mvgal_pool_map_put(l->view.pool);
 		mvgal_pool_free(l->gpu, &l->alloc);
+	}
 }
 
 /* The fastest of a few timed transfers of @len bytes, in ns. */

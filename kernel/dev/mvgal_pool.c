@@ -9,6 +9,11 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
+#include <linux/dma-resv.h>
+#include <linux/ioport.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/error-injection.h>
 #include <linux/mm.h>
 
@@ -17,51 +22,191 @@
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_pool.h"
 
+#include <drm/mvgal_drm.h>
+
+/*
+ * What the mapping says of where the bytes are: I/O memory is a BAR; so is
+ * a vmalloc-space mapping of pages that are not RAM (a driver that maps
+ * its BAR as memory, as i915 does for LMEM with vmap_pfn()).
+ */
+static u32 mvgal_pool_memory(const struct iosys_map *map)
+{
+	if (map->is_iomem)
+		return MVGAL_POOL_MEMORY_DEVICE;
+	if (is_vmalloc_addr(map->vaddr) &&
+	    !page_is_ram(vmalloc_to_pfn(map->vaddr)))
+		return MVGAL_POOL_MEMORY_DEVICE;
+	return MVGAL_POOL_MEMORY_SYSTEM;
+}
+
+/*
+ * Map the attachment and the buffer for the CPU, with the reservation
+ * held as a dynamic importer must, into @sgt and @map. The map is what
+ * makes the driver put the buffer somewhere this device reaches (and,
+ * without move notify, pin it); the vmap is taken after, of the buffer
+ * where it is then. The driver may call move_notify from inside the map
+ * (it moved the buffer to map it): map_sem is not held here.
+ */
+static int mvgal_pool_map_locked(struct mvgal_pool *pool,
+				 struct sg_table **sgt, struct iosys_map *map)
+{
+	int ret;
+
+	dma_resv_assert_held(pool->dmabuf->resv);
+	*sgt = dma_buf_map_attachment(pool->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(*sgt))
+		return PTR_ERR(*sgt);
+	/* CPU copies need a kernel mapping; an exporter without vmap
+	 * support cannot lend a pool.
+	 */
+	ret = dma_buf_vmap(pool->dmabuf, map);
+	if (ret) {
+		dma_buf_unmap_attachment(pool->attach, *sgt, DMA_BIDIRECTIONAL);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Publishes a new mapping; map_sem held to write. */
+static void mvgal_pool_set_map(struct mvgal_pool *pool, struct sg_table *sgt,
+			       struct iosys_map *map)
+{
+	pool->sgt = sgt;
+	pool->map = *map;
+	pool->memory = mvgal_pool_memory(map);
+	pool->flags &= ~MVGAL_POOL_PEER2PEER;
+	if (pool->attach->peer2peer)
+		pool->flags |= MVGAL_POOL_PEER2PEER;
+}
+
+static void mvgal_pool_unmap_locked(struct mvgal_pool *pool)
+{
+	if (!pool->sgt)
+		return;
+	dma_buf_vunmap(pool->dmabuf, &pool->map);
+	iosys_map_clear(&pool->map);
+	dma_buf_unmap_attachment(pool->attach, pool->sgt, DMA_BIDIRECTIONAL);
+	pool->sgt = NULL;
+}
+
+/*
+ * The driver is about to move the buffer (its reservation is held): let
+ * the CPU copies in flight finish, then give the mapping up; the work
+ * item maps it again once the move is done and the reservation free. A
+ * move while mvgal maps the buffer (no mapping yet) is the one the map
+ * itself asked for.
+ */
+static void mvgal_pool_move_notify(struct dma_buf_attachment *attach)
+{
+	struct mvgal_pool *pool = attach->importer_priv;
+
+	down_write(&pool->map_sem);
+	if (pool->sgt && !pool->dying) {
+		atomic64_inc(&pool->moves);
+		mvgal_pool_unmap_locked(pool);
+		pool->stale = true;
+		pool->memory = MVGAL_POOL_MEMORY_UNMAPPED;
+		queue_work(system_unbound_wq, &pool->remap_work);
+	}
+	up_write(&pool->map_sem);
+}
+
+static const struct dma_buf_attach_ops mvgal_pool_importer_ops = {
+	.allow_peer2peer = true,
+	.move_notify = mvgal_pool_move_notify,
+};
+
+static void mvgal_pool_remap_work(struct work_struct *work)
+{
+	struct mvgal_pool *pool = container_of(work, struct mvgal_pool,
+					       remap_work);
+	struct sg_table *sgt;
+	struct iosys_map map;
+	int ret;
+
+	dma_resv_lock(pool->dmabuf->resv, NULL);
+	if (!READ_ONCE(pool->stale) || READ_ONCE(pool->dying))
+		goto out;
+	ret = mvgal_pool_map_locked(pool, &sgt, &map);
+	down_write(&pool->map_sem);
+	if (ret) {
+		pool->remap_err = -EIO;
+		pr_warn("mvgal: a pool's driver moved it and it cannot be mapped again (%d): its bytes are out of reach\n",
+			ret);
+	} else {
+		mvgal_pool_set_map(pool, sgt, &map);
+	}
+	pool->stale = false;
+	up_write(&pool->map_sem);
+out:
+	dma_resv_unlock(pool->dmabuf->resv);
+	wake_up_all(&pool->remapped);
+}
+
 /**
  * mvgal_pool_init() - take a dma-buf on as a GPU's pool
  * @pool: the pool to set up
  * @dmabuf: the GPU's dma-buf; on success the pool owns this reference
  * @dev: the GPU's device, which must be able to reach the memory
  *
- * Return: 0, or the error of the attach, map or vmap that failed.
+ * Return: 0, -ENXIO when the driver would not let @dev reach the buffer
+ * (its attach or map failed: its rules for sharing, see docs/HARDWARE.md),
+ * -EOPNOTSUPP when it has no kernel mapping for CPU copies.
  */
 int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 		    struct device *dev)
 {
+	struct sg_table *sgt;
+	struct iosys_map map;
 	int ret;
 
 	pool->dmabuf = dmabuf;
 	pool->size = dmabuf->size;
 	pool->budget = pool->size;
+	init_rwsem(&pool->map_sem);
+	init_waitqueue_head(&pool->remapped);
+	INIT_WORK(&pool->remap_work, mvgal_pool_remap_work);
+	pool->stale = false;
+	pool->dying = false;
+	pool->remap_err = 0;
+	pool->flags = 0;
+	pool->sgt = NULL;
+	iosys_map_clear(&pool->map);
+	atomic64_set(&pool->moves, 0);
 
-	pool->attach = dma_buf_attach(dmabuf, dev);
-	if (IS_ERR(pool->attach))
-		return PTR_ERR(pool->attach);
+	pool->attach = dma_buf_dynamic_attach(dmabuf, dev,
+					      &mvgal_pool_importer_ops, pool);
+	if (IS_ERR(pool->attach)) {
+		ret = PTR_ERR(pool->attach);
+		goto err_refused;
+	}
+	if (dma_buf_is_dynamic(dmabuf) && IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
+		pool->flags |= MVGAL_POOL_MOVABLE;
 
-	pool->sgt = dma_buf_map_attachment_unlocked(pool->attach,
-						    DMA_BIDIRECTIONAL);
-	if (IS_ERR(pool->sgt)) {
-		ret = PTR_ERR(pool->sgt);
+	dma_resv_lock(dmabuf->resv, NULL);
+	ret = mvgal_pool_map_locked(pool, &sgt, &map);
+	if (!ret) {
+		down_write(&pool->map_sem);
+		mvgal_pool_set_map(pool, sgt, &map);
+		up_write(&pool->map_sem);
+	}
+	dma_resv_unlock(dmabuf->resv);
+	if (ret == -EOPNOTSUPP)
 		goto err_detach;
-	}
-
-	/* CPU copies need a kernel mapping; an exporter without vmap
-	 * support cannot lend a pool.
-	 */
-	ret = dma_buf_vmap_unlocked(dmabuf, &pool->map);
-	if (ret) {
-		ret = -EOPNOTSUPP;
-		goto err_unmap;
-	}
+	if (ret)
+		goto err_refused_detach;
 
 	mutex_init(&pool->lock);
 	drm_mm_init(&pool->mm, 0, pool->size);
 	pool->nr_allocs = 0;
 	return 0;
 
-err_unmap:
-	dma_buf_unmap_attachment_unlocked(pool->attach, pool->sgt,
-					  DMA_BIDIRECTIONAL);
+err_refused_detach:
+	dma_buf_detach(dmabuf, pool->attach);
+err_refused:
+	pr_info("mvgal: the pool's driver refused to share it with its own device (%d)\n",
+		ret);
+	return -ENXIO;
 err_detach:
 	dma_buf_detach(dmabuf, pool->attach);
 	return ret;
@@ -78,11 +223,173 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
 {
 	drm_mm_takedown(&pool->mm);
 	mutex_destroy(&pool->lock);
-	dma_buf_vunmap_unlocked(pool->dmabuf, &pool->map);
-	dma_buf_unmap_attachment_unlocked(pool->attach, pool->sgt,
-					  DMA_BIDIRECTIONAL);
+	dma_resv_lock(pool->dmabuf->resv, NULL);
+	down_write(&pool->map_sem);
+	mvgal_pool_unmap_locked(pool);
+	/* A move from now until the detach maps nothing again. */
+	pool->dying = true;
+	up_write(&pool->map_sem);
+	dma_resv_unlock(pool->dmabuf->resv);
 	dma_buf_detach(pool->dmabuf, pool->attach);
+	cancel_work_sync(&pool->remap_work);
 	dma_buf_put(pool->dmabuf);
+}
+
+/**
+ * mvgal_pool_map_tryget() - the pool's kernel mapping, for one CPU access
+ * @pool: the pool
+ * @map: (out) the mapping, valid until mvgal_pool_map_put()
+ *
+ * The driver cannot move the buffer until the access ends. Takes no
+ * reservation and never waits for one: callable with buffers locked.
+ *
+ * Return: 0, -EAGAIN while the driver moved the buffer and mvgal maps it
+ * again (mvgal_pool_map_get() waits), -EIO when it could not.
+ */
+int mvgal_pool_map_tryget(struct mvgal_pool *pool, struct iosys_map *map)
+{
+	down_read(&pool->map_sem);
+	if (!pool->stale && !pool->remap_err) {
+		*map = pool->map;
+		return 0;
+	}
+	up_read(&pool->map_sem);
+	return READ_ONCE(pool->remap_err) ?: -EAGAIN;
+}
+
+/**
+ * mvgal_pool_map_get() - mvgal_pool_map_tryget(), waiting for a re-map
+ * @pool: the pool
+ * @map: (out) the mapping, valid until mvgal_pool_map_put()
+ *
+ * The caller may hold locks of mvgal's (the re-map takes only the pool's
+ * reservation) but no other pool's mapping.
+ *
+ * Return: 0, -EIO when the buffer cannot be mapped again, -ETIMEDOUT when
+ * its driver did not let it be within 10 s.
+ */
+int mvgal_pool_map_get(struct mvgal_pool *pool, struct iosys_map *map)
+{
+	int ret;
+
+	for (;;) {
+		ret = mvgal_pool_map_tryget(pool, map);
+		if (ret != -EAGAIN)
+			return ret;
+		if (!wait_event_timeout(pool->remapped,
+					!READ_ONCE(pool->stale), 10 * HZ))
+			return -ETIMEDOUT;
+	}
+}
+
+void mvgal_pool_map_put(struct mvgal_pool *pool)
+{
+	up_read(&pool->map_sem);
+}
+
+/**
+ * mvgal_pool_attach_for() - the pool mapped for another device
+ * @pool: the pool
+ * @dev: the device (an importer of a buffer that lives in the pool)
+ * @att: (out) the attachment
+ * @sgt: (out) the DMA addresses the pool's driver gave @dev
+ *
+ * The pool's driver decides by its own rules whether and how @dev reaches
+ * the buffer (it may refuse, or move the buffer to where @dev can); mvgal
+ * uses only the DMA addresses it gets, never the pages behind them.
+ * Called with no reservation held.
+ *
+ * Return: 0, or the driver's error.
+ */
+int mvgal_pool_attach_for(struct mvgal_pool *pool, struct device *dev,
+			  struct dma_buf_attachment **att,
+			  struct sg_table **sgt)
+{
+	*att = dma_buf_attach(pool->dmabuf, dev);
+	if (IS_ERR(*att))
+		return PTR_ERR(*att);
+	*sgt = dma_buf_map_attachment_unlocked(*att, DMA_BIDIRECTIONAL);
+	if (IS_ERR(*sgt)) {
+		dma_buf_detach(pool->dmabuf, *att);
+		return PTR_ERR(*sgt);
+	}
+	return 0;
+}
+
+void mvgal_pool_detach_for(struct mvgal_pool *pool,
+			   struct dma_buf_attachment *att,
+			   struct sg_table *sgt)
+{
+	dma_buf_unmap_attachment_unlocked(att, sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(pool->dmabuf, att);
+}
+
+/**
+ * mvgal_pool_slice() - the DMA addresses of [@start, @start + @len) of a
+ * mapped pool, as a table of its own (no pages: none may be touched)
+ * @sgt: the pool's table from mvgal_pool_attach_for()
+ * @start: byte offset in the pool
+ * @len: bytes
+ *
+ * Return: the table (sg_free_table() and kfree() it), or ERR_PTR(-ENOMEM),
+ * or ERR_PTR(-EINVAL) when the table ends before the range.
+ */
+struct sg_table *mvgal_pool_slice(struct sg_table *sgt, u64 start, u64 len)
+{
+	struct scatterlist *sg, *out = NULL;
+	struct sg_table *slice;
+	unsigned int i, n = 0;
+	u64 pos = 0, end = start + len, a, b;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (pos < end && pos + sg_dma_len(sg) > start)
+			n++;
+		pos += sg_dma_len(sg);
+	}
+	if (pos < end || !n)
+		return ERR_PTR(-EINVAL);
+	slice = kzalloc(sizeof(*slice), GFP_KERNEL_ACCOUNT);
+	if (!slice || sg_alloc_table(slice, n, GFP_KERNEL_ACCOUNT)) {
+		kfree(slice);
+		return ERR_PTR(-ENOMEM);
+	}
+	pos = 0;
+	out = slice->sgl;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		a = max(pos, start);
+		b = min(pos + sg_dma_len(sg), end);
+		if (a < b) {
+			sg_set_page(out, NULL, b - a, 0);
+			sg_dma_address(out) = sg_dma_address(sg) + (a - pos);
+			sg_dma_len(out) = b - a;
+			out = sg_next(out);
+		}
+		pos += sg_dma_len(sg);
+	}
+	return slice;
+}
+
+/* Whether the pool is device memory as far as is known now. */
+bool mvgal_pool_is_device(struct mvgal_pool *pool)
+{
+	return READ_ONCE(pool->memory) == MVGAL_POOL_MEMORY_DEVICE;
+}
+
+/**
+ * mvgal_pool_where() - where a pool's bytes are and how mvgal holds it
+ * @pool: the pool
+ * @memory: (out) MVGAL_POOL_MEMORY_*
+ * @flags: (out) MVGAL_POOL_*
+ * @moves: (out) moves by its driver since attach
+ */
+void mvgal_pool_where(struct mvgal_pool *pool, u32 *memory, u32 *flags,
+		      u64 *moves)
+{
+	down_read(&pool->map_sem);
+	*memory = pool->remap_err ? MVGAL_POOL_MEMORY_UNMAPPED : pool->memory;
+	*flags = pool->flags;
+	up_read(&pool->map_sem);
+	*moves = atomic64_read(&pool->moves);
 }
 
 /**
@@ -150,12 +457,20 @@ void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
  * mvgal_pool_clear() - zero an allocation's bytes
  * @gpu: the GPU whose pool it came from
  * @a: the allocation
+ *
+ * Return: 0, or mvgal_pool_map_get()'s error.
  */
-void mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
+int mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
 {
-	struct iosys_map map = gpu->pool.map;
+	struct iosys_map map;
+	int ret;
 
+	ret = mvgal_pool_map_get(&gpu->pool, &map);
+	if (ret)
+		return ret;
 	iosys_map_memset(&map, a->node.start, 0, a->node.size);
+	mvgal_pool_map_put(&gpu->pool);
+	return 0;
 }
 
 /**

@@ -9,6 +9,7 @@
 #include <linux/iosys-map.h>
 #include <linux/types.h>
 
+struct mvgal_pool;
 struct xarray;
 
 /* Staging copies move through bounce buffers of this size. */
@@ -19,6 +20,8 @@ struct mvgal_view {
 	struct xarray *pages;	/* host pages, or NULL: @map */
 	struct iosys_map map;
 	u64 base;
+	/* The pool whose mapping @map is, held (mvgal_pool_map_get()). */
+	struct mvgal_pool *pool;
 };
 
 void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,

@@ -55,20 +55,28 @@ static struct sg_table *mvgal_export_map(struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir)
 {
 	struct mvgal_export *e = attach->dmabuf->priv;
+	struct mvgal_dmabuf_att *a;
 	struct sg_table *sgt;
 	int ret;
 
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
 	sgt = drm_prime_pages_to_sg(e->bo->base.dev, e->xp->pages, e->npages);
-	if (IS_ERR(sgt))
+	if (IS_ERR(sgt)) {
+		kfree(a);
 		return sgt;
+	}
 	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret) {
 		sg_free_table(sgt);
 		kfree(sgt);
+		kfree(a);
 		return ERR_PTR(ret);
 	}
 	/* Kept for begin/end_cpu_access, which sync every device's view. */
-	attach->priv = sgt;
+	a->sgt = sgt;
+	attach->priv = a;
 	return sgt;
 }
 
@@ -76,6 +84,7 @@ static void mvgal_export_unmap(struct dma_buf_attachment *attach,
 			       struct sg_table *sgt,
 			       enum dma_data_direction dir)
 {
+	kfree(attach->priv);
 	attach->priv = NULL;
 	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(sgt);
@@ -210,9 +219,14 @@ static struct mvgal_export_pages *mvgal_export_pages_new(struct mvgal_export *e,
 	struct mvgal_file *quota;
 	unsigned long i;
 	size_t bytes;
+	u32 memory, flags;
+	u64 moves;
 	int ret;
 
-	if (map->is_iomem || !is_vmalloc_addr(map->vaddr))
+	/* A pool its driver may move has no fixed pages to hand out. */
+	mvgal_pool_where(&e->gpu->pool, &memory, &flags, &moves);
+	if (memory != MVGAL_POOL_MEMORY_SYSTEM || flags & MVGAL_POOL_MOVABLE ||
+	    map->is_iomem || !is_vmalloc_addr(map->vaddr))
 		return ERR_PTR(-EOPNOTSUPP);
 	bytes = struct_size(xp, pages, e->npages);
 	quota = mvgal_file_charge(file, false, bytes, &ret);

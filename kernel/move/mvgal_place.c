@@ -504,7 +504,12 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	 * The range may hold a freed buffer's bytes, and the GPU sees the
 	 * whole placement, not only the chunks copied in: never show them.
 	 */
-	mvgal_pool_clear(gpu, &p->alloc);
+	ret = mvgal_pool_clear(gpu, &p->alloc);
+	if (ret) {
+		mvgal_pool_free(gpu, &p->alloc);
+		kfree(p);
+		return ret;
+	}
 	p->gpu = gpu;
 	p->bo = bo;
 	WRITE_ONCE(bo->pools.ever_placed, true);

@@ -69,6 +69,40 @@ static const char *mvgal_bo_driver(struct mvgal_bo *bo, char *buf)
 	return name;
 }
 
+/* The pool's mapping for the importer, for a device-only buffer. */
+static int mvgal_dmabuf_att_new(struct mvgal_bo *bo,
+				struct dma_buf_attachment *attach)
+{
+	struct mvgal_dmabuf_att *a;
+	int ret;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return -ENOMEM;
+	if (bo->home) {
+		ret = mvgal_pool_attach_for(&bo->home->pool, attach->dev,
+					    &a->pool_att, &a->pool_sgt);
+		if (ret) {
+			kfree(a);
+			return ret;
+		}
+	}
+	attach->priv = a;
+	return 0;
+}
+
+static void mvgal_dmabuf_att_free(struct mvgal_bo *bo,
+				  struct dma_buf_attachment *attach)
+{
+	struct mvgal_dmabuf_att *a = attach->priv;
+
+	if (a->pool_att)
+		mvgal_pool_detach_for(&bo->home->pool, a->pool_att,
+				      a->pool_sgt);
+	kfree(a);
+	attach->priv = NULL;
+}
+
 /*
  * The sharing mode decides who may attach: see "sharing modes" in
  * mvgal_drm.h.
@@ -121,6 +155,11 @@ static int mvgal_dmabuf_attach(struct dma_buf *dmabuf,
 	if (ret)
 		return ret;
 	ret = drm_gem_map_attach(dmabuf, attach);
+	if (!ret) {
+		ret = mvgal_dmabuf_att_new(bo, attach);
+		if (ret)
+			drm_gem_map_detach(dmabuf, attach);
+	}
 	if (ret) {
 		mutex_lock(&bo->lock);
 		bo->nr_attach--;
@@ -134,6 +173,7 @@ static void mvgal_dmabuf_detach(struct dma_buf *dmabuf,
 {
 	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
 
+	mvgal_dmabuf_att_free(bo, attach);
 	drm_gem_map_detach(dmabuf, attach);
 	mutex_lock(&bo->lock);
 	bo->nr_attach--;
@@ -143,11 +183,17 @@ static void mvgal_dmabuf_detach(struct dma_buf *dmabuf,
 static struct sg_table *mvgal_dmabuf_map(struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir)
 {
-	struct sg_table *sgt = drm_gem_map_dma_buf(attach, dir);
+	struct mvgal_bo *bo = to_mvgal_bo(attach->dmabuf->priv);
+	struct mvgal_dmabuf_att *a = attach->priv;
+	struct sg_table *sgt;
 
+	if (a->pool_sgt)
+		return mvgal_pool_slice(a->pool_sgt, bo->alloc.node.start,
+					bo->size);
+	sgt = drm_gem_map_dma_buf(attach, dir);
 	/* Kept for begin/end_cpu_access, which sync every device's view. */
 	if (!IS_ERR(sgt))
-		attach->priv = sgt;
+		a->sgt = sgt;
 	return sgt;
 }
 
@@ -155,14 +201,22 @@ static void mvgal_dmabuf_unmap(struct dma_buf_attachment *attach,
 			       struct sg_table *sgt,
 			       enum dma_data_direction dir)
 {
-	attach->priv = NULL;
+	struct mvgal_dmabuf_att *a = attach->priv;
+
+	if (a->pool_sgt) {
+		/* A slice: the pool's driver unmaps at detach. */
+		sg_free_table(sgt);
+		kfree(sgt);
+		return;
+	}
+	a->sgt = NULL;
 	drm_gem_unmap_dma_buf(attach, sgt, dir);
 }
 
 /*
  * Syncs every importing device's mapping of @dmabuf for the CPU (@begin)
  * or back for the devices. Its exporter keeps each attachment's mapped
- * sg table in attach->priv.
+ * sg table of host pages in attach->priv.
  */
 void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
 				   enum dma_data_direction dir, bool begin)
@@ -171,7 +225,8 @@ void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
 
 	dma_resv_lock(dmabuf->resv, NULL);
 	list_for_each_entry(attach, &dmabuf->attachments, node) {
-		struct sg_table *sgt = attach->priv;
+		struct mvgal_dmabuf_att *a = attach->priv;
+		struct sg_table *sgt = a ? a->sgt : NULL;
 
 		if (!sgt)
 			continue;
@@ -278,41 +333,6 @@ int mvgal_bo_pin(struct drm_gem_object *obj)
 	return mvgal_bo_mapped(bo) ? 0 : mvgal_bo_populate(bo);
 }
 
-/*
- * The pages of a device-only buffer's pool range, for a P2P export: the
- * pool's own sg table, walked page by page. A pool whose sg table has no
- * struct pages (device memory without them) cannot be re-exported.
- */
-static struct sg_table *mvgal_bo_pool_sg_table(struct mvgal_bo *bo)
-{
-	struct sg_table *pool_sgt = bo->home->pool.sgt, *sgt;
-	unsigned long first = bo->alloc.node.start >> PAGE_SHIFT, n = 0;
-	struct sg_page_iter it;
-	struct page **pages;
-
-	pages = kvmalloc_array(bo->npages, sizeof(*pages), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!pages)
-		return ERR_PTR(-ENOMEM);
-	for_each_sgtable_page(pool_sgt, &it, first) {
-		struct page *page = sg_page_iter_page(&it);
-
-		if (!page) {
-			kvfree(pages);
-			return ERR_PTR(-EOPNOTSUPP);
-		}
-		pages[n++] = page;
-		if (n == bo->npages)
-			break;
-	}
-	if (n != bo->npages) {
-		kvfree(pages);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	sgt = drm_prime_pages_to_sg(bo->base.dev, pages, n);
-	kvfree(pages);
-	return sgt;
-}
-
 struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
 {
 	struct mvgal_bo *bo = to_mvgal_bo(obj);
@@ -320,8 +340,9 @@ struct sg_table *mvgal_bo_get_sg_table(struct drm_gem_object *obj)
 	struct page **pages;
 	int ret;
 
+	/* A pool range has no pages mvgal may hand on (mvgal_dmabuf_map()). */
 	if (bo->home)
-		return mvgal_bo_pool_sg_table(bo);
+		return ERR_PTR(-EOPNOTSUPP);
 	ret = mvgal_bo_populate(bo);
 	if (ret)
 		return ERR_PTR(ret);

@@ -17,6 +17,19 @@ struct sg_table;
 
 /* The GEM object functions of every buffer, created or imported. */
 extern const struct drm_gem_object_funcs mvgal_bo_funcs;
+/*
+ * What mvgal's exporters keep per attachment (attach->priv). A device-only
+ * buffer lives in a pool, which is another driver's buffer: the importer
+ * gets that driver's own mapping of the pool for the importer's device
+ * (mvgal_pool_attach_for(): its rules decide), cut to the buffer's range.
+ */
+struct mvgal_dmabuf_att {
+	/* The importer's mapping of host pages, synced for CPU access. */
+	struct sg_table *sgt;
+	struct dma_buf_attachment *pool_att;
+	struct sg_table *pool_sgt;
+};
+
 void mvgal_dmabuf_sync_attachments(struct dma_buf *dmabuf,
 				   enum dma_data_direction dir, bool begin);
 struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags);

@@ -489,7 +489,10 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			if (ret)
 				return ret;
 		}
-		mvgal_bo_view(b->bo, b->loc, &v);
+		ret = mvgal_bo_view(b->bo, b->loc, &v, true);
+		if (ret)
+			return ret;
+		mvgal_view_put(&v);
 		acc[i].pool_gpu = b->loc - 1;
 		acc[i].pool_offset = v.base;
 	}

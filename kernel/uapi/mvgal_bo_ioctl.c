@@ -122,7 +122,6 @@ static int mvgal_bo_create_bind(struct mvgal_device *mdev,
 		ret = mvgal_pool_alloc_evict(gpu, &bo->alloc, bo->size, 0);
 		if (!ret) {
 			bo->home = gpu;
-			bo->map = gpu->pool.map;
 			bo->map_offset = bo->alloc.node.start;
 		}
 	}
@@ -135,6 +134,7 @@ static int mvgal_bo_create_bind(struct mvgal_device *mdev,
 static int mvgal_bo_create_storage(struct mvgal_bo *bo)
 {
 	struct iosys_map map;
+	int ret;
 
 	bo->home_loc = bo->home ? 1 + bo->home->index : MVGAL_LOC_HOST;
 	mvgal_bo_coherence_init(bo);
@@ -142,10 +142,13 @@ static int mvgal_bo_create_storage(struct mvgal_bo *bo)
 		/* The range may hold a freed buffer's bytes: never show
 		 * them.
 		 */
-		map = bo->home->pool.map;
+		ret = mvgal_pool_map_get(&bo->home->pool, &map);
+		if (ret)
+			return ret;
 		iosys_map_memset(&map, bo->alloc.node.start,
 				 bo->flags & MVGAL_BO_ZERO_INITIALIZED ?
 				 0 : MVGAL_BO_POISON, bo->alloc.node.size);
+		mvgal_pool_map_put(&bo->home->pool);
 		return 0;
 	}
 	bo->host = true;

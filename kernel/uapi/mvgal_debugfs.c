@@ -18,8 +18,10 @@
  * so tests can see that they grow with what is touched.
  *
  * <debugfs>/mvgal/dmabuf_sg reads a dma-buf as an importing device sees
- * it: attached to mvgal's own device and mapped, its bytes taken from the
- * pages of the sg table the exporter gave (not through its vmap or mmap):
+ * it: attached to mvgal's own device and mapped, its bytes read through
+ * the DMA addresses of the sg table the exporter gave, as the device
+ * would (not through its vmap, mmap or the table's pages; -EOPNOTSUPP
+ * behind an IOMMU):
  *   echo "FD OFFSET LEN" > dmabuf_sg     FD in the writer's fd table
  *   cat dmabuf_sg                        "SG_BYTES NENTS\n", then the bytes
  * so tests can check what a GPU driver importing an export would get.
@@ -56,6 +58,8 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-direct.h>
+#include <linux/io.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/nodemask.h>
@@ -259,31 +263,35 @@ struct mvgal_debug_sg {
 #define MVGAL_DEBUG_SG_HDR	48
 
 /*
- * Copies [@off, @off + @len) of the pages of @sgt into @dst and counts
- * the table. Return: 0, or -EINVAL if the table ends before the range.
+ * Copies [@off, @off + @len) of what @sgt maps for @dev into @dst, read
+ * the way the device would: through the DMA addresses (an importer must
+ * not touch the pages behind a table, and device memory has none).
+ * Without an IOMMU a DMA address is a physical one. *@bytes: the table's
+ * length. Return: 0, -EINVAL if the table ends before the range, -ENOMEM.
  */
-static int mvgal_debug_sg_copy(struct sg_table *sgt, u64 off, u64 len,
-			       u8 *dst, u64 *bytes)
+static int mvgal_debug_sg_copy(struct device *dev, struct sg_table *sgt,
+			       u64 off, u64 len, u8 *dst, u64 *bytes)
 {
-	struct sg_page_iter piter;
 	struct scatterlist *sg;
-	u64 pos = 0, total = 0;
+	u64 pos = 0, total = 0, a, b;
 	unsigned int i;
+	void *va;
 
-	for_each_sgtable_sg(sgt, sg, i)
-		total += sg->length;
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		total += sg_dma_len(sg);
 	*bytes = total;
-	for_each_sgtable_page(sgt, &piter, 0) {
-		u64 start = max(pos, off), end = min(pos + PAGE_SIZE, off + len);
-
-		if (start < end) {
-			void *va = kmap_local_page(sg_page_iter_page(&piter));
-
-			memcpy(dst + (start - off), va + (start - pos),
-			       end - start);
-			kunmap_local(va);
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		a = max(pos, off);
+		b = min(pos + sg_dma_len(sg), off + len);
+		if (a < b) {
+			va = memremap(dma_to_phys(dev, sg_dma_address(sg) + (a - pos)),
+				      b - a, MEMREMAP_WB);
+			if (!va)
+				return -ENOMEM;
+			memcpy(dst + (a - off), va, b - a);
+			memunmap(va);
 		}
-		pos += PAGE_SIZE;
+		pos += sg_dma_len(sg);
 	}
 	return pos >= off + len ? 0 : -EINVAL;
 }
@@ -309,8 +317,8 @@ static int mvgal_debug_sg_read(struct mvgal_device *mdev,
 		ret = PTR_ERR(sgt);
 		goto out_detach;
 	}
-	ret = mvgal_debug_sg_copy(sgt, off, len, r->buf + MVGAL_DEBUG_SG_HDR,
-				  &bytes);
+	ret = mvgal_debug_sg_copy(mdev->drm.dev, sgt, off, len,
+				  r->buf + MVGAL_DEBUG_SG_HDR, &bytes);
 	if (!ret) {
 		int n = scnprintf(r->buf, MVGAL_DEBUG_SG_HDR, "%llu %u\n",
 				  bytes, sgt->orig_nents);
@@ -343,8 +351,9 @@ static ssize_t mvgal_debug_sg_write(struct file *file,
 	if (sscanf(cmd, "%d %llu %llu", &fd, &off, &len) != 3 || !len ||
 	    len > MVGAL_DEBUG_SG_MAX || off > U64_MAX - len)
 		return -EINVAL;
-	if (IS_ENABLED(CONFIG_DMABUF_DEBUG))
-		return -EOPNOTSUPP;	/* it scrambles the tables' pages */
+	/* DMA addresses are physical ones only without an IOMMU. */
+	if (device_iommu_mapped(mdev->drm.dev))
+		return -EOPNOTSUPP;
 	dmabuf = dma_buf_get(fd);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);

@@ -169,6 +169,8 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 	args->pad = 0;
 	args->pool_size = gpu->pool.size;
 	args->pool_used = used;
+	mvgal_pool_where(&gpu->pool, &args->pool_memory, &args->pool_flags,
+			 &args->pool_moves);
 	args->pool_allocations = nr;
 	memcpy(args->driver, gpu->driver, sizeof(args->driver));
 	memcpy(args->slot, gpu->slot, sizeof(args->slot));

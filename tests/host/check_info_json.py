@@ -91,10 +91,13 @@ check("json: quotes and backslashes survive escaping",
       c["dri"]["device_pattern"] == '/dev/dri/\\car[d"]*')
 
 gpus = d["gpus"]
-check("json: four GPUs, pools sized by [gpu_N] memory_limit_mb",
+check("json: four GPUs, pools sized by [gpu_N] memory_limit_mb, in system RAM (guest RAM), not movable",
       [g["index"] for g in gpus] == [0, 1, 2, 3]
       and [g["pool"]["size"] >> 20 for g in gpus] == [64, 64, 64, 128]
-      and all(g["pool"]["used"] == 0 and g["state"] == "idle" for g in gpus))
+      and all(g["pool"]["used"] == 0 and g["state"] == "idle" for g in gpus)
+      # The test bed's pools are guest RAM, pinned, never moved.
+      and all(g["pool"]["memory"] == "system" and g["pool"]["movable"] is False
+              and g["pool"]["moves"] == 0 for g in gpus))
 virtio = [g for g in gpus if g["driver"] == "virtio_gpu"]
 vgem = [g for g in gpus if g["driver"] == "vgem"]
 check("json: identity and topology",

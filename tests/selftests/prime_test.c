@@ -120,11 +120,47 @@ TEST_F(prime, export_refused_when_dmabuf_disabled)
 	mvgal_bo_destroy(self->m, h);
 }
 
-/* A device-only buffer is exported only with P2P, and then in place: the
- * importer gets the pool's own pages.
+/*
+ * What an importing device reads through dma-buf @fd's sg table, by its
+ * DMA addresses (debugfs dmabuf_sg: mvgal's own device attaches and maps
+ * it). Return: 0 or -errno.
+ */
+static int device_read(int fd, uint64_t off, uint64_t len, uint8_t *dst)
+{
+	char cmd[64], buf[64 + 4 * PG], *nl;
+	ssize_t got = 0, r;
+	int d, n, ret = 0;
+
+	d = open("/sys/kernel/debug/mvgal/dmabuf_sg", O_RDWR | O_CLOEXEC);
+	if (d < 0)
+		return -errno;
+	n = snprintf(cmd, sizeof(cmd), "%d %llu %llu", fd,
+		     (unsigned long long)off, (unsigned long long)len);
+	if (write(d, cmd, n) != n) {
+		ret = -errno;
+		goto out;
+	}
+	while (got < (ssize_t)sizeof(buf) && (r = read(d, buf + got, sizeof(buf) - got)) > 0)
+		got += r;
+	nl = memchr(buf, '\n', got);
+	if (!nl || (uint64_t)(got - (nl + 1 - buf)) != len) {
+		ret = -EPROTO;
+		goto out;
+	}
+	memcpy(dst, nl + 1, len);
+out:
+	close(d);
+	return ret;
+}
+
+/*
+ * A device-only buffer is exported only with P2P, and then in place: an
+ * importer gets the DMA addresses the pool's own driver gave its device,
+ * cut to exactly the buffer's range, and reads the buffer's bytes there.
  */
 TEST_F(prime, device_only_export_needs_p2p)
 {
+	uint8_t data[3 * PG + 1], back[3 * PG + 1];
 	uint32_t h, vh;
 	int fd;
 
@@ -136,8 +172,14 @@ TEST_F(prime, device_only_export_needs_p2p)
 	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, 3 * PG + 1,
 					    GV | DB | SH | MVGAL_BO_P2P, self->virtio_gpu,
 					    MVGAL_SHARING_CROSS_VENDOR, &h));
+	fill(data, sizeof(data), 9);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, sizeof(data)));
 	ASSERT_EQ(0, mvgal_bo_export(self->m, h, &fd));
 	EXPECT_EQ(0, vgem_import(self->vgem, fd, &vh));
+	ASSERT_EQ(0, device_read(fd, 0, sizeof(back), back));
+	EXPECT_EQ(0, memcmp(data, back, sizeof(back)));
+	ASSERT_EQ(0, device_read(fd, PG + 5, 2 * PG - 4, back));
+	EXPECT_EQ(0, memcmp(data + PG + 5, back, 2 * PG - 4));
 	/* Device memory: no CPU mapping of the dma-buf either. */
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, 0));
 	drmCloseBufferHandle(self->vgem, vh);

@@ -209,6 +209,51 @@ static void json_key(bool *first, const char *key)
 	*first = false;
 }
 
+static const char *pool_memory_name(uint32_t memory)
+{
+	switch (memory) {
+	case MVGAL_POOL_MEMORY_SYSTEM:
+		return "system";
+	case MVGAL_POOL_MEMORY_DEVICE:
+		return "device";
+	case MVGAL_POOL_MEMORY_UNMAPPED:
+		return "unmapped";
+	default:
+		return "unknown";
+	}
+}
+
+/* Where a pool is, said plainly: what came of the attach, not what was asked. */
+static const char *pool_memory_text(const struct drm_mvgal_gpu_info *g)
+{
+	static char buf[192];
+	bool p2p = g->pool_flags & MVGAL_POOL_PEER2PEER;
+	bool movable = g->pool_flags & MVGAL_POOL_MOVABLE;
+
+	switch (g->pool_memory) {
+	case MVGAL_POOL_MEMORY_DEVICE:
+		snprintf(buf, sizeof(buf), "device memory behind a PCI BAR (I/O memory: CPU reads are slow, no PLACE_FD)%s%s",
+			 p2p ? ", peer-to-peer" : "",
+			 movable ? ", its driver may move it" : ", pinned");
+		break;
+	case MVGAL_POOL_MEMORY_SYSTEM:
+		snprintf(buf, sizeof(buf), "system RAM%s%s",
+			 p2p ? " (peer-to-peer granted)" : " (without peer-to-peer: where the driver put or moved it to share it)",
+			 movable ? ", its driver may move it" : "");
+		break;
+	case MVGAL_POOL_MEMORY_UNMAPPED:
+		snprintf(buf, sizeof(buf), "moved by its driver, not mapped again");
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "unknown (an older kernel module)");
+		break;
+	}
+	if (g->pool_moves)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "; moved %llu times",
+			 (unsigned long long)g->pool_moves);
+	return buf;
+}
+
 static const char *state_name(uint32_t s)
 {
 	return s == MVGAL_GPU_GONE ? "gone" :
@@ -288,6 +333,7 @@ static void print_text_gpus(const struct report *r)
 		       mib(g->pool_size - g->pool_used),
 		       (unsigned long long)g->pool_allocations, state_name(g->state),
 		       (unsigned long long)g->state_changes);
+		printf("         pool memory: %s\n", pool_memory_text(g));
 		if (r->eviction)
 			print_text_eviction(r, i);
 	}
@@ -608,10 +654,14 @@ static void print_json_gpus(const struct report *r)
 			printf("\"numa_node\":null,");
 		else
 			printf("\"numa_node\":%u,", g->numa_node);
-		printf("\"pool\":{\"size\":%llu,\"used\":%llu,\"free\":%llu,\"allocations\":%llu},\"state\":\"%s\",\"state_changes\":%llu",
+		printf("\"pool\":{\"size\":%llu,\"used\":%llu,\"free\":%llu,\"allocations\":%llu,\"memory\":\"%s\",\"peer2peer\":%s,\"movable\":%s,\"moves\":%llu},\"state\":\"%s\",\"state_changes\":%llu",
 		       (unsigned long long)g->pool_size, (unsigned long long)g->pool_used,
 		       (unsigned long long)(g->pool_size - g->pool_used),
-		       (unsigned long long)g->pool_allocations, state_name(g->state),
+		       (unsigned long long)g->pool_allocations,
+		       pool_memory_name(g->pool_memory),
+		       g->pool_flags & MVGAL_POOL_PEER2PEER ? "true" : "false",
+		       g->pool_flags & MVGAL_POOL_MOVABLE ? "true" : "false",
+		       (unsigned long long)g->pool_moves, state_name(g->state),
 		       (unsigned long long)g->state_changes);
 		if (r->eviction)
 			print_json_eviction(r, i);
@@ -822,6 +872,21 @@ static void print_json(const struct report *r)
 	printf("}\n");
 }
 
+/* What a failed attach of a GPU's pool says about its driver. */
+static const char *attach_error_text(int err)
+{
+	switch (err) {
+	case -ENXIO:
+		return "its driver would not share the buffer it made for the pool (a dma-buf attach or map failed; the kernel log says how)";
+	case -EOPNOTSUPP:
+		return "its driver gives no kernel mapping of the pool (no vmap): mvgal cannot copy into it";
+	case -ENOSYS:
+		return "its driver makes no dumb buffers, from which the pool is made";
+	default:
+		return strerror(-err);
+	}
+}
+
 static void attach_report(const char *path, int result, uint32_t gpu, void *ctx)
 {
 	if (!result)
@@ -830,7 +895,7 @@ static void attach_report(const char *path, int result, uint32_t gpu, void *ctx)
 		fprintf(stderr, "mvgal-info: %s is attached already\n", path);
 	else
 		fprintf(stderr, "mvgal-info: %s not attached: %s\n", path,
-			strerror(-result));
+			attach_error_text(result));
 }
 
 /* GET_PATH for every ordered pair of host and the attached GPUs. */

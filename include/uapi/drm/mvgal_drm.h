@@ -191,7 +191,10 @@ struct drm_mvgal_get_info {
  * a bad slot, non-zero flags; -EEXIST when the GPU is attached already;
  * -EBUSY when the requested slot is taken; -ENOSPC when every slot is;
  * -E2BIG when the pool is larger than the module parameter max_pool_mb;
- * -EOPNOTSUPP when the kernel cannot map the pool for CPU copies.
+ * -ENXIO when the pool's driver will not share the buffer with the GPU's
+ * own device (its dma-buf attach or map failed: its rules for sharing,
+ * see "pool memory"; the kernel log gives its errno); -EOPNOTSUPP when
+ * the kernel cannot map the pool for CPU copies.
  */
 struct drm_mvgal_gpu_attach {
 	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
@@ -259,7 +262,48 @@ struct drm_mvgal_gpu_info {
 	char slot[MVGAL_NAME_LEN];
 	/** @root: (out) PCI host bridge ("pci0000:40"); empty off PCI. */
 	char root[MVGAL_NAME_LEN];
+	/**
+	 * @pool_memory: (out) where the pool's bytes are now:
+	 * MVGAL_POOL_MEMORY_* (see "pool memory").
+	 */
+	__u32 pool_memory;
+	/** @pool_flags: (out) how mvgal holds the pool: MVGAL_POOL_*. */
+	__u32 pool_flags;
+	/** @pool_moves: (out) times the pool's driver moved it since attach. */
+	__u64 pool_moves;
 };
+
+/**
+ * DOC: pool memory
+ *
+ * A GPU lends mvgal a buffer of its own driver's; mvgal attaches it as an
+ * importer that allows peer-to-peer and follows moves, so that a driver
+ * that can keep the buffer in its device memory may. Many cannot: a
+ * driver that shares device memory only over peer-to-peer (amdgpu, xe)
+ * needs CONFIG_PCI_P2PDMA to find the path and CONFIG_DMABUF_MOVE_NOTIFY
+ * not to pin the buffer, both off in Debian's kernels, and otherwise moves
+ * the buffer to system memory or refuses; some drivers always move it
+ * (i915, nouveau). GPU_INFO says what came of it, never what was asked:
+ *
+ * MVGAL_POOL_MEMORY_SYSTEM: system RAM (the kernel mapping is ordinary
+ * memory): the driver's buffer was there, or the driver moved it there
+ * to share it.
+ * MVGAL_POOL_MEMORY_DEVICE: device memory behind a PCI BAR, mapped as I/O
+ * memory: CPU writes stream, CPU reads are slow (the cost model reads it
+ * once through a bounce buffer), and PLACE_FD is -EOPNOTSUPP.
+ * MVGAL_POOL_MEMORY_UNMAPPED: the driver moved the buffer and mvgal has
+ * not mapped it again yet (or could not: accesses fail with -EIO).
+ *
+ * MVGAL_POOL_PEER2PEER: the driver granted peer-to-peer access to the
+ * buffer where it is. MVGAL_POOL_MOVABLE: the driver may move the buffer;
+ * mvgal waits for its CPU copies, maps it again, and counts @pool_moves.
+ */
+#define MVGAL_POOL_MEMORY_SYSTEM	1
+#define MVGAL_POOL_MEMORY_DEVICE	2
+#define MVGAL_POOL_MEMORY_UNMAPPED	3
+
+#define MVGAL_POOL_PEER2PEER	(1U << 0)
+#define MVGAL_POOL_MOVABLE	(1U << 1)
 
 /**
  * DOC: transfer methods
