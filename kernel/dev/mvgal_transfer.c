@@ -9,9 +9,25 @@
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
+#include <drm/drm_cache.h>
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_transfer.h"
+
+/*
+ * Reads of device memory behind a BAR: one non-posted PCIe read at a time
+ * unless the CPU streams them. drm_memcpy_from_wc() does (movntdqa, where
+ * the CPU has SSE4.1 and is not a guest, which DRM cannot trust with it);
+ * elsewhere it is memcpy_fromio().
+ */
+static void mvgal_iomem_read(void *buf, const struct iosys_map *map, u64 off,
+			     size_t len)
+{
+	struct iosys_map src = IOSYS_MAP_INIT_OFFSET(map, off);
+	struct iosys_map dst = IOSYS_MAP_INIT_VADDR(buf);
+
+	drm_memcpy_from_wc(&dst, &src, len);
+}
 
 /* Copy between @buf and bytes [off, off + len) of a view. */
 void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
@@ -20,6 +36,8 @@ void mvgal_view_rw(struct mvgal_view *v, u64 off, void *buf, size_t len,
 	if (!v->pages) {
 		if (write)
 			iosys_map_memcpy_to(&v->map, v->base + off, buf, len);
+		else if (v->map.is_iomem)
+			mvgal_iomem_read(buf, &v->map, v->base + off, len);
 		else
 			iosys_map_memcpy_from(buf, &v->map, v->base + off, len);
 		return;

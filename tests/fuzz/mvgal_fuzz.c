@@ -47,6 +47,7 @@
  * Exit status: 0, or 1 when a failed write changed bytes.
  */
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -288,7 +289,7 @@ enum {
 	OP_GEM_CLOSE, OP_PRIME_EXPORT, OP_PRIME_IMPORT, OP_VGEM_IMPORT,
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
-	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK, OP_BO_HOLD,
+	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK, OP_BO_HOLD, OP_EVICT,
 	OP_COUNT
 };
 
@@ -301,13 +302,13 @@ static const char *const op_names[OP_COUNT] = {
 	"PRIME export", "PRIME import", "vgem import", "syncobj",
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
-	"GPU_ATTACH", "BO_USERPTR", "BO_MARK", "bo_hold",
+	"GPU_ATTACH", "BO_USERPTR", "BO_MARK", "bo_hold", "stand-in evict",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
-	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2, 1,
+	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2, 1, 1,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -1358,6 +1359,32 @@ static int do_bo_hold(int f)
 	return ret;
 }
 
+/*
+ * The VRAM stand-in GPUs' drivers move every unpinned buffer, pools mvgal
+ * holds included, to system memory, as TTM's eviction does: mvgal must
+ * stop its copies, map the pools again and keep every byte. Root only.
+ */
+static int do_evict(void)
+{
+	glob_t g;
+	int ret = -ENODEV;
+
+	if (glob("/sys/bus/pci/drivers/mvgal_vram/*/evict", 0, NULL, &g))
+		return -ENODEV;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		int fd = open(g.gl_pathv[i], O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			ret = -errno;
+			continue;
+		}
+		ret = write(fd, "1", 1) < 0 ? -errno : 0;
+		close(fd);
+	}
+	globfree(&g);
+	return ret;
+}
+
 static int do_syncobj(int f)
 {
 	uint32_t h;
@@ -1673,6 +1700,7 @@ static int call(int op)
 	case OP_BO_USERPTR: return do_userptr(f);
 	case OP_BO_MARK: return do_mark(f);
 	case OP_BO_HOLD: return do_bo_hold(f);
+	case OP_EVICT: return do_evict();
 	default: return do_simple(op, f);
 	}
 }
