@@ -210,17 +210,19 @@ vm-debug: userspace tests
 		$$dk/modroot $(B)/kmod/debug/mvgal.ko:$(B)/kmod/debug-vram/mvgal_vram.ko $(GUEST_FILES)
 
 # make fuzz [FUZZ_SECONDS=N] [FUZZ_SEED=N] [FUZZ_ARGS=...]: the fuzzer in
-# the debug guest; any kernel report or leak fails it (tools/vm/run).
+# the debug guest, the VRAM stand-ins' pools attached too; any kernel
+# report or leak fails it (tools/vm/run).
 FUZZ_SECONDS ?= 300
 FUZZ_SEED    ?= $(shell date +%s)
 fuzz: vm-debug
 	@MVGAL_VM_NOBUILD=1 MVGAL_VM_ALLOW='$(FUZZ_ALLOW)' tools/vm/run --debug-kernel \
 		--file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf \
 		--timeout $$(( $(FUZZ_SECONDS) + 900 )) -- sh -c \
-		'mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; /usr/libexec/mvgal/mvgal_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_ARGS)'
+		'modprobe mvgal_vram; mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; /usr/libexec/mvgal/mvgal_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_ARGS)'
 
-# The one kernel report fault injection causes outside mvgal: dma_buf_vmap()
-# warns when an exporter's vmap fails.
+# The one kernel report outside mvgal that fault injection, and the VRAM
+# stand-ins' xe mode, cause: dma_buf_vmap() warns when an exporter's vmap
+# fails.
 FUZZ_ALLOW := at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+
 
 lint: FORCE
