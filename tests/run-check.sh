@@ -253,21 +253,22 @@ if [ $dkrc = 0 ] && make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 	fi
 	echo "# debug kernel selftests: $(( $(date +%s) - t1 )) s"
 
-	# The fuzzer (fixed seeds) and the stress test, on the debug kernel.
-	# The stress test and the fuzzer runs
-	# that share a configuration run one after another in one boot
-	# (tests/fuzz/check-runs.sh), each its own result; mvgal must unload
+	# The fuzzer (fixed seeds) and the stress test, on the debug kernel,
+	# at sizes for make check (make fuzz-long runs them at the sizes these
+	# lanes had before, each in a boot of its own). The stress test and the
+	# fuzzer runs that share a configuration run one after another in one
+	# boot (tests/fuzz/check-runs.sh), each its own result; mvgal must unload
 	# after them. A kernel report fails the boot (tools/vm/run): the run
 	# it came in (tools/vm/report-run) is the one that fails.
 	t1=$(date +%s)
 	fz=/usr/libexec/mvgal/mvgal_fuzz
 	runs=(
-		"stress: 4 processes share 4 buffers (fork and a unix socket), 60 s, one killed mid-run, every byte checked, the module holds no buffer after"
-		"/usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 60"
-		"fuzzer: seed 1, 20000 calls, 2 threads, root"
-		"$fz --seed 1 --calls 20000"
-		"fuzzer: seed 2, 20000 calls, unprivileged (uid 65534)"
-		"$fz --seed 2 --calls 20000 --user 65534"
+		"stress: 4 processes share 4 buffers (fork and a unix socket), 20 s, one killed mid-run, every byte checked, the module holds no buffer after"
+		"/usr/libexec/mvgal/mvgal_stress --seed 4 --seconds 20"
+		"fuzzer: seed 1, 5000 calls, 2 threads, root"
+		"$fz --seed 1 --calls 5000"
+		"fuzzer: seed 2, 5000 calls, unprivileged (uid 65534)"
+		"$fz --seed 2 --calls 5000 --user 65534"
 		"fuzzer: seed 5, 6000 calls each, root against a rival (uid 65534): shared buffers, each other's jobs cancelled, staging, exports, BO_LIST while a buffer's lock is held"
 		"$fz --seed 5 --calls 6000 --rival 65534"
 		"mvgal unloads after the stress and fuzzer runs"
@@ -283,9 +284,9 @@ if [ $dkrc = 0 ] && make -s vm-debug >"$log/vm-debug.log" 2>&1; then
 	# fail_function must have failed some of mvgal's copies too. A boot of
 	# its own: the dma_buf_vmap() warning it allows fails the runs above.
 	# (awk, not tee /dev/stderr: that reopened the lane's log, truncating it.)
-	lane "[debug] fuzzer, 5% failed: its allocations in mvgal calls (failslab, fail_page_alloc), mvgal's copies and pool allocations (fail_function); seed 3, 20000 calls; a failed write changes no byte" \
+	lane "[debug] fuzzer, 5% failed: its allocations in mvgal calls (failslab, fail_page_alloc), mvgal's copies and pool allocations (fail_function); seed 3, 6000 calls; a failed write changes no byte" \
 		bash -c 'set -o pipefail; env MVGAL_VM_ALLOW="at drivers/dma-buf/dma-buf.c:[0-9]+ dma_buf_vmap\+" \
-		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$0 --seed 3 --calls 20000 --fault 5" | awk "{ print } /fail_function [1-9]/ { f = 1 } END { exit !f }"' \
+		tools/vm/run --debug-kernel --file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf --timeout 1200 -- sh -c "$0 --seed 3 --calls 6000 --fault 5" | awk "{ print } /fail_function [1-9]/ { f = 1 } END { exit !f }"' \
 		"mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; $fz"
 	for f in "$log"/fuzz-debug.tap "$log"/*fuzzer*.log; do
 		[ -f "$f" ] && grep -E '^# ([0-9]+ (calls|quiesce)|faults injected)' "$f"
