@@ -5,6 +5,8 @@
 #   make demo       boot the test guest and show mvgal-info there
 #   make lint       sparse + checkpatch --strict over kernel/ and include/, the layering rule
 #   make bench      benchmarks (ratios measured in the guest)
+#   make fuzz       the fuzzer on the debug kernel (FUZZ_SECONDS, FUZZ_ARGS)
+#   make fuzz-long  make check's fuzzer and stress lanes at their long sizes
 #   make install    libmvgal, headers, mvgal-info, config, DKMS source
 #
 # KDIR selects the kernel headers; default: the running kernel's if they
@@ -72,7 +74,7 @@ includedir ?= $(prefix)/include
 bindir     ?= $(prefix)/bin
 DESTDIR    ?=
 
-.PHONY: all module userspace tests deps check demo lint bench fuzz vm vm-debug \
+.PHONY: all module userspace tests deps check demo lint bench fuzz fuzz-long vm vm-debug \
 	debug-kernel install \
 	install-dkms dkms-check clean FORCE
 .SECONDARY:
@@ -219,6 +221,13 @@ fuzz: vm-debug
 		--file tests/fuzz/guest.conf:/etc/mvgal/mvgal.conf \
 		--timeout $$(( $(FUZZ_SECONDS) + 900 )) -- sh -c \
 		'modprobe mvgal_vram; mvgal-info --attach >/dev/null 2>&1; chmod 666 /dev/dri/*; /usr/libexec/mvgal/mvgal_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) $(FUZZ_ARGS)'
+
+# make fuzz-long: the fuzzer and stress lanes make check ran before it
+# made them shorter (fuzzer seeds 1, 2 and 3 at 20,000 calls, seed 3 with
+# 5% fault injection; stress 60 s), each in a debug guest boot of its own,
+# one TAP line each (tests/fuzz/fuzz-long.sh; about 14 minutes on 2 cores).
+fuzz-long: vm-debug
+	@tests/fuzz/fuzz-long.sh
 
 # The one kernel report outside mvgal that fault injection, and the VRAM
 # stand-ins' xe mode, cause: dma_buf_vmap() warns when an exporter's vmap

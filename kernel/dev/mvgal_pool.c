@@ -235,35 +235,47 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
 	dma_buf_put(pool->dmabuf);
 }
 
-/**
- * mvgal_pool_map_tryget() - the pool's kernel mapping, for one CPU access
- * @pool: the pool
- * @map: (out) the mapping, valid until mvgal_pool_map_put()
- *
- * The driver cannot move the buffer until the access ends. Takes no
- * reservation and never waits for one: callable with buffers locked.
- *
- * Return: 0, -EAGAIN while the driver moved the buffer and mvgal maps it
- * again (mvgal_pool_map_get() waits), -EIO when it could not.
- */
-int mvgal_pool_map_tryget(struct mvgal_pool *pool, struct iosys_map *map)
+/* With map_sem held to read: the mapping, or why not (unlocked then). */
+static int mvgal_pool_map_take(struct mvgal_pool *pool, struct iosys_map *map)
 {
-	down_read(&pool->map_sem);
+	int err;
+
 	if (!pool->stale && !pool->remap_err) {
 		*map = pool->map;
 		return 0;
 	}
+	err = pool->remap_err;
 	up_read(&pool->map_sem);
-	return READ_ONCE(pool->remap_err) ?: -EAGAIN;
+	return err ?: -EAGAIN;
 }
 
 /**
- * mvgal_pool_map_get() - mvgal_pool_map_tryget(), waiting for a re-map
+ * mvgal_pool_map_tryget() - the pool's kernel mapping, for one CPU access,
+ * without waiting for anything
  * @pool: the pool
  * @map: (out) the mapping, valid until mvgal_pool_map_put()
  *
- * The caller may hold locks of mvgal's (the re-map takes only the pool's
- * reservation) but no other pool's mapping.
+ * For an access that holds another pool's mapping already: a wait there
+ * could stall a driver's move behind a move of the other pool.
+ *
+ * Return: 0, -EAGAIN while the driver moves the buffer or mvgal maps it
+ * again (mvgal_pool_map_get() waits), -EIO when it could not.
+ */
+int mvgal_pool_map_tryget(struct mvgal_pool *pool, struct iosys_map *map)
+{
+	if (!down_read_trylock(&pool->map_sem))
+		return -EAGAIN;
+	return mvgal_pool_map_take(pool, map);
+}
+
+/**
+ * mvgal_pool_map_get() - the pool's kernel mapping, for one CPU access
+ * @pool: the pool
+ * @map: (out) the mapping, valid until mvgal_pool_map_put()
+ *
+ * The driver cannot move the buffer until the access ends. Waits for a
+ * move in progress and the re-map after it, but takes no reservation:
+ * callable with buffers locked, not while holding another pool's mapping.
  *
  * Return: 0, -EIO when the buffer cannot be mapped again, -ETIMEDOUT when
  * its driver did not let it be within 10 s.
@@ -273,7 +285,8 @@ int mvgal_pool_map_get(struct mvgal_pool *pool, struct iosys_map *map)
 	int ret;
 
 	for (;;) {
-		ret = mvgal_pool_map_tryget(pool, map);
+		down_read(&pool->map_sem);
+		ret = mvgal_pool_map_take(pool, map);
 		if (ret != -EAGAIN)
 			return ret;
 		if (!wait_event_timeout(pool->remapped,

@@ -383,5 +383,23 @@ expect_fail lockdepoff "turning off the locking correctness validator."
 test $? = 1
 ok $? "a report of 20000 lines fails with exit 1"
 
+# tools/vm/report-run: which of a boot's runs (tests/fuzz/check-runs.sh
+# marks them in the kernel log) the first report came in.
+which=$top/tools/vm/report-run
+mark() { echo "[  40$1.000000] mvgal-check: run $1 $2"; }
+{ clean; mark 1 begins; clean; mark 1 ends; mark 2 begins; clean; mark 2 ends; mark 3 begins; clean; mark 3 ends; } >"$t/runs.log"
+out=$("$which" "$t/runs.log" 2>&1)
+test $? = 1 && test -z "$out"
+ok $? "report-run: a clean boot of three runs names none (exit 1)"
+{ clean; mark 1 begins; clean; mark 1 ends; mark 2 begins; clean; mark 2 ends; cat "$t/kasan.rep"; mark 3 begins; cat "$t/circular.rep"; mark 3 ends; } >"$t/runs2.log"
+test "$("$which" "$t/runs2.log")" = 2
+ok $? "report-run: a report after run 2 ended, before run 3 began, is run 2's (run 3's later report does not count)"
+{ clean; cat "$t/ubsan.rep"; mark 1 begins; cat "$t/kasan.rep"; mark 1 ends; } >"$t/runs3.log"
+test "$("$which" "$t/runs3.log")" = 0
+ok $? "report-run: a report before the first run is the boot's (0)"
+{ mark 1 begins; clean; mark 1 ends; mark 2 begins; cat "$t/vmap.rep"; mark 2 ends; mark 3 begins; cat "$t/kasan.rep"; } >"$t/runs4.log"
+test "$(MVGAL_VM_ALLOW="$allow" "$which" "$t/runs4.log")" = 3
+ok $? "report-run: MVGAL_VM_ALLOW exempts its WARN in run 2; run 3's KASAN report is found"
+
 echo "1..$n"
 exit $rc

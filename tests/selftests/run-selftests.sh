@@ -3,6 +3,8 @@
 # arguments) and prints their TAP lines.
 # A program that crashes, or ends before running all the tests it
 # announced, adds a "not ok" of its own, so nothing is lost silently.
+# After each program a "# NAME: N s" line says how long it took, so the
+# slow suites show in both make check lanes' logs.
 dir=$(dirname "$0")
 # unplug_test unbinds and rebinds a GPU, which renumbers the DRM nodes that
 # others (mvgal_info_test.sh) expect in boot order: it runs last.
@@ -14,11 +16,13 @@ for t in $(ls "$dir"/*_test "$dir"/*_test.sh | grep -v '/unplug_test$') "$dir/un
 	fi
 	echo "# ==== $name"
 	out=/tmp/$name.out
+	start=$(date +%s)
 	case "$t" in
 	*.sh) sh "$t" >"$out" 2>&1 ;;
 	*) "$t" >"$out" 2>&1 ;;
 	esac
 	rc=$?
+	end=$(date +%s)
 	cat "$out"
 	plan=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$out" | head -n 1)
 	ran=$(grep -cE '^(not )?ok ' "$out")
@@ -28,4 +32,5 @@ for t in $(ls "$dir"/*_test "$dir"/*_test.sh | grep -v '/unplug_test$') "$dir/un
 	elif [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
 		echo "not ok - $name exited with status $rc"
 	fi
+	echo "# $name: $((end - start)) s"
 done
