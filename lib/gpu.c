@@ -3,6 +3,10 @@
  * libmvgal: GPUs, their pools, links and the unified heap.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdlib.h>
@@ -265,6 +269,39 @@ static int mvgal_lowest_free_slot(struct mvgal *dev, uint32_t *slot)
 }
 
 /* 1 if @path is a node of mvgal itself, 0 if not, -errno. */
+/*
+ * Whether the device behind DRM node @path is attached already: its
+ * device's name (sysfs, as the kernel names it in GPU_INFO's slot) is an
+ * attached GPU's, one not gone. A re-run of the boot step then makes no
+ * pool for it, where it would have made one only to be told -EEXIST.
+ */
+static bool mvgal_node_attached(struct mvgal *dev, const char *path)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+	struct drm_mvgal_gpu_info i;
+	char link[PATH_MAX], dir[64];
+	const char *name;
+	struct stat st;
+	ssize_t n;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(dir, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi))
+		return false;
+	for (uint32_t g = 0; g < gi.max_gpus; g++)
+		if (!mvgal_gpu_info(dev, g, &i) && i.state != MVGAL_GPU_GONE &&
+		    !strncmp(i.slot, name, sizeof(i.slot)))
+			return true;
+	return false;
+}
+
 static int mvgal_node_is_mvgal(const char *path)
 {
 	drmVersionPtr v;
@@ -334,6 +371,8 @@ int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
 		ret = mvgal_node_is_mvgal(path);
 		if (ret == 1)
 			continue;
+		if (ret == 0 && mvgal_node_attached(dev, path))
+			ret = -EEXIST;
 		if (ret == 0)
 			ret = mvgal_lowest_free_slot(dev, &slot);
 		if (ret == 0)

@@ -112,13 +112,7 @@ static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
 	l->gpu = mdev->gpus[loc - 1];
 	if (!l->gpu || mvgal_pool_alloc(l->gpu, &l->alloc, MVGAL_CAL_LARGE))
 		return;
-	/* Never waits (two locations are held at once): a pool its driver
-	 * is moving just now is not timed this time.
-	 */
-	if (mvgal_pool_map_tryget(&l->gpu->pool, &l->view.map)) {
-		mvgal_pool_free(l->gpu, &l->alloc);
-		return;
-	}
+	/* The mapping is taken pair by pair, for the timing only. */
 	l->view.pool = &l->gpu->pool;
 	l->view.base = l->alloc.node.start;
 	l->ok = true;
@@ -126,12 +120,26 @@ static void mvgal_cal_loc_get(struct mvgal_device *mdev, unsigned int loc,
 
 static void mvgal_cal_loc_put(struct mvgal_cal_loc *l)
 {
-	if (l->host) {
+	if (l->host)
 		vfree(l->host);
-	} else if (l->ok) {
-		mvgal_pool_map_put(l->view.pool);
+	else if (l->ok)
 		mvgal_pool_free(l->gpu, &l->alloc);
-	}
+}
+
+/*
+ * A pool's mapping for one pair's timing, without gpu_lock. Never waits
+ * (the pair's other pool may be held): a pool its driver is moving just
+ * now is not timed this time.
+ */
+static bool mvgal_cal_map(struct mvgal_cal_loc *l)
+{
+	return !l->view.pool || !mvgal_pool_map_tryget(l->view.pool, &l->view.map);
+}
+
+static void mvgal_cal_unmap(struct mvgal_cal_loc *l)
+{
+	if (l->view.pool)
+		mvgal_pool_map_put(l->view.pool);
 }
 
 /* The fastest of a few timed transfers of @len bytes, in ns. */
@@ -198,6 +206,12 @@ static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 	bool measured = false;
 	unsigned int m;
 
+	if (!mvgal_cal_map(&c->loc[dst]))
+		return false;
+	if (!mvgal_cal_map(&c->loc[src])) {
+		mvgal_cal_unmap(&c->loc[dst]);
+		return false;
+	}
 	for (m = MVGAL_METHOD_CPU_COPY; m <= MVGAL_METHOD_STAGING; m++) {
 		u64 t1, t2;
 
@@ -211,6 +225,8 @@ static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 				    &cal[m]))
 			measured = true;
 	}
+	mvgal_cal_unmap(&c->loc[src]);
+	mvgal_cal_unmap(&c->loc[dst]);
 	spin_lock(&mdev->cal_lock);
 	memcpy(mdev->cal[src][dst], cal, sizeof(cal));
 	spin_unlock(&mdev->cal_lock);

@@ -73,10 +73,9 @@ static void mvgal_pool_set_map(struct mvgal_pool *pool, struct sg_table *sgt,
 {
 	pool->sgt = sgt;
 	pool->map = *map;
-	pool->memory = mvgal_pool_memory(map);
-	pool->flags &= ~MVGAL_POOL_PEER2PEER;
-	if (pool->attach->peer2peer)
-		pool->flags |= MVGAL_POOL_PEER2PEER;
+	WRITE_ONCE(pool->memory, mvgal_pool_memory(map));
+	WRITE_ONCE(pool->flags, (pool->flags & ~MVGAL_POOL_PEER2PEER) |
+		   (pool->attach->peer2peer ? MVGAL_POOL_PEER2PEER : 0));
 }
 
 static void mvgal_pool_unmap_locked(struct mvgal_pool *pool)
@@ -105,7 +104,7 @@ static void mvgal_pool_move_notify(struct dma_buf_attachment *attach)
 		atomic64_inc(&pool->moves);
 		mvgal_pool_unmap_locked(pool);
 		pool->stale = true;
-		pool->memory = MVGAL_POOL_MEMORY_UNMAPPED;
+		WRITE_ONCE(pool->memory, MVGAL_POOL_MEMORY_UNMAPPED);
 		queue_work(system_unbound_wq, &pool->remap_work);
 	}
 	up_write(&pool->map_sem);
@@ -130,7 +129,7 @@ static void mvgal_pool_remap_work(struct work_struct *work)
 	ret = mvgal_pool_map_locked(pool, &sgt, &map);
 	down_write(&pool->map_sem);
 	if (ret) {
-		pool->remap_err = -EIO;
+		WRITE_ONCE(pool->remap_err, -EIO);
 		pr_warn("mvgal: a pool's driver moved it and it cannot be mapped again (%d): its bytes are out of reach\n",
 			ret);
 	} else {
@@ -398,10 +397,10 @@ bool mvgal_pool_is_device(struct mvgal_pool *pool)
 void mvgal_pool_where(struct mvgal_pool *pool, u32 *memory, u32 *flags,
 		      u64 *moves)
 {
-	down_read(&pool->map_sem);
-	*memory = pool->remap_err ? MVGAL_POOL_MEMORY_UNMAPPED : pool->memory;
-	*flags = pool->flags;
-	up_read(&pool->map_sem);
+	/* A report, not a use: read without map_sem, which a move holds. */
+	*memory = READ_ONCE(pool->remap_err) ? MVGAL_POOL_MEMORY_UNMAPPED :
+					       READ_ONCE(pool->memory);
+	*flags = READ_ONCE(pool->flags);
 	*moves = atomic64_read(&pool->moves);
 }
 
