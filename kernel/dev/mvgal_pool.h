@@ -60,8 +60,10 @@ struct mvgal_pool {
 	int remap_err;
 	struct work_struct remap_work;
 	wait_queue_head_t remapped;
-	/* MVGAL_POOL_MEMORY_* and MVGAL_POOL_*: written under map_sem, read
-	 * by reports without it. */
+	/*
+	 * MVGAL_POOL_MEMORY_* and MVGAL_POOL_*: written under map_sem, read
+	 * by reports without it.
+	 */
 	u32 memory;
 	u32 flags;
 	atomic64_t moves;
