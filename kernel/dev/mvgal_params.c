@@ -21,6 +21,19 @@ module_param_named(enable_memory_migration, mvgal_enable_memory_migration,
 MODULE_PARM_DESC(enable_memory_migration,
 		 "Allow data to migrate between GPUs and host (default: true)");
 
+/*
+ * Pools a driver may move (a dynamic exporter, CONFIG_DMABUF_MOVE_NOTIFY)
+ * are pinned unless this is set: following moves keeps the pool in device
+ * memory, but the multi-process stress test still finds lost bytes on such
+ * pools, so it is not the default yet.
+ */
+bool mvgal_movable_pools;
+
+module_param_named(movable_pools, mvgal_movable_pools, bool, 0644);
+
+MODULE_PARM_DESC(movable_pools,
+		 "Let a pool's driver move it (device memory where the driver keeps it there) instead of pinning it; for pools attached after it is set (default: false)");
+
 bool mvgal_enable_dmabuf = true;
 
 module_param_named(enable_dmabuf, mvgal_enable_dmabuf, bool, 0644);

@@ -12,6 +12,7 @@
 /* [core] settings, module parameters. */
 extern bool mvgal_enable_memory_migration;
 extern bool mvgal_enable_dmabuf;
+extern bool mvgal_movable_pools;
 extern unsigned int mvgal_stats_interval;
 extern unsigned int mvgal_chunk_size;
 extern unsigned int mvgal_max_gpus;

@@ -20,6 +20,7 @@
 #include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
+#include "dev/mvgal_params.h"
 #include "dev/mvgal_pool.h"
 
 #include <drm/mvgal_drm.h>
@@ -142,6 +143,27 @@ out:
 	wake_up_all(&pool->remapped);
 }
 
+/*
+ * A pool its driver may move is followed (movable_pools) or pinned where
+ * the driver pins for importers; reservation held.
+ */
+static int mvgal_pool_hold(struct mvgal_pool *pool)
+{
+	int ret;
+
+	if (!dma_buf_is_dynamic(pool->dmabuf) ||
+	    !IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
+		return 0;	/* static, or the core pins it at map */
+	if (READ_ONCE(mvgal_movable_pools)) {
+		pool->flags |= MVGAL_POOL_MOVABLE;
+		return 0;
+	}
+	ret = dma_buf_pin(pool->attach);
+	if (!ret)
+		pool->pinned = true;
+	return ret;
+}
+
 /**
  * mvgal_pool_init() - take a dma-buf on as a GPU's pool
  * @pool: the pool to set up
@@ -167,6 +189,7 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 	INIT_WORK(&pool->remap_work, mvgal_pool_remap_work);
 	pool->stale = false;
 	pool->dying = false;
+	pool->pinned = false;
 	pool->remap_err = 0;
 	pool->flags = 0;
 	pool->sgt = NULL;
@@ -179,11 +202,15 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 		ret = PTR_ERR(pool->attach);
 		goto err_refused;
 	}
-	if (dma_buf_is_dynamic(dmabuf) && IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
-		pool->flags |= MVGAL_POOL_MOVABLE;
-
 	dma_resv_lock(dmabuf->resv, NULL);
-	ret = mvgal_pool_map_locked(pool, &sgt, &map);
+	ret = mvgal_pool_hold(pool);
+	if (!ret) {
+		ret = mvgal_pool_map_locked(pool, &sgt, &map);
+		if (ret && pool->pinned) {
+			dma_buf_unpin(pool->attach);
+			pool->pinned = false;
+		}
+	}
 	if (!ret) {
 		down_write(&pool->map_sem);
 		mvgal_pool_set_map(pool, sgt, &map);
@@ -225,6 +252,8 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
 	dma_resv_lock(pool->dmabuf->resv, NULL);
 	down_write(&pool->map_sem);
 	mvgal_pool_unmap_locked(pool);
+	if (pool->pinned)
+		dma_buf_unpin(pool->attach);
 	/* A move from now until the detach maps nothing again. */
 	pool->dying = true;
 	up_write(&pool->map_sem);

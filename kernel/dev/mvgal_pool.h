@@ -56,6 +56,8 @@ struct mvgal_pool {
 	bool stale;
 	/* Detaching: a move maps nothing again. */
 	bool dying;
+	/* mvgal pinned the buffer (a movable pool, movable_pools off). */
+	bool pinned;
 	/* The re-map failed: the pool's bytes are out of reach. */
 	int remap_err;
 	struct work_struct remap_work;

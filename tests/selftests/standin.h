@@ -176,12 +176,12 @@ static inline bool p2p_kernel(void)
 	return !uname(&u) && strstr(u.release, "mvgal-debug");
 }
 
-static inline int evict(struct standin *s)
+static inline int standin_write(struct standin *s, const char *attr)
 {
 	char path[PATH_MAX + 32];
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "%s/evict", s->pci);
+	snprintf(path, sizeof(path), "%s/%s", s->pci, attr);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
@@ -190,5 +190,17 @@ static inline int evict(struct standin *s)
 	return ret;
 }
 
+
+/* Every unpinned buffer to system memory, as TTM's eviction does. */
+static inline int evict(struct standin *s)
+{
+	return standin_write(s, "evict");
+}
+
+/* Every unpinned buffer back to VRAM, as a GPU submission validates them. */
+static inline int validate(struct standin *s)
+{
+	return standin_write(s, "validate");
+}
 
 #endif

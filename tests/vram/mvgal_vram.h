@@ -88,6 +88,7 @@ int mvgal_vram_bo_move(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to);
 int mvgal_vram_bo_pin(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to);
 void mvgal_vram_bo_unpin(struct mvgal_vram_bo *bo);
 int mvgal_vram_evict(struct mvgal_vram_dev *vdev);
+int mvgal_vram_validate(struct mvgal_vram_dev *vdev);
 extern const struct drm_gem_object_funcs mvgal_vram_bo_funcs;
 
 /* mvgal_vram_dmabuf.c */

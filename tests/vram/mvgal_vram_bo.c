@@ -136,9 +136,11 @@ static int mvgal_vram_to_vram(struct mvgal_vram_bo *bo)
 
 /*
  * Move an unpinned buffer, as ttm_bo_validate() does: CPU mappings are
- * zapped first (ttm_bo_unmap_virtual(); they fault in the new place) and
- * dynamic importers are told after (amdgpu_bo_move_notify() calls
- * dma_buf_move_notify()). A failed move leaves the buffer where it was.
+ * zapped (ttm_bo_unmap_virtual(); they fault in the new place) and dynamic
+ * importers told before a byte is copied (amdgpu_bo_move() calls
+ * amdgpu_bo_move_notify(), which calls dma_buf_move_notify(), first), so
+ * that nothing writes the old place during the copy. A failed move leaves
+ * the buffer where it was.
  */
 int mvgal_vram_bo_move(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to)
 {
@@ -153,6 +155,8 @@ int mvgal_vram_bo_move(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to)
 	if (to == MVGAL_VRAM_IN_SYSTEM && bo->vram_only)
 		return -EOPNOTSUPP;
 	drm_vma_node_unmap(&obj->vma_node, obj->dev->anon_inode->i_mapping);
+	if (obj->dma_buf)
+		dma_buf_move_notify(obj->dma_buf);
 	if (to == MVGAL_VRAM_IN_SYSTEM)
 		ret = mvgal_vram_to_system(bo);
 	else
@@ -160,8 +164,6 @@ int mvgal_vram_bo_move(struct mvgal_vram_bo *bo, enum mvgal_vram_domain to)
 	if (ret)
 		return ret;
 	bo->moves++;
-	if (obj->dma_buf)
-		dma_buf_move_notify(obj->dma_buf);
 	return 0;
 }
 
@@ -390,7 +392,26 @@ err:
  *
  * Return: how many buffers moved, or a negative errno.
  */
+static int mvgal_vram_move_all(struct mvgal_vram_dev *vdev,
+			       enum mvgal_vram_domain to);
+
 int mvgal_vram_evict(struct mvgal_vram_dev *vdev)
+{
+	return mvgal_vram_move_all(vdev, MVGAL_VRAM_IN_SYSTEM);
+}
+
+/*
+ * Put every unpinned buffer that may live in VRAM back there, as the GPU
+ * using them does (amdgpu_cs_bo_validate() validates each buffer of a
+ * submission into its preferred domain).
+ */
+int mvgal_vram_validate(struct mvgal_vram_dev *vdev)
+{
+	return mvgal_vram_move_all(vdev, MVGAL_VRAM_IN_VRAM);
+}
+
+static int mvgal_vram_move_all(struct mvgal_vram_dev *vdev,
+			       enum mvgal_vram_domain to)
 {
 	struct mvgal_vram_bo *bo, **list;
 	unsigned int i, n = 0, cap = 0;
@@ -412,9 +433,10 @@ int mvgal_vram_evict(struct mvgal_vram_dev *vdev)
 	for (i = 0; i < n; i++) {
 		bo = list[i];
 		dma_resv_lock(bo->base.resv, NULL);
-		if (bo->domain == MVGAL_VRAM_IN_VRAM && !bo->pin_count &&
-		    !bo->vram_only &&
-		    !mvgal_vram_bo_move(bo, MVGAL_VRAM_IN_SYSTEM))
+		if (bo->domain != to && !bo->pin_count &&
+		    bo->domain != MVGAL_VRAM_IN_IMPORT &&
+		    (to == MVGAL_VRAM_IN_VRAM || !bo->vram_only) &&
+		    !mvgal_vram_bo_move(bo, to))
 			moved++;
 		dma_resv_unlock(bo->base.resv);
 		drm_gem_object_put(&bo->base);

@@ -187,9 +187,27 @@ static ssize_t evict_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(evict);
 
+/* Writing 1 moves every unpinned buffer back to VRAM (a GPU submission). */
+static ssize_t validate_store(struct device *dev,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct mvgal_vram_dev *vdev = pci_get_drvdata(to_pci_dev(dev));
+	bool go;
+	int ret;
+
+	ret = kstrtobool(buf, &go);
+	if (ret || !go)
+		return ret ?: -EINVAL;
+	ret = mvgal_vram_validate(vdev);
+	return ret < 0 ? ret : count;
+}
+static DEVICE_ATTR_WO(validate);
+
 static struct attribute *mvgal_vram_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_evict.attr,
+	&dev_attr_validate.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(mvgal_vram);

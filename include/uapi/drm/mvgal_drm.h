@@ -297,6 +297,9 @@ struct drm_mvgal_gpu_info {
  * MVGAL_POOL_PEER2PEER: the driver granted peer-to-peer access to the
  * buffer where it is. MVGAL_POOL_MOVABLE: the driver may move the buffer;
  * mvgal waits for its CPU copies, maps it again, and counts @pool_moves.
+ * mvgal lets a driver move its pool only with the module parameter
+ * movable_pools set; otherwise it pins a pool the driver could move (an
+ * amdgpu-like driver then keeps it in system memory).
  */
 #define MVGAL_POOL_MEMORY_SYSTEM	1
 #define MVGAL_POOL_MEMORY_DEVICE	2
