@@ -19,7 +19,7 @@ static struct mvgal_vram_bo *mvgal_vram_dmabuf_bo(struct dma_buf *dmabuf)
 	return to_mvgal_vram_bo(dmabuf->priv);
 }
 
-/* pci_p2pdma_distance() is a stub returning -1 without CONFIG_PCI_P2PDMA. */
+/* Without CONFIG_PCI_P2PDMA, pci_p2pdma_distance() is -1 for every pair. */
 static bool mvgal_vram_p2p_ok(struct mvgal_vram_bo *bo, struct device *dev)
 {
 	struct mvgal_vram_dev *vdev = to_mvgal_vram_dev(bo->base.dev);

@@ -171,9 +171,9 @@ static ssize_t mode_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(mode);
 
-/* Writing 1 evicts every unpinned buffer to system memory. */
-static ssize_t evict_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
+/* Writing 1 moves every unpinned buffer: evict, or validate back. */
+static ssize_t mvgal_vram_move_store(struct device *dev, const char *buf,
+				     size_t count, bool to_vram)
 {
 	struct mvgal_vram_dev *vdev = pci_get_drvdata(to_pci_dev(dev));
 	bool go;
@@ -182,25 +182,24 @@ static ssize_t evict_store(struct device *dev, struct device_attribute *attr,
 	ret = kstrtobool(buf, &go);
 	if (ret || !go)
 		return ret ?: -EINVAL;
-	ret = mvgal_vram_evict(vdev);
+	ret = to_vram ? mvgal_vram_validate(vdev) : mvgal_vram_evict(vdev);
 	return ret < 0 ? ret : count;
+}
+
+/* To system memory, as TTM's eviction does. */
+static ssize_t evict_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	return mvgal_vram_move_store(dev, buf, count, false);
 }
 static DEVICE_ATTR_WO(evict);
 
-/* Writing 1 moves every unpinned buffer back to VRAM (a GPU submission). */
+/* Back to VRAM, as a GPU submission validates its buffers. */
 static ssize_t validate_store(struct device *dev,
 			      struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
-	struct mvgal_vram_dev *vdev = pci_get_drvdata(to_pci_dev(dev));
-	bool go;
-	int ret;
-
-	ret = kstrtobool(buf, &go);
-	if (ret || !go)
-		return ret ?: -EINVAL;
-	ret = mvgal_vram_validate(vdev);
-	return ret < 0 ? ret : count;
+	return mvgal_vram_move_store(dev, buf, count, true);
 }
 static DEVICE_ATTR_WO(validate);
 
