@@ -35,7 +35,7 @@ FIXTURE(devmem) {
 	struct standin s[2];
 	int n;
 	struct mvgal *m;
-	uint32_t pool;		/* the stand-in's handle of the pool buffer */
+	uint32_t pool;		/* the stand-in's handle of the pool, or 0 */
 	struct drm_mvgal_vram_bo_info pi;
 	uint32_t gpu;
 	bool attached;
@@ -71,22 +71,54 @@ FIXTURE_TEARDOWN(devmem)
 		fprintf(stderr, "# rmmod mvgal_vram failed\n");
 }
 
-/* Lends a POOL_MIB dumb buffer of stand-in 0 in @mode: GPU_ATTACH's errno. */
+/*
+ * Lends a POOL_MIB dumb buffer of stand-in 0 in @mode as the boot step
+ * does: through a render node file, with no handle of the buffer left
+ * once it is lent (the driver then tells importers of moves only through
+ * the handle mvgal keeps). GPU_ATTACH's errno.
+ */
 static int lend(FIXTURE_DATA(devmem) *self, const char *mode)
 {
 	struct drm_mode_create_dumb d = {
 		.width = 1024, .height = POOL_MIB * 256, .bpp = 32,
 	};
-	int pfd, ret;
+	struct drm_gem_close c = { 0 };
+	int pfd, node, ret;
 
 	if (set_mode(&self->s[0], mode) ||
 	    drmIoctl(self->s[0].fd, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
 	    drmPrimeHandleToFD(self->s[0].fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd))
 		return -EPROTO;
-	self->pool = d.handle;
-	ret = mvgal_gpu_attach(self->m, self->s[0].fd, pfd, MVGAL_GPU_ANY, &self->gpu);
+	c.handle = d.handle;
+	node = render_open(&self->s[0]);
+	if (drmIoctl(self->s[0].fd, DRM_IOCTL_GEM_CLOSE, &c) || node < 0) {
+		close(pfd);
+		return -EPROTO;
+	}
+	self->pool = 0;
+	ret = mvgal_gpu_attach(self->m, node, pfd, MVGAL_GPU_ANY, &self->gpu);
+	close(node);
 	close(pfd);
 	self->attached = !ret;
+	return ret;
+}
+
+/*
+ * The stand-in's handle of the lent buffer, to look at it as its driver
+ * holds it (an import of mvgal's POOL_FD: the same object). A test that
+ * checks that mvgal follows moves on its own takes it only after them.
+ */
+static int pool_handle(FIXTURE_DATA(devmem) *self)
+{
+	struct drm_mvgal_pool_fd p = { .gpu = self->gpu };
+	int ret;
+
+	if (self->pool)
+		return 0;
+	if (drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_POOL_FD, &p))
+		return -errno;
+	ret = drmPrimeFDToHandle(self->s[0].fd, p.fd, &self->pool);
+	close(p.fd);
 	return ret;
 }
 
@@ -117,7 +149,7 @@ static uint8_t *pool_bytes(FIXTURE_DATA(devmem) *self, uint64_t off,
 {
 	uint8_t *p;
 
-	if (bo_info(self->s[0].fd, self->pool, &self->pi))
+	if (pool_handle(self) || bo_info(self->s[0].fd, self->pool, &self->pi))
 		return NULL;
 	if (self->pi.domain == MVGAL_VRAM_DOMAIN_VRAM) {
 		*maplen = len + ((self->pi.offset + off) & 4095);
@@ -158,6 +190,7 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 	fill(data, SIZE, 21);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	if (p2p_kernel()) {
 		EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
@@ -193,7 +226,7 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 {
 	static uint8_t data[SIZE], back[SIZE];
 	struct drm_mvgal_gpu_info gi;
-	uint64_t moves0, bo_moves0;
+	uint64_t moves0;
 	size_t maplen;
 	int64_t off;
 	uint8_t *p;
@@ -208,11 +241,13 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	moves0 = gi.pool_moves;
-	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
-	bo_moves0 = self->pi.moves;
 	if (p2p_kernel()) {
-		ASSERT_EQ(MVGAL_VRAM_DOMAIN_VRAM, self->pi.domain);
+		ASSERT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
 	}
+	/*
+	 * No handle of the buffer but mvgal's: the driver tells mvgal of
+	 * the move only through it.
+	 */
 	ASSERT_EQ(0, evict(&self->s[0]));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	if (p2p_kernel()) {
@@ -232,13 +267,16 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 	munmap(base, maplen);
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	if (p2p_kernel()) {
-		/* Out to system memory, and back into VRAM by its next map. */
+		/*
+		 * Out to system memory, and back into VRAM by mvgal's next
+		 * map (which asked for that move: mvgal counts the eviction).
+		 */
 		EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, self->pi.domain);
 		EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
-		EXPECT_LE(bo_moves0 + 2, self->pi.moves);
+		EXPECT_LE(moves0 + 1, gi.pool_moves);
 	} else {
 		EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
-		EXPECT_EQ(bo_moves0, self->pi.moves);
+		EXPECT_EQ(moves0, gi.pool_moves);
 	}
 	mvgal_bo_destroy(self->m, h);
 }
@@ -261,6 +299,7 @@ TEST_F(devmem, each_drivers_rules_decide_the_pool)
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
 	EXPECT_EQ(1, self->pi.pin_count);
@@ -280,6 +319,7 @@ TEST_F(devmem, by_default_a_movable_pool_is_pinned)
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
 	EXPECT_EQ(1, self->pi.pin_count);
@@ -287,6 +327,76 @@ TEST_F(devmem, by_default_a_movable_pool_is_pinned)
 	ASSERT_EQ(0, evict(&self->s[0]));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(0, gi.pool_moves);
+}
+
+/* The stand-in module's references: open files, dma-bufs, imports. */
+static int vram_refs(void)
+{
+	FILE *f = fopen("/sys/module/mvgal_vram/refcnt", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * A pool that follows its driver's moves keeps a handle of the buffer in
+ * the file the attach was given, open until the detach, which gives both
+ * up: the driver's module is then held by nothing of mvgal's.
+ */
+TEST_F(devmem, a_followed_pool_holds_its_file_until_the_detach)
+{
+	struct drm_mvgal_gpu_info gi;
+	int refs = vram_refs();
+
+	ASSERT_LE(0, refs);
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	if (p2p_kernel()) {
+		EXPECT_EQ(MVGAL_POOL_MOVABLE, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	} else {
+		EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	}
+	/* The dma-buf at least; with a kept file, that too. */
+	EXPECT_LE(refs + (p2p_kernel() ? 2 : 1), vram_refs());
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, self->gpu));
+	self->attached = false;
+	EXPECT_EQ(refs, vram_refs());
+}
+
+/*
+ * mvgal never keeps a DRM master's file open (the display server could
+ * not become master): given one, it pins the pool instead of following.
+ */
+TEST_F(devmem, a_masters_file_is_not_kept)
+{
+	struct drm_mode_create_dumb d = {
+		.width = 1024, .height = POOL_MIB * 256, .bpp = 32,
+	};
+	struct drm_mvgal_gpu_info gi;
+	int pfd;
+
+	if (!p2p_kernel())
+		SKIP(return, "pools are pinned anyway without CONFIG_DMABUF_MOVE_NOTIFY");
+	if (!drmIsMaster(self->s[0].fd))
+		SKIP(return, "the stand-in's card node has another master");
+	ASSERT_EQ(0, set_mode(&self->s[0], "amdgpu"));
+	ASSERT_EQ(0, drmIoctl(self->s[0].fd, DRM_IOCTL_MODE_CREATE_DUMB, &d));
+	self->pool = d.handle;
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[0].fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd));
+	ASSERT_EQ(0, mvgal_gpu_attach(self->m, self->s[0].fd, pfd, MVGAL_GPU_ANY,
+				      &self->gpu));
+	close(pfd);
+	self->attached = true;
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
+	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
+	EXPECT_EQ(1, self->pi.pin_count);
 }
 
 /*

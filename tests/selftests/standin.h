@@ -81,6 +81,22 @@ next:
 	return found;
 }
 
+/* A new file of @s's render node: never the DRM master, as a card node
+ * file opened first would be.
+ */
+static inline int render_open(struct standin *s)
+{
+	drmDevicePtr d;
+	int fd = -1;
+
+	if (drmGetDevice2(s->fd, 0, &d))
+		return -1;
+	if (d->available_nodes & (1 << DRM_NODE_RENDER))
+		fd = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+	drmFreeDevice(&d);
+	return fd;
+}
+
 static inline int set_mode(struct standin *s, const char *mode)
 {
 	char path[PATH_MAX + 32];

@@ -197,7 +197,13 @@ struct drm_mvgal_get_info {
  * the kernel cannot map the pool for CPU copies.
  */
 struct drm_mvgal_gpu_attach {
-	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
+	/**
+	 * @drm_fd: (in) an open fd of the GPU's DRM node, card or render.
+	 * Where the pool will follow its driver's moves (see "pool
+	 * memory"), mvgal keeps its file open and a handle of the pool in
+	 * it until the GPU is detached: pass a file of its own (libmvgal
+	 * opens the render node).
+	 */
 	__s32 drm_fd;
 	/** @pool_fd: (in) a dma-buf allocated through that GPU's driver. */
 	__s32 pool_fd;
@@ -300,6 +306,15 @@ struct drm_mvgal_gpu_info {
  * mvgal lets a driver move its pool only with the module parameter
  * movable_pools set; otherwise it pins a pool the driver could move (an
  * amdgpu-like driver then keeps it in system memory).
+ *
+ * A driver tells importers of a move only while its buffer has a GEM
+ * handle somewhere (TTM drivers reach the dma-buf through the object,
+ * which loses it with its last handle), and the process that made the
+ * pool does not keep one. So to follow moves mvgal makes a handle of the
+ * pool in the file of &drm_mvgal_gpu_attach.drm_fd and keeps that file
+ * open until the GPU is detached. It does not keep a DRM master's file
+ * (the display server would lose the master): such a pool is pinned, as
+ * is one no handle could be made for (the kernel log says why).
  */
 #define MVGAL_POOL_MEMORY_SYSTEM	1
 #define MVGAL_POOL_MEMORY_DEVICE	2
