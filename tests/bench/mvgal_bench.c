@@ -2113,7 +2113,7 @@ static void vram_method(struct mvgal *m, const struct standin *s, uint32_t bh,
 	};
 	uint64_t tb[2][VRAM_REPS], tm[VRAM_REPS];
 	struct drm_mvgal_stats s0, s1;
-	double r[VRAM_REPS];
+	double r[VRAM_REPS], ratio[2];
 	char v[8], moved[128], name[96];
 	bool confirmed = false;
 	struct xfer x;
@@ -2154,21 +2154,23 @@ static void vram_method(struct mvgal *m, const struct standin *s, uint32_t bh,
 		       confirmed ? "" : "NOT this method only: ", moved);
 	}
 	for (int k = 0; k < d->nops; k++) {
-		double ratio = NAN;
-
+		ratio[k] = NAN;
 		if (!ret && confirmed) {
 			for (int i = 0; i < VRAM_REPS; i++)
 				r[i] = (double)tb[k][i] / tm[i];
-			ratio = median_ratio(r, VRAM_REPS);
+			ratio[k] = median_ratio(r, VRAM_REPS);
 		}
 		if (!ret)
 			printf("; %s %7.1f MB/s, ratio %.2f", op_name[d->ops[k]],
-			       VRAM_SIZE * 1e3 / median_of(tb[k], VRAM_REPS), ratio);
+			       VRAM_SIZE * 1e3 / median_of(tb[k], VRAM_REPS),
+			       ratio[k]);
+	}
+	if (!ret)
+		printf("\n");
+	for (int k = 0; k < d->nops; k++) {
 		snprintf(name, sizeof(name), "vram_%s_%s_vs_%s", d->id,
 			 method_id[method], op_id[d->ops[k]]);
-		if (k == d->nops - 1 && !ret)
-			printf("\n");
-		bench_figure(name, ratio, NULL, 0);
+		bench_figure(name, ratio[k], NULL, 0);
 	}
 }
 
