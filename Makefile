@@ -144,7 +144,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS) $(URING_LIBS)
 
 # Guest selftests link the shared library, as applications do.
-$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h $(LIB_SO) $(HDRS)
+$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h tests/selftests/standin.h tests/vram/mvgal_vram_drm.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 

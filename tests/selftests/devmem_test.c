@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "standin.h"
+#include "../common/write_param.h"
 
 #define POOL_MIB 64
 #define MOVABLE "/sys/module/mvgal/parameters/movable_pools"
@@ -214,6 +215,137 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 	EXPECT_EQ(-1, check(back, SIZE - 999, 22));
 	munmap(base, maplen);
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * The pool lent, back in VRAM where its driver keeps it there (other
+ * GPUs' import probes may have moved it; see above), mapped again by a
+ * write through mvgal; GPU_INFO in *@gi.
+ */
+static int lend_settled(FIXTURE_DATA(devmem) *self,
+			struct drm_mvgal_gpu_info *gi)
+{
+	static uint8_t data[SIZE];
+	uint32_t h;
+	int ret;
+
+	ret = lend(self, "amdgpu");
+	if (!ret)
+		ret = validate(&self->s[0]);
+	if (!ret)
+		ret = mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID, self->gpu, &h);
+	if (ret)
+		return ret;
+	fill(data, SIZE, 25);
+	ret = mvgal_bo_write(self->m, h, 0, data, SIZE);
+	mvgal_bo_destroy(self->m, h);
+	return ret ? ret : mvgal_gpu_info(self->m, self->gpu, gi);
+}
+
+/*
+ * GET_HEAP says where the pool's region is, as GPU_INFO does: device
+ * memory behind the BAR (peer-to-peer, movable) where the kernel lets
+ * the driver keep it in VRAM, system RAM elsewhere.
+ */
+TEST_F(devmem, the_heap_says_where_the_pool_is)
+{
+	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1];
+	struct drm_mvgal_gpu_info gi;
+	uint32_t nr = MVGAL_MAX_GPUS + 1, i, found = 0;
+
+	ASSERT_EQ(0, lend_settled(self, &gi));
+	ASSERT_EQ(0, mvgal_get_heap(self->m, r, &nr, NULL, NULL));
+	ASSERT_GE(MVGAL_MAX_GPUS + 1, nr);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[0].memory);
+	EXPECT_EQ(0, r[0].pool_flags);
+	for (i = 1; i < nr; i++) {
+		if (r[i].gpu != self->gpu)
+			continue;
+		found++;
+		EXPECT_EQ(MVGAL_REGION_POOL, r[i].kind);
+		EXPECT_EQ(gi.pool_memory, r[i].memory);
+		EXPECT_EQ(gi.pool_flags, r[i].pool_flags);
+		if (p2p_kernel()) {
+			EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, r[i].memory);
+			EXPECT_EQ(MVGAL_POOL_PEER2PEER | MVGAL_POOL_MOVABLE,
+				  r[i].pool_flags);
+		} else {
+			EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[i].memory);
+		}
+	}
+	EXPECT_EQ(1, found);
+}
+
+/*
+ * The path selector on the stand-in's pool, as GET_PATH reports it.
+ * Before a calibration, data in a pool in device memory goes to the host
+ * through a bounce buffer (STAGING: the BAR is read once, in streaming
+ * loads, not with plain loads by the copy itself), and the reason is the
+ * I/O-memory source; a pool in system RAM is copied directly. After
+ * CALIBRATE both directions have figures for every possible method, and
+ * the costs decide. Nothing here depends on what the figures are.
+ */
+TEST_F(devmem, the_selector_stages_reads_of_the_bar_until_calibrated)
+{
+	const uint32_t cpu = 1U << MVGAL_METHOD_CPU_COPY | 1U << MVGAL_METHOD_STAGING;
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_path to, from;
+	uint32_t paths = 0, pool;
+	bool device;
+
+	ASSERT_EQ(0, write_param("/sys/module/mvgal/parameters/force_method", "-1"));
+	ASSERT_EQ(0, lend_settled(self, &gi));
+	pool = 1 + self->gpu;
+	device = gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE;
+	if (p2p_kernel()) {
+		ASSERT_TRUE(device);
+	} else {
+		ASSERT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
+	}
+
+	/* A GPU just attached: its paths are not measured yet. */
+	ASSERT_EQ(0, mvgal_get_path(self->m, pool, MVGAL_LOC_HOST, 4 << 20, &from));
+	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, pool, 4 << 20, &to));
+	EXPECT_EQ(cpu, from.methods);
+	EXPECT_EQ(cpu, to.methods);
+	EXPECT_EQ(0, from.forced);
+	EXPECT_EQ(0, from.measured);
+	EXPECT_EQ(0, to.measured);
+	for (int m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		EXPECT_EQ(0, from.bandwidth[m]);
+		EXPECT_EQ(0, to.bandwidth[m]);
+	}
+	EXPECT_EQ(device ? MVGAL_METHOD_STAGING : MVGAL_METHOD_CPU_COPY, from.chosen);
+	EXPECT_EQ(device ? MVGAL_WHY_IOMEM_SOURCE : MVGAL_WHY_CPU_DIRECT, from.why);
+	/* Writes to a BAR stream: the host's pages are read directly. */
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, to.chosen);
+	EXPECT_EQ(MVGAL_WHY_CPU_DIRECT, to.why);
+
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &paths));
+	EXPECT_LE(2, paths);
+	ASSERT_EQ(0, mvgal_get_path(self->m, pool, MVGAL_LOC_HOST, 4 << 20, &from));
+	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, pool, 4 << 20, &to));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	/* Still where it was: the figures are of the same memory. */
+	EXPECT_EQ(device, gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE);
+	for (int m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		if (!(cpu & (1U << m)))
+			continue;
+		EXPECT_LT(0, from.bandwidth[m]) TH_LOG("pool -> host, method %d", m);
+		EXPECT_LT(0, to.bandwidth[m]) TH_LOG("host -> pool, method %d", m);
+		EXPECT_NE(~0ULL, from.cost_ns[m]);
+		EXPECT_NE(~0ULL, to.cost_ns[m]);
+	}
+	EXPECT_NE(0, from.calibrated_ns);
+	EXPECT_EQ(1, from.measured);
+	EXPECT_EQ(1, to.measured);
+	EXPECT_TRUE(cpu & (1U << from.chosen));
+	EXPECT_TRUE(cpu & (1U << to.chosen));
+	/* The choice is the cheapest figure reported. */
+	EXPECT_GE(from.cost_ns[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING - from.chosen],
+		  from.cost_ns[from.chosen]);
+	EXPECT_GE(to.cost_ns[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING - to.chosen],
+		  to.cost_ns[to.chosen]);
 }
 
 /*

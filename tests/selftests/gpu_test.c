@@ -829,12 +829,16 @@ TEST_F(query, heap_capacities)
 	EXPECT_EQ(2, h.num_nodes);
 
 	memset(r, 0x5a, sizeof(r));
+	/* Today's elements (a stride of 0 would be ABI 1's, packed). */
 	h = (struct drm_mvgal_get_heap){ .num_regions = 2,
-					 .regions = (uintptr_t)r };
+					 .regions = (uintptr_t)r,
+					 .stride = sizeof(r[0]) };
 	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_HEAP, &h));
 	EXPECT_EQ(1 + NR_GPUS, h.num_regions);
 	EXPECT_EQ(MVGAL_REGION_SYSTEM, r[0].kind);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[0].memory);
 	EXPECT_EQ(MVGAL_REGION_POOL, r[1].kind);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[1].memory);
 	EXPECT_EQ(0x5a5a5a5a, r[2].kind); /* beyond the capacity: untouched */
 }
 

@@ -419,6 +419,19 @@ struct drm_mvgal_heap_region {
 	__u64 largest_free;
 	/** @held: (out) bytes of the region that mvgal buffers hold now. */
 	__u64 held;
+	/**
+	 * @memory: (out) where the region's bytes are: MVGAL_POOL_MEMORY_*
+	 * (see "pool memory"), as &drm_mvgal_gpu_info.pool_memory for a
+	 * pool; MVGAL_POOL_MEMORY_SYSTEM for system RAM and its nodes. Past
+	 * MVGAL_HEAP_REGION_SIZE_V1: a stride of 0 does not get it, and an
+	 * older module leaves 0.
+	 */
+	__u32 memory;
+	/**
+	 * @pool_flags: (out) MVGAL_POOL_* of a pool, as
+	 * &drm_mvgal_gpu_info.pool_flags; 0 for other regions.
+	 */
+	__u32 pool_flags;
 };
 
 /**
@@ -1334,6 +1347,18 @@ struct drm_mvgal_path {
 	__u64 cost_ns[MVGAL_METHOD_COUNT];
 	/** @calibrated_ns: (out) CLOCK_MONOTONIC of the calibration; 0 never. */
 	__u64 calibrated_ns;
+	/**
+	 * @why: (out) MVGAL_WHY_* of the order used while not every possible
+	 * method is measured (MVGAL_WHY_IOMEM_SOURCE: the source is I/O
+	 * memory, read once into a bounce buffer); the reason for @chosen
+	 * unless @forced or @measured. An older module leaves 0.
+	 */
+	__u32 why;
+	/**
+	 * @measured: (out) 1 when the calibrated costs picked @chosen (every
+	 * possible method measured), 0 when the order of @why did.
+	 */
+	__u32 measured;
 };
 
 /**
