@@ -2201,13 +2201,22 @@ static int vram_setup(struct mvgal *m, struct standin *s, uint32_t *g,
 	struct drm_mode_create_dumb d = {
 		.width = 1024, .height = VRAM_POOL_MIB * 256, .bpp = 32,
 	};
-	int pfd, ret;
+	int pfd, node, ret;
 
 	if (set_mode(s, "amdgpu") ||
 	    drmIoctl(s->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
 	    drmPrimeHandleToFD(s->fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd))
 		return errno ? -errno : -EIO;
-	ret = mvgal_gpu_attach(m, s->fd, pfd, MVGAL_GPU_ANY, g);
+	/* Through the render node, as the boot step: mvgal keeps that file
+	 * (a card node file may be the master, which it never keeps).
+	 */
+	node = render_open(s);
+	if (node < 0) {
+		close(pfd);
+		return -ENODEV;
+	}
+	ret = mvgal_gpu_attach(m, node, pfd, MVGAL_GPU_ANY, g);
+	close(node);
 	close(pfd);
 	if (ret)
 		return ret;
