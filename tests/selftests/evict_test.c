@@ -120,7 +120,14 @@ static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
 	uint32_t s;
 	int fence, ret;
 
-	ret = begin1(m, g, MVGAL_ACCESS_READ, h, 0, 0, &a, &s, &fence, copied);
+	/*
+	 * The stand-in pass: the stand-in's driver imports the virtio-gpus'
+	 * pools, and a use of a buffer a peer holds whole would be in place,
+	 * in no pool of its own; these tests are about its own pool.
+	 */
+	ret = begin1(m, g, MVGAL_ACCESS_READ |
+		     (standin_role() >= 0 ? MVGAL_ACCESS_NO_IN_PLACE : 0),
+		     h, 0, 0, &a, &s, &fence, copied);
 	if (ret)
 		return ret;
 	ret = settle(fence);
