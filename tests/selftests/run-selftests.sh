@@ -19,8 +19,10 @@ dir=$(dirname "$0")
 # unplug_test unbinds and rebinds a GPU, which renumbers the DRM nodes that
 # others (mvgal_info_test.sh) expect in boot order: it runs last. Before
 # it, the VRAM stand-in's tests, which load its driver and attach it at a
-# slot of its own: evict_test's eviction order came out otherwise after a
-# GPU was attached and detached at a fifth slot (not understood yet).
+# slot of its own. (evict_test's eviction order came out otherwise at
+# times after them: an eviction passed by a victim whose host pages were
+# moving to its GPU's node, which it now waits for; evict_test's
+# a_buffer_whose_pages_move_is_not_passed_by.)
 late="vram_test devmem_test unplug_test"
 not_standin="prime_test mvgal_info_test.sh mvgal_test abi_test vram_test devmem_test"
 
