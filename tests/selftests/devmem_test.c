@@ -11,6 +11,8 @@
  * The debug kernel has CONFIG_PCI_P2PDMA and CONFIG_DMABUF_MOVE_NOTIFY, so
  * an amdgpu-like driver keeps the pool in VRAM there; Debian's kernels
  * have neither, and it moves the pool to system memory and pins it.
+ *
+ * Not in the stand-in pass (run-selftests.sh): it is the stand-in's own.
  */
 #include <mvgal/mvgal.h>
 

@@ -4,6 +4,8 @@
 # signals that end it) and the module-not-loaded message. TAP output.
 # (Its --json output, --watch's too, is parsed by a JSON parser on the
 # host: run-check.sh.)
+# Not in the stand-in pass (run-selftests.sh): it expects the boot's four
+# GPUs by their node names.
 n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
