@@ -5,6 +5,7 @@
  * pattern through one path and reads it back through another.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -226,19 +227,42 @@ TEST_F(bo, lazy_allocate_takes_pages_on_first_touch)
 	EXPECT_EQ(held0, host_held(self->m));
 }
 
-/* Host pages come from the NUMA node of the GPU the buffer is for. */
+/* The test bed's NUMA node @node has CPU @node alone: runs the caller there. */
+static int run_on_node(int node)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(node, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * Host pages come from the NUMA node of the GPU the buffer is for, not
+ * the caller's (each buffer is made on the other node's CPU); for a GPU
+ * on no node (the stand-in pass's, behind a switch on the root bus) they
+ * come from the caller's, as alloc_pages_node(NUMA_NO_NODE) gives them.
+ */
 TEST_F(bo, host_pages_on_the_gpus_node)
 {
 	struct drm_mvgal_bo_info info;
-	uint32_t h0, h1;
+	struct drm_mvgal_gpu_info gi;
+	cpu_set_t all;
+	uint32_t h0, h1, want0;
 
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gi));
+	want0 = gi.numa_node == MVGAL_NUMA_NONE ? 1 : gi.numa_node;
+	ASSERT_EQ(0, run_on_node(0));
 	ASSERT_EQ(0, mvgal_bo_create(self->m, 64 * PG, HV, self->g1, &h1));
+	ASSERT_EQ(0, run_on_node(1));
 	ASSERT_EQ(0, mvgal_bo_create(self->m, 64 * PG, HV, self->g0, &h0));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
 	ASSERT_EQ(0, mvgal_bo_info(self->m, h1, &info));
 	EXPECT_EQ(1, info.numa_node);
 	EXPECT_EQ((uint32_t)self->g1, info.gpu);
 	ASSERT_EQ(0, mvgal_bo_info(self->m, h0, &info));
-	EXPECT_EQ(0, info.numa_node);
+	EXPECT_EQ(want0, info.numa_node);
 	mvgal_bo_destroy(self->m, h0);
 	mvgal_bo_destroy(self->m, h1);
 }
