@@ -6,7 +6,7 @@
 #   make lint       sparse + checkpatch --strict over kernel/ and include/, the layering rule
 #   make bench      benchmarks (ratios measured in the guest)
 #   make fuzz       the fuzzer on the debug kernel (FUZZ_SECONDS, FUZZ_ARGS)
-#   make fuzz-long  make check's fuzzer and stress lanes at their long sizes
+#   make fuzz-long  make check's fuzzer and stress lanes at their long sizes, the stand-in pass on the debug kernel
 #   make install    libmvgal, headers, mvgal-info, config, DKMS source
 #
 # KDIR selects the kernel headers; default: the running kernel's if they
@@ -144,7 +144,7 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(HDRS) $(HARNESS)/kselftest_harness.
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_U) -I$(HARNESS) -DMVGAL_TOP=\"$(TOP)\" -o $@ $< $(LIB_A) $(DRM_LIBS) $(URING_LIBS)
 
 # Guest selftests link the shared library, as applications do.
-$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h $(LIB_SO) $(HDRS)
+$(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_param.h tests/selftests/standin.h tests/vram/mvgal_vram_drm.h $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
@@ -225,7 +225,8 @@ fuzz: vm-debug
 # make fuzz-long: the fuzzer and stress lanes make check ran before it
 # made them shorter (fuzzer seeds 1, 2 and 3 at 20,000 calls, seed 3 with
 # 5% fault injection; stress 60 s), each in a debug guest boot of its own,
-# one TAP line each (tests/fuzz/fuzz-long.sh; about 14 minutes on 2 cores).
+# one TAP line each, then every selftest's stand-in pass on the debug kernel
+# (tests/fuzz/fuzz-long.sh; about 22 minutes on 2 cores).
 fuzz-long: vm-debug
 	@tests/fuzz/fuzz-long.sh
 

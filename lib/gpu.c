@@ -166,6 +166,28 @@ static int mvgal_open_card_node(int fd)
 	return card < 0 ? -errno : card;
 }
 
+/*
+ * The file the attach hands mvgal: the device's render node where it has
+ * one. mvgal may keep that file open for as long as the GPU is attached
+ * (a pool its driver may move is followed only while mvgal holds a handle
+ * of it), and a card node file could be the DRM master, which the
+ * display server needs. Otherwise a file of @fd's own node.
+ */
+static int mvgal_open_attach_node(int fd)
+{
+	drmDevicePtr d;
+	int node = -1;
+
+	if (!drmGetDevice2(fd, 0, &d)) {
+		if (d->available_nodes & (1 << DRM_NODE_RENDER))
+			node = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+		drmFreeDevice(&d);
+	}
+	if (node < 0)
+		node = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return node < 0 ? -errno : node;
+}
+
 /* Creates a dumb buffer of @mb MiB on @card and exports it; 0 or -errno. */
 static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
 {
@@ -211,7 +233,7 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 			  uint64_t pool_mb, uint32_t slot, uint32_t *index)
 {
 	uint64_t mb = pool_mb ? pool_mb : MVGAL_POOL_DEFAULT_MB;
-	int fd, card, ret;
+	int fd, card, node, ret;
 
 	if (!dev || !path)
 		return mvgal_bad("!dev || !path");
@@ -223,6 +245,12 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 		close(fd);
 		return card;
 	}
+	node = mvgal_open_attach_node(fd);
+	if (node < 0) {
+		close(card);
+		close(fd);
+		return node;
+	}
 	for (;;) {
 		bool made;
 		int pool_fd;
@@ -230,7 +258,7 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 		ret = mvgal_pool_create(card, mb, &pool_fd);
 		made = !ret;
 		if (made) {
-			ret = mvgal_gpu_attach(dev, fd, pool_fd, slot, index);
+			ret = mvgal_gpu_attach(dev, node, pool_fd, slot, index);
 			close(pool_fd);
 		}
 		/* An explicit size is taken or refused as it is; otherwise
@@ -241,6 +269,7 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 			break;
 		mb /= 2;
 	}
+	close(node);
 	close(card);
 	close(fd);
 	return ret;

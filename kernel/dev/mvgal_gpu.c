@@ -304,13 +304,14 @@ static struct mvgal_gpu *mvgal_gpu_new(struct mvgal_device *mdev,
 }
 
 /* @gpu's pool, carved from @dmabuf unless its device is gone already. */
-static int mvgal_gpu_pool_init(struct mvgal_gpu *gpu, struct dma_buf *dmabuf)
+static int mvgal_gpu_pool_init(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
+			       struct mvgal_pool_keep *keep)
 {
 	int ret, idx;
 
 	if (!drm_dev_enter(gpu->ddev, &idx))
 		return -ENODEV;
-	ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev);
+	ret = mvgal_pool_init(&gpu->pool, dmabuf, gpu->dev, keep);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -333,14 +334,18 @@ static void mvgal_gpu_publish(struct mvgal_device *mdev,
  * @ddev: the GPU's DRM device (another driver's)
  * @dmabuf: the pool, exported by @ddev's driver; the reference is taken
  *	    over (by the pool, or dropped on failure)
+ * @f: the file of one of @ddev's nodes the attach was given
+ * @pool_fd: @dmabuf's fd in the calling process
  * @want: the slot (below mvgal_max_gpus), or MVGAL_GPU_ANY
  *
  * Return: the slot, or -errno (-EEXIST, -EBUSY, -ENOSPC, -EINVAL for a
  * pool @ddev did not export, -ENOMEM, -ENODEV, or the pool's set-up).
  */
 int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
-		     struct dma_buf *dmabuf, u32 want)
+		     struct dma_buf *dmabuf, struct file *f, int pool_fd,
+		     u32 want)
 {
+	struct mvgal_pool_keep keep = { };
 	struct mvgal_gpu *gpu;
 	int slot, ret;
 
@@ -351,6 +356,8 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 		ret = -EINVAL;
 		goto out_put;
 	}
+	/* Also outside gpu_lock: the handle is the driver's own import. */
+	mvgal_pool_keep_get(&keep, ddev, f, dmabuf, pool_fd);
 	down_write(&mdev->gpu_lock);
 	slot = mvgal_gpu_pick_slot(mdev, ddev, want);
 	if (slot < 0) {
@@ -362,7 +369,7 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	ret = mvgal_gpu_pool_init(gpu, dmabuf);
+	ret = mvgal_gpu_pool_init(gpu, dmabuf, &keep);
 	if (ret)
 		goto out_free;
 	/* The pool owns the reference to @dmabuf now. */
@@ -377,6 +384,7 @@ out_free:
 out_unlock:
 	up_write(&mdev->gpu_lock);
 out_put:
+	mvgal_pool_keep_put(&keep);
 	dma_buf_put(dmabuf);
 	return ret;
 }

@@ -18,6 +18,7 @@
 struct device;
 struct dma_buf;
 struct drm_device;
+struct file;
 struct drm_gem_object;
 struct mvgal_device;
 struct mvgal_predict;
@@ -89,7 +90,8 @@ struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
 struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);
 int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
-		     struct dma_buf *dmabuf, u32 want);
+		     struct dma_buf *dmabuf, struct file *f, int pool_fd,
+		     u32 want);
 struct mvgal_gpu *mvgal_gpu_detach_begin(struct mvgal_device *mdev,
 					 u32 index, int *err);
 int mvgal_gpu_detach_end(struct mvgal_device *mdev, struct mvgal_gpu *gpu,

@@ -32,7 +32,7 @@ bool mvgal_movable_pools;
 module_param_named(movable_pools, mvgal_movable_pools, bool, 0644);
 
 MODULE_PARM_DESC(movable_pools,
-		 "Let a pool's driver move it (device memory where the driver keeps it there) instead of pinning it; for pools attached after it is set (default: false)");
+		 "Let a pool's driver move it (device memory where the driver keeps it there) instead of pinning it, keeping a handle of it in the attach's DRM file; for pools attached after it is set (default: false)");
 
 bool mvgal_enable_dmabuf = true;
 

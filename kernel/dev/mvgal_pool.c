@@ -10,12 +10,19 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
 #include <linux/dma-resv.h>
+#include <linux/file.h>
 #include <linux/ioport.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/error-injection.h>
 #include <linux/mm.h>
+
+#include <drm/drm_auth.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 
 #include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
@@ -143,9 +150,58 @@ out:
 	wake_up_all(&pool->remapped);
 }
 
+/**
+ * mvgal_pool_keep_get() - a handle of the pool's buffer, kept where the
+ * pool is to follow its driver's moves
+ * @k: (out) the handle and the file it is in, or none
+ * @ddev: the pool's DRM device
+ * @f: a file of one of @ddev's nodes (the attach's drm_fd)
+ * @dmabuf: the pool, exported by @ddev's driver
+ * @pool_fd: @dmabuf's fd in the calling process
+ *
+ * Only a pool its driver may move, with movable_pools set, needs one; the
+ * pool is pinned when none is kept. A master's file is never kept: the
+ * display server could not become master while mvgal held it.
+ */
+void mvgal_pool_keep_get(struct mvgal_pool_keep *k, struct drm_device *ddev,
+			 struct file *f, struct dma_buf *dmabuf, int pool_fd)
+{
+	struct drm_file *dfile = f->private_data;
+	int ret;
+
+	k->file = NULL;
+	k->handle = 0;
+	if (!dma_buf_is_dynamic(dmabuf) ||
+	    !IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY) ||
+	    !READ_ONCE(mvgal_movable_pools))
+		return;
+	if (drm_is_current_master(dfile)) {
+		pr_info("mvgal: a movable pool is pinned: its DRM file is master, which mvgal does not hold open\n");
+		return;
+	}
+	ret = drm_gem_prime_fd_to_handle(ddev, dfile, pool_fd, &k->handle);
+	if (ret) {
+		pr_info("mvgal: a movable pool is pinned: no handle of it could be kept (%d)\n",
+			ret);
+		return;
+	}
+	k->file = get_file(f);
+}
+
+/* Gives a kept handle up, and the file with it. */
+void mvgal_pool_keep_put(struct mvgal_pool_keep *k)
+{
+	if (!k->file)
+		return;
+	drm_gem_handle_delete(k->file->private_data, k->handle);
+	fput(k->file);
+	k->file = NULL;
+}
+
 /*
- * A pool its driver may move is followed (movable_pools) or pinned where
- * the driver pins for importers; reservation held.
+ * A pool its driver may move is followed (a handle of it kept: see
+ * &struct mvgal_pool_keep) or pinned where the driver pins for
+ * importers; reservation held.
  */
 static int mvgal_pool_hold(struct mvgal_pool *pool)
 {
@@ -154,7 +210,7 @@ static int mvgal_pool_hold(struct mvgal_pool *pool)
 	if (!dma_buf_is_dynamic(pool->dmabuf) ||
 	    !IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
 		return 0;	/* static, or the core pins it at map */
-	if (READ_ONCE(mvgal_movable_pools)) {
+	if (pool->keep.file) {
 		pool->flags |= MVGAL_POOL_MOVABLE;
 		return 0;
 	}
@@ -169,13 +225,15 @@ static int mvgal_pool_hold(struct mvgal_pool *pool)
  * @pool: the pool to set up
  * @dmabuf: the GPU's dma-buf; on success the pool owns this reference
  * @dev: the GPU's device, which must be able to reach the memory
+ * @keep: a handle kept of the buffer (mvgal_pool_keep_get()), or none; on
+ *	  success the pool owns it
  *
  * Return: 0, -ENXIO when the driver would not let @dev reach the buffer
  * (its attach or map failed: its rules for sharing, see docs/HARDWARE.md),
  * -EOPNOTSUPP when it has no kernel mapping for CPU copies.
  */
 int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
-		    struct device *dev)
+		    struct device *dev, struct mvgal_pool_keep *keep)
 {
 	struct sg_table *sgt;
 	struct iosys_map map;
@@ -195,6 +253,7 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 	pool->sgt = NULL;
 	iosys_map_clear(&pool->map);
 	atomic64_set(&pool->moves, 0);
+	pool->keep = *keep;
 
 	pool->attach = dma_buf_dynamic_attach(dmabuf, dev,
 					      &mvgal_pool_importer_ops, pool);
@@ -225,6 +284,7 @@ int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
 	mutex_init(&pool->lock);
 	drm_mm_init(&pool->mm, 0, pool->size);
 	pool->nr_allocs = 0;
+	keep->file = NULL;
 	return 0;
 
 err_refused_detach:
@@ -232,9 +292,11 @@ err_refused_detach:
 err_refused:
 	pr_info("mvgal: the pool's driver refused to share it with its own device (%d)\n",
 		ret);
+	pool->keep.file = NULL;
 	return -ENXIO;
 err_detach:
 	dma_buf_detach(dmabuf, pool->attach);
+	pool->keep.file = NULL;
 	return ret;
 }
 
@@ -260,6 +322,7 @@ void mvgal_pool_fini(struct mvgal_pool *pool)
 	dma_resv_unlock(pool->dmabuf->resv);
 	dma_buf_detach(pool->dmabuf, pool->attach);
 	cancel_work_sync(&pool->remap_work);
+	mvgal_pool_keep_put(&pool->keep);
 	dma_buf_put(pool->dmabuf);
 }
 

@@ -16,10 +16,29 @@
 #include <drm/drm_mm.h>
 
 struct device;
+struct drm_device;
 struct dma_buf;
+struct file;
 struct dma_buf_attachment;
 struct mvgal_gpu;
 struct sg_table;
+
+/*
+ * struct mvgal_pool_keep - a GEM handle of the pool's buffer, in a DRM file
+ * of its driver that mvgal holds open
+ *
+ * TTM drivers tell importers of a move only through the object's link to
+ * its dma-buf (amdgpu_bo_move_notify() and xe_bo_move() test
+ * obj->dma_buf), which the DRM core drops with the object's last handle
+ * (drm_gem_object_exported_dma_buf_free()). The process that made the
+ * pool closes its handle and exits, so without a handle of mvgal's own a
+ * driver could move the buffer under mvgal's mapping unannounced: a pool
+ * is followed through moves only while mvgal keeps one.
+ */
+struct mvgal_pool_keep {
+	struct file *file;	/* a reference; NULL when none is kept */
+	u32 handle;
+};
 
 /*
  * struct mvgal_pool - the memory one GPU lends: a dma-buf from the GPU's
@@ -69,6 +88,8 @@ struct mvgal_pool {
 	u32 memory;
 	u32 flags;
 	atomic64_t moves;
+	/* Held while the pool may be moved (MVGAL_POOL_MOVABLE). */
+	struct mvgal_pool_keep keep;
 };
 
 /* An allocation from a pool: [node.start, node.start + node.size). */
@@ -76,8 +97,11 @@ struct mvgal_pool_alloc {
 	struct drm_mm_node node;
 };
 
+void mvgal_pool_keep_get(struct mvgal_pool_keep *k, struct drm_device *ddev,
+			 struct file *f, struct dma_buf *dmabuf, int pool_fd);
+void mvgal_pool_keep_put(struct mvgal_pool_keep *k);
 int mvgal_pool_init(struct mvgal_pool *pool, struct dma_buf *dmabuf,
-		    struct device *dev);
+		    struct device *dev, struct mvgal_pool_keep *keep);
 void mvgal_pool_fini(struct mvgal_pool *pool);
 int mvgal_pool_alloc(struct mvgal_gpu *gpu,
 		     struct mvgal_pool_alloc *a, u64 size);

@@ -258,8 +258,10 @@ static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
 
 /*
  * Scans for the fewest candidates that make room for @size and locks
- * them; one that cannot be taken is left out and the scan runs again.
- * Return: true with every victim locked, false if no room can be made.
+ * them; one that cannot be taken is left out and the scan runs again,
+ * but for one whose pages move (e->moving): its batch is waited for.
+ * Return: true with every victim locked, false if no room can be made
+ * or a batch is to be waited for (e->moving set just now).
  */
 static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 				     struct mvgal_evict_set *e)
@@ -270,7 +272,7 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 
 	while (mvgal_evict_scan(gpu, size, cand, places, e->k, e->skip,
 				e->victim)) {
-		bool all = true;
+		bool all = true, wait = false;
 
 		for_each_set_bit(j, e->victim, e->k) {
 			struct mvgal_place *p = places[cand[j].index];
@@ -282,6 +284,7 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 				/* Its next batch waits for this eviction. */
 				atomic_inc(&p->bo->pools.evict_waits);
 				e->moving = p->bo;
+				wait = true;
 			}
 			__set_bit(j, e->skip);
 			__clear_bit(j, e->victim);
@@ -293,6 +296,12 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 		for_each_set_bit(j, e->victim, e->k)
 			mvgal_victim_unlock(places[cand[j].index]->bo,
 					    e->ref[j]);
+		/*
+		 * Unless its pages move: the caller waits for the batch and
+		 * ranks again, rather than evict another in its place.
+		 */
+		if (wait)
+			return false;
 	}
 	return false;
 }

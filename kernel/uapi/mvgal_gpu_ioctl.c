@@ -103,7 +103,8 @@ int mvgal_ioctl_gpu_attach(struct drm_device *dev, void *data,
 		goto out_fput;
 	}
 	/* The attach takes the dma-buf's reference over. */
-	ret = mvgal_gpu_attach(to_mvgal(dev), ddev, dmabuf, args->gpu);
+	ret = mvgal_gpu_attach(to_mvgal(dev), ddev, dmabuf, f, args->pool_fd,
+			       args->gpu);
 	if (ret >= 0) {
 		args->gpu = ret;
 		ret = 0;

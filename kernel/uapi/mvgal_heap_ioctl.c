@@ -42,6 +42,7 @@ static void mvgal_heap_node(struct drm_mvgal_heap_region *r, int nid)
 	r->total = (u64)total << PAGE_SHIFT;
 	r->free = (u64)free << PAGE_SHIFT;
 	r->used = r->total - r->free;
+	r->memory = MVGAL_POOL_MEMORY_SYSTEM;
 }
 
 static void mvgal_heap_system(struct drm_mvgal_heap_region *r,
@@ -57,12 +58,13 @@ static void mvgal_heap_system(struct drm_mvgal_heap_region *r,
 	r->free = (u64)si.freeram * si.mem_unit;
 	r->used = r->total - r->free;
 	r->held = (u64)atomic64_read(&mdev->host_pages) << PAGE_SHIFT;
+	r->memory = MVGAL_POOL_MEMORY_SYSTEM;
 }
 
 static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
 			    struct mvgal_gpu *gpu)
 {
-	u64 nr;
+	u64 nr, moves;
 
 	r->kind = MVGAL_REGION_POOL;
 	r->gpu = gpu->index;
@@ -71,6 +73,8 @@ static void mvgal_heap_pool(struct drm_mvgal_heap_region *r,
 	mvgal_pool_usage(&gpu->pool, &r->used, &r->largest_free, &nr);
 	r->free = r->total - r->used;
 	r->held = r->used;
+	/* As GPU_INFO says it (pool_memory, pool_flags). */
+	mvgal_pool_where(&gpu->pool, &r->memory, &r->pool_flags, &moves);
 }
 
 /*

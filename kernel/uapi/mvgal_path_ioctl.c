@@ -63,6 +63,8 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 	args->methods = v.methods;
 	args->chosen = ch.method;
 	args->forced = ch.forced;
+	args->why = v.why;
+	args->measured = ch.measured;
 	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
 		args->latency_ns[m] = cal[m].latency_ns;
 		args->bandwidth[m] = cal[m].bw;

@@ -5,6 +5,8 @@
  * caller writes no byte past ABI 1's struct or array (the guard bytes
  * after each stay ABI_GUARD), reads no byte past it (a configuration at
  * the end of a page), and the data is right.
+ * Not in the stand-in pass (run-selftests.sh): what it checks is the
+ * layout of what the calls fill, the same whatever the GPU.
  */
 #include <errno.h>
 #include <stdint.h>

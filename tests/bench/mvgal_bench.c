@@ -38,7 +38,12 @@
  *    lean path) against through their reservations (drm_exec); and the
  *    wait of a HIGH copy for a LOW one queued behind NORMAL copies, with
  *    the LOW one inheriting the waiter's priority against without (what
- *    drm_sched's fixed-priority run queues would give).
+ *    drm_sched's fixed-priority run queues would give);
+ *  - device memory ("vram"): MIGRATE of 4 MiB host -> a VRAM stand-in's
+ *    pool (tests/vram: a PCI BAR, write-combined, __iomem) and back, each
+ *    CPU method forced, against the kernel's memcpy_toio() /
+ *    memcpy_fromio() / drm_memcpy_from_wc() of the same size on the same
+ *    BAR, timed by the stand-in's driver in the same run.
  *
  * Nothing here passes or fails: each figure's human lines are followed by
  * one line "bench: NAME value=X goal=OP Y met=yes|no" (bench_figure()).
@@ -66,6 +71,7 @@
 #include "bench_time.h"
 #include "../common/vgem_fence.h"
 #include "../common/write_param.h"
+#include "../selftests/standin.h"
 
 #define REPS 15
 
@@ -2037,6 +2043,252 @@ static void bench_staged(struct mvgal *m, int g0)
 }
 
 /* mvgal_bench [GROUP...]: every group, or the ones named (evict, ring...). */
+/* ---- device memory: a VRAM stand-in's pool against the kernel's I/O copies ---- */
+
+#define VRAM_SIZE	(4 << 20)
+#define VRAM_POOL_MIB	64
+#define VRAM_REPS	7
+
+/* One timed kernel copy of the stand-in's (MVGAL_VRAM_COPY_*): ns, or 0. */
+static uint64_t vram_kernel_copy(const struct standin *s, uint32_t h,
+				 uint32_t op)
+{
+	struct drm_mvgal_vram_copy_time c = {
+		.handle = h, .op = op, .size = VRAM_SIZE,
+	};
+
+	return drmIoctl(s->fd, DRM_IOCTL_MVGAL_VRAM_COPY_TIME, &c) ? 0 : c.ns;
+}
+
+/*
+ * A buffer current at @src only, whose copy at @dst the runs make again
+ * (xfer_reset() and xfer_migrate()); the host side is the buffer's own
+ * pages, so no pool mapping is needed.
+ */
+static int vram_xfer_open(struct xfer *x, struct mvgal *m, uint32_t src,
+			  uint32_t dst)
+{
+	int ret;
+
+	*x = (struct xfer) { .m = m, .size = VRAM_SIZE, .src = src, .dst = dst };
+	ret = mvgal_bo_create(m, VRAM_SIZE, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			      MVGAL_GPU_ANY, &x->h);
+	if (ret) {
+		x->h = 0;
+		return ret;
+	}
+	ret = mvgal_bo_map(m, x->h, (void **)&x->host);
+	if (ret) {
+		x->host = NULL;
+		return ret;
+	}
+	fill_pages(x->host, VRAM_SIZE);
+	if (src != MVGAL_LOC_HOST)
+		ret = migrate_to(m, x->h, VRAM_SIZE, src, MVGAL_MIGRATE_MOVE);
+	return ret ? ret : migrate_to(m, x->h, VRAM_SIZE, dst, 0);
+}
+
+/* The baselines of one direction: memcpy_toio, or memcpy_fromio and drm_memcpy_from_wc. */
+struct vram_dir {
+	const char *name, *id;
+	uint32_t ops[2];
+	int nops;
+};
+
+/*
+ * @method forced, VRAM_REPS runs, each the kernel's baseline copies of
+ * the same size on the same BAR then the MIGRATE; prints MB/s and the
+ * median of the runs' ratios (baseline time / MIGRATE time: the share
+ * of the kernel copy's throughput MIGRATE reaches).
+ */
+static void vram_method(struct mvgal *m, const struct standin *s, uint32_t bh,
+			uint32_t src, uint32_t dst, const struct vram_dir *d,
+			uint32_t method)
+{
+	static const char *const op_name[MVGAL_VRAM_COPY_OPS] = {
+		"memcpy_toio", "memcpy_fromio", "drm_memcpy_from_wc",
+	};
+	static const char *const op_id[MVGAL_VRAM_COPY_OPS] = {
+		"memcpy_toio", "memcpy_fromio", "from_wc",
+	};
+	uint64_t tb[2][VRAM_REPS], tm[VRAM_REPS];
+	struct drm_mvgal_stats s0, s1;
+	double r[VRAM_REPS], ratio[2];
+	char v[8], moved[128], name[96];
+	bool confirmed = false;
+	struct xfer x;
+	int ret;
+
+	snprintf(v, sizeof(v), "%u", method);
+	ret = vram_xfer_open(&x, m, src, dst);
+	if (!ret)
+		ret = set_param("force_method", v);
+	if (!ret)
+		ret = xfer_reset(&x);
+	if (!ret)
+		ret = xfer_migrate(&x, &tm[0]);	/* warms up */
+	if (!ret)
+		ret = mvgal_get_stats(m, &s0);
+	for (int i = 0; !ret && i < VRAM_REPS; i++) {
+		for (int k = 0; k < d->nops; k++)
+			if (!(tb[k][i] = vram_kernel_copy(s, bh, d->ops[k])))
+				ret = -errno;
+		if (!ret)
+			ret = xfer_reset(&x);
+		if (!ret)
+			ret = xfer_migrate(&x, &tm[i]);
+	}
+	if (!ret)
+		ret = mvgal_get_stats(m, &s1);
+	set_param("force_method", "-1");
+	xfer_close(&x);
+	printf("bench: %s %6u KiB %-9s ", d->name, VRAM_SIZE >> 10,
+	       mvgal_method_name(method));
+	if (ret) {
+		printf("%s\n", strerror(-ret));
+	} else {
+		confirmed = method_confirmed(&s0, &s1, method,
+					     (uint64_t)VRAM_REPS * VRAM_SIZE);
+		moved_text(&s0, &s1, moved, sizeof(moved));
+		printf("MIGRATE %7.1f MB/s (%s%s)", VRAM_SIZE * 1e3 / median_of(tm, VRAM_REPS),
+		       confirmed ? "" : "NOT this method only: ", moved);
+	}
+	for (int k = 0; k < d->nops; k++) {
+		ratio[k] = NAN;
+		if (!ret && confirmed) {
+			for (int i = 0; i < VRAM_REPS; i++)
+				r[i] = (double)tb[k][i] / tm[i];
+			ratio[k] = median_ratio(r, VRAM_REPS);
+		}
+		if (!ret)
+			printf("; %s %7.1f MB/s, ratio %.2f", op_name[d->ops[k]],
+			       VRAM_SIZE * 1e3 / median_of(tb[k], VRAM_REPS),
+			       ratio[k]);
+	}
+	if (!ret)
+		printf("\n");
+	for (int k = 0; k < d->nops; k++) {
+		snprintf(name, sizeof(name), "vram_%s_%s_vs_%s", d->id,
+			 method_id[method], op_id[d->ops[k]]);
+		bench_figure(name, ratio[k], NULL, 0);
+	}
+}
+
+/* What the selector picks for a direction now, as GET_PATH says. */
+static void vram_choice(struct mvgal *m, uint32_t src, uint32_t dst,
+			const char *name)
+{
+	struct drm_mvgal_path p;
+
+	if (mvgal_get_path(m, src, dst, VRAM_SIZE, &p)) {
+		printf("# %s: GET_PATH failed\n", name);
+		return;
+	}
+	printf("# %s: the selector picks %s (%s)\n", name,
+	       mvgal_method_name(p.chosen),
+	       p.measured ? "cheapest by the calibrated costs" :
+	       mvgal_why_text(p.why));
+}
+
+/*
+ * Lends a VRAM_POOL_MIB dumb buffer of stand-in @s (amdgpu's rules) to
+ * mvgal as a pool and makes a VRAM_SIZE buffer of its own in VRAM for the
+ * baselines; *@g: the GPU, *@bh: the baseline buffer.
+ */
+static int vram_setup(struct mvgal *m, struct standin *s, uint32_t *g,
+		      uint32_t *bh)
+{
+	struct drm_mode_create_dumb d = {
+		.width = 1024, .height = VRAM_POOL_MIB * 256, .bpp = 32,
+	};
+	int pfd, node, ret;
+
+	if (set_mode(s, "amdgpu") ||
+	    drmIoctl(s->fd, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
+	    drmPrimeHandleToFD(s->fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd))
+		return errno ? -errno : -EIO;
+	/* Through the render node, as the boot step: mvgal keeps that file
+	 * (a card node file may be the master, which it never keeps).
+	 */
+	node = render_open(s);
+	if (node < 0) {
+		close(pfd);
+		return -ENODEV;
+	}
+	ret = mvgal_gpu_attach(m, node, pfd, MVGAL_GPU_ANY, g);
+	close(node);
+	close(pfd);
+	if (ret)
+		return ret;
+	/* Back in VRAM if other drivers' import probes moved it (devmem_test). */
+	validate(s);
+	return bo_create(s, VRAM_SIZE, MVGAL_VRAM_BO_VRAM_ONLY, bh);
+}
+
+static void bench_vram(struct mvgal *m)
+{
+	static const struct vram_dir to = {
+		"host->stand-in", "host_to_vram", { MVGAL_VRAM_COPY_TOIO }, 1,
+	}, from = {
+		"stand-in->host", "vram_to_host",
+		{ MVGAL_VRAM_COPY_FROMIO, MVGAL_VRAM_COPY_FROM_WC }, 2,
+	};
+	struct drm_mvgal_gpu_info gi;
+	char movable[16] = "";
+	struct standin s[2];
+	uint32_t g = MVGAL_GPU_ANY, bh = 0;
+	bool attached = false, stays = false;
+	struct quiet q;
+	int n, ret;
+
+	if (system("modprobe mvgal_vram")) {
+		printf("# vram: modprobe mvgal_vram failed: no stand-in GPU\n");
+		return;
+	}
+	n = find_standins(s, 2);
+	if (n < 1) {
+		printf("# vram: no stand-in GPU found\n");
+		return;
+	}
+	/* A pool its driver may keep in VRAM (devmem_test does the same). */
+	if (!read_param("movable_pools", movable, sizeof(movable)))
+		set_param("movable_pools", "1");
+	ret = vram_setup(m, &s[0], &g, &bh);
+	attached = g != MVGAL_GPU_ANY;
+	if (!ret)
+		ret = mvgal_gpu_info(m, g, &gi);
+	if (ret) {
+		printf("# vram: lending a stand-in's pool: %s\n", strerror(-ret));
+		goto out;
+	}
+	printf("# device memory: MIGRATE of %d KiB between host pages and GPU %u's pool (a VRAM stand-in's dumb buffer, amdgpu's rules, movable_pools=1), each CPU method forced and confirmed by GET_STATS, against the stand-in driver's kernel copies of the same size between vmalloc memory and its BAR (DRM_IOCTL_MVGAL_VRAM_COPY_TIME), run by run; medians of %d; ratio = kernel copy time / MIGRATE time\n",
+	       VRAM_SIZE >> 10, g, VRAM_REPS);
+	printf("# the pool is in %s%s\n",
+	       gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE ? "device memory behind the BAR (I/O memory)" :
+	       gi.pool_memory == MVGAL_POOL_MEMORY_SYSTEM ? "system RAM" : "no mapped memory",
+	       gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE ? "" :
+	       ": NOT the BAR the baselines copy to (this kernel lacks CONFIG_PCI_P2PDMA or CONFIG_DMABUF_MOVE_NOTIFY, so the stand-in moved it to share it: the debug kernel keeps it in VRAM); the ratios compare unlike memory");
+	vram_choice(m, MVGAL_LOC_HOST, 1 + g, to.name);
+	vram_choice(m, 1 + g, MVGAL_LOC_HOST, from.name);
+	quiet_begin(&q);
+	for (uint32_t k = MVGAL_METHOD_CPU_COPY; k <= MVGAL_METHOD_STAGING; k++)
+		vram_method(m, &s[0], bh, MVGAL_LOC_HOST, 1 + g, &to, k);
+	for (uint32_t k = MVGAL_METHOD_CPU_COPY; k <= MVGAL_METHOD_STAGING; k++)
+		vram_method(m, &s[0], bh, 1 + g, MVGAL_LOC_HOST, &from, k);
+	quiet_end(&q);
+out:
+	stays = attached && mvgal_gpu_detach(m, g);
+	if (stays)
+		printf("# vram: GPU %u stays attached\n", g);
+	if (movable[0])
+		set_param("movable_pools", movable);
+	for (int i = 0; i < n; i++)
+		close(s[i].fd);
+	/* The other sections count the stock test bed's GPUs. */
+	if (!stays && system("rmmod mvgal_vram"))
+		printf("# vram: rmmod mvgal_vram failed\n");
+}
+
 static bool wanted(int argc, char **argv, const char *group)
 {
 	if (argc < 2)
@@ -2105,6 +2357,8 @@ int main(int argc, char **argv)
 		bench_export(m, g0);
 	if (wanted(argc, argv, "watch"))
 		bench_watch(m, g0);
+	if (wanted(argc, argv, "vram"))
+		bench_vram(m);
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;

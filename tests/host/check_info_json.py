@@ -115,6 +115,12 @@ check("json: heap regions and NUMA nodes",
       and [r["total"] for r in h["regions"][1:]] == [g["pool"]["size"] for g in gpus]
       and [n["numa_node"] for n in h["nodes"]] == [0, 1]
       and sum(n["total"] for n in h["nodes"]) == h["regions"][0]["total"])
+# GET_HEAP says where each region is, pools as GPU_INFO does.
+check("json: heap regions say where they are; pools as their GPUs' pool memory and flags",
+      all(r["memory"] == "system" for r in h["regions"] + h["nodes"])
+      and [(r["memory"], r["peer2peer"], r["movable"]) for r in h["regions"][1:]]
+      == [(g["pool"]["memory"], g["pool"]["peer2peer"], g["pool"]["movable"])
+          for g in gpus])
 paths = {(p["src"], p["dst"]): p for p in d["paths"]}
 vg = vgem[0]["index"]
 check("json: 12 paths; vgem uses virtio-gpu pools in place, not the reverse",

@@ -85,17 +85,53 @@ static inline int host_bo(struct mvgal *m, uint64_t size, uint32_t *h)
 			       MVGAL_GPU_ANY, h);
 }
 
-/* A mapping of GPU @gpu's whole pool. */
+/*
+ * The stand-in pass (helpers.h): the stand-in's pool, dma-buf @dmabuf,
+ * through the stand-in (its BAR, or its mapping of the pages where its
+ * driver pinned the pool in system memory). NULL unless pinned: a pool
+ * that may move would leave the mapping behind.
+ */
+static inline uint8_t *map_standin_pool(int dmabuf)
+{
+	struct standin s;
+	uint32_t where;
+	int pinned = 0;
+	uint8_t *p;
+
+	if (standin_get(&s))
+		return NULL;
+	p = standin_map_dmabuf(&s, dmabuf, POOL_BYTES, &where, &pinned);
+	close(s.fd);
+	if (p && !pinned) {
+		fprintf(stderr, "# the stand-in's pool is not pinned (movable_pools?)\n");
+		munmap(p, POOL_BYTES);
+		p = NULL;
+	}
+	return p;
+}
+
+/*
+ * A mapping of GPU @gpu's whole pool, through its own driver (the pool's
+ * dma-buf, or for the stand-in, see above): not through mvgal.
+ */
 static inline uint8_t *map_pool(int fd, uint32_t gpu)
 {
 	struct drm_mvgal_pool_fd p = { .gpu = gpu };
+	struct drm_mvgal_gpu_info gi = { .gpu = gpu };
 	void *va;
 
 	if (drmIoctl(fd, DRM_IOCTL_MVGAL_POOL_FD, &p))
 		return NULL;
-	va = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd, 0);
+	if (standin_role() >= 0 && !drmIoctl(fd, DRM_IOCTL_MVGAL_GPU_INFO, &gi) &&
+	    !strcmp(gi.driver, "mvgal_vram")) {
+		va = map_standin_pool(p.fd);
+	} else {
+		va = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, p.fd, 0);
+		if (va == MAP_FAILED)
+			va = NULL;
+	}
 	close(p.fd);
-	return va == MAP_FAILED ? NULL : va;
+	return va;
 }
 
 static inline int begin1(struct mvgal *m, uint32_t gpu, uint32_t flags, uint32_t h,

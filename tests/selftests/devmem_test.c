@@ -11,11 +11,14 @@
  * The debug kernel has CONFIG_PCI_P2PDMA and CONFIG_DMABUF_MOVE_NOTIFY, so
  * an amdgpu-like driver keeps the pool in VRAM there; Debian's kernels
  * have neither, and it moves the pool to system memory and pins it.
+ *
+ * Not in the stand-in pass (run-selftests.sh): it is the stand-in's own.
  */
 #include <mvgal/mvgal.h>
 
 #include "kselftest_harness.h"
 #include "standin.h"
+#include "../common/write_param.h"
 
 #define POOL_MIB 64
 #define MOVABLE "/sys/module/mvgal/parameters/movable_pools"
@@ -35,7 +38,7 @@ FIXTURE(devmem) {
 	struct standin s[2];
 	int n;
 	struct mvgal *m;
-	uint32_t pool;		/* the stand-in's handle of the pool buffer */
+	uint32_t pool;		/* the stand-in's handle of the pool, or 0 */
 	struct drm_mvgal_vram_bo_info pi;
 	uint32_t gpu;
 	bool attached;
@@ -71,22 +74,54 @@ FIXTURE_TEARDOWN(devmem)
 		fprintf(stderr, "# rmmod mvgal_vram failed\n");
 }
 
-/* Lends a POOL_MIB dumb buffer of stand-in 0 in @mode: GPU_ATTACH's errno. */
+/*
+ * Lends a POOL_MIB dumb buffer of stand-in 0 in @mode as the boot step
+ * does: through a render node file, with no handle of the buffer left
+ * once it is lent (the driver then tells importers of moves only through
+ * the handle mvgal keeps). GPU_ATTACH's errno.
+ */
 static int lend(FIXTURE_DATA(devmem) *self, const char *mode)
 {
 	struct drm_mode_create_dumb d = {
 		.width = 1024, .height = POOL_MIB * 256, .bpp = 32,
 	};
-	int pfd, ret;
+	struct drm_gem_close c = { 0 };
+	int pfd, node, ret;
 
 	if (set_mode(&self->s[0], mode) ||
 	    drmIoctl(self->s[0].fd, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
 	    drmPrimeHandleToFD(self->s[0].fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd))
 		return -EPROTO;
-	self->pool = d.handle;
-	ret = mvgal_gpu_attach(self->m, self->s[0].fd, pfd, MVGAL_GPU_ANY, &self->gpu);
+	c.handle = d.handle;
+	node = render_open(&self->s[0]);
+	if (drmIoctl(self->s[0].fd, DRM_IOCTL_GEM_CLOSE, &c) || node < 0) {
+		close(pfd);
+		return -EPROTO;
+	}
+	self->pool = 0;
+	ret = mvgal_gpu_attach(self->m, node, pfd, MVGAL_GPU_ANY, &self->gpu);
+	close(node);
 	close(pfd);
 	self->attached = !ret;
+	return ret;
+}
+
+/*
+ * The stand-in's handle of the lent buffer, to look at it as its driver
+ * holds it (an import of mvgal's POOL_FD: the same object). A test that
+ * checks that mvgal follows moves on its own takes it only after them.
+ */
+static int pool_handle(FIXTURE_DATA(devmem) *self)
+{
+	struct drm_mvgal_pool_fd p = { .gpu = self->gpu };
+	int ret;
+
+	if (self->pool)
+		return 0;
+	if (drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_POOL_FD, &p))
+		return -errno;
+	ret = drmPrimeFDToHandle(self->s[0].fd, p.fd, &self->pool);
+	close(p.fd);
 	return ret;
 }
 
@@ -117,7 +152,7 @@ static uint8_t *pool_bytes(FIXTURE_DATA(devmem) *self, uint64_t off,
 {
 	uint8_t *p;
 
-	if (bo_info(self->s[0].fd, self->pool, &self->pi))
+	if (pool_handle(self) || bo_info(self->s[0].fd, self->pool, &self->pi))
 		return NULL;
 	if (self->pi.domain == MVGAL_VRAM_DOMAIN_VRAM) {
 		*maplen = len + ((self->pi.offset + off) & 4095);
@@ -158,6 +193,7 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 	fill(data, SIZE, 21);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	if (p2p_kernel()) {
 		int fd;
@@ -188,6 +224,137 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 }
 
 /*
+ * The pool lent, back in VRAM where its driver keeps it there (other
+ * GPUs' import probes may have moved it; see above), mapped again by a
+ * write through mvgal; GPU_INFO in *@gi.
+ */
+static int lend_settled(FIXTURE_DATA(devmem) *self,
+			struct drm_mvgal_gpu_info *gi)
+{
+	static uint8_t data[SIZE];
+	uint32_t h;
+	int ret;
+
+	ret = lend(self, "amdgpu");
+	if (!ret)
+		ret = validate(&self->s[0]);
+	if (!ret)
+		ret = mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID, self->gpu, &h);
+	if (ret)
+		return ret;
+	fill(data, SIZE, 25);
+	ret = mvgal_bo_write(self->m, h, 0, data, SIZE);
+	mvgal_bo_destroy(self->m, h);
+	return ret ? ret : mvgal_gpu_info(self->m, self->gpu, gi);
+}
+
+/*
+ * GET_HEAP says where the pool's region is, as GPU_INFO does: device
+ * memory behind the BAR (peer-to-peer, movable) where the kernel lets
+ * the driver keep it in VRAM, system RAM elsewhere.
+ */
+TEST_F(devmem, the_heap_says_where_the_pool_is)
+{
+	struct drm_mvgal_heap_region r[MVGAL_MAX_GPUS + 1];
+	struct drm_mvgal_gpu_info gi;
+	uint32_t nr = MVGAL_MAX_GPUS + 1, i, found = 0;
+
+	ASSERT_EQ(0, lend_settled(self, &gi));
+	ASSERT_EQ(0, mvgal_get_heap(self->m, r, &nr, NULL, NULL));
+	ASSERT_GE(MVGAL_MAX_GPUS + 1, nr);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[0].memory);
+	EXPECT_EQ(0, r[0].pool_flags);
+	for (i = 1; i < nr; i++) {
+		if (r[i].gpu != self->gpu)
+			continue;
+		found++;
+		EXPECT_EQ(MVGAL_REGION_POOL, r[i].kind);
+		EXPECT_EQ(gi.pool_memory, r[i].memory);
+		EXPECT_EQ(gi.pool_flags, r[i].pool_flags);
+		if (p2p_kernel()) {
+			EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, r[i].memory);
+			EXPECT_EQ(MVGAL_POOL_PEER2PEER | MVGAL_POOL_MOVABLE,
+				  r[i].pool_flags);
+		} else {
+			EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r[i].memory);
+		}
+	}
+	EXPECT_EQ(1, found);
+}
+
+/*
+ * The path selector on the stand-in's pool, as GET_PATH reports it.
+ * Before a calibration, data in a pool in device memory goes to the host
+ * through a bounce buffer (STAGING: the BAR is read once, in streaming
+ * loads, not with plain loads by the copy itself), and the reason is the
+ * I/O-memory source; a pool in system RAM is copied directly. After
+ * CALIBRATE both directions have figures for every possible method, and
+ * the costs decide. Nothing here depends on what the figures are.
+ */
+TEST_F(devmem, the_selector_stages_reads_of_the_bar_until_calibrated)
+{
+	const uint32_t cpu = 1U << MVGAL_METHOD_CPU_COPY | 1U << MVGAL_METHOD_STAGING;
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_path to, from;
+	uint32_t paths = 0, pool;
+	bool device;
+
+	ASSERT_EQ(0, write_param("/sys/module/mvgal/parameters/force_method", "-1"));
+	ASSERT_EQ(0, lend_settled(self, &gi));
+	pool = 1 + self->gpu;
+	device = gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE;
+	if (p2p_kernel()) {
+		ASSERT_TRUE(device);
+	} else {
+		ASSERT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
+	}
+
+	/* A GPU just attached: its paths are not measured yet. */
+	ASSERT_EQ(0, mvgal_get_path(self->m, pool, MVGAL_LOC_HOST, 4 << 20, &from));
+	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, pool, 4 << 20, &to));
+	EXPECT_EQ(cpu, from.methods);
+	EXPECT_EQ(cpu, to.methods);
+	EXPECT_EQ(0, from.forced);
+	EXPECT_EQ(0, from.measured);
+	EXPECT_EQ(0, to.measured);
+	for (int m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		EXPECT_EQ(0, from.bandwidth[m]);
+		EXPECT_EQ(0, to.bandwidth[m]);
+	}
+	EXPECT_EQ(device ? MVGAL_METHOD_STAGING : MVGAL_METHOD_CPU_COPY, from.chosen);
+	EXPECT_EQ(device ? MVGAL_WHY_IOMEM_SOURCE : MVGAL_WHY_CPU_DIRECT, from.why);
+	/* Writes to a BAR stream: the host's pages are read directly. */
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, to.chosen);
+	EXPECT_EQ(MVGAL_WHY_CPU_DIRECT, to.why);
+
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &paths));
+	EXPECT_LE(2, paths);
+	ASSERT_EQ(0, mvgal_get_path(self->m, pool, MVGAL_LOC_HOST, 4 << 20, &from));
+	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, pool, 4 << 20, &to));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	/* Still where it was: the figures are of the same memory. */
+	EXPECT_EQ(device, gi.pool_memory == MVGAL_POOL_MEMORY_DEVICE);
+	for (int m = 0; m < MVGAL_METHOD_COUNT; m++) {
+		if (!(cpu & (1U << m)))
+			continue;
+		EXPECT_LT(0, from.bandwidth[m]) TH_LOG("pool -> host, method %d", m);
+		EXPECT_LT(0, to.bandwidth[m]) TH_LOG("host -> pool, method %d", m);
+		EXPECT_NE(~0ULL, from.cost_ns[m]);
+		EXPECT_NE(~0ULL, to.cost_ns[m]);
+	}
+	EXPECT_NE(0, from.calibrated_ns);
+	EXPECT_EQ(1, from.measured);
+	EXPECT_EQ(1, to.measured);
+	EXPECT_TRUE(cpu & (1U << from.chosen));
+	EXPECT_TRUE(cpu & (1U << to.chosen));
+	/* The choice is the cheapest figure reported. */
+	EXPECT_GE(from.cost_ns[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING - from.chosen],
+		  from.cost_ns[from.chosen]);
+	EXPECT_GE(to.cost_ns[MVGAL_METHOD_CPU_COPY + MVGAL_METHOD_STAGING - to.chosen],
+		  to.cost_ns[to.chosen]);
+}
+
+/*
  * The driver evicts the pool (TTM's eviction under VRAM pressure): where
  * it may move the pool, mvgal waits for its copies, maps the pool again
  * where the driver put it, and every byte is still there; a pinned pool
@@ -197,7 +364,7 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 {
 	static uint8_t data[SIZE], back[SIZE];
 	struct drm_mvgal_gpu_info gi;
-	uint64_t moves0, bo_moves0;
+	uint64_t moves0;
 	size_t maplen;
 	int64_t off;
 	uint8_t *p;
@@ -212,11 +379,13 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	moves0 = gi.pool_moves;
-	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
-	bo_moves0 = self->pi.moves;
 	if (p2p_kernel()) {
-		ASSERT_EQ(MVGAL_VRAM_DOMAIN_VRAM, self->pi.domain);
+		ASSERT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
 	}
+	/*
+	 * No handle of the buffer but mvgal's: the driver tells mvgal of
+	 * the move only through it.
+	 */
 	ASSERT_EQ(0, evict(&self->s[0]));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	if (p2p_kernel()) {
@@ -236,13 +405,16 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 	munmap(base, maplen);
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	if (p2p_kernel()) {
-		/* Out to system memory, and back into VRAM by its next map. */
+		/*
+		 * Out to system memory, and back into VRAM by mvgal's next
+		 * map (which asked for that move: mvgal counts the eviction).
+		 */
 		EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, self->pi.domain);
 		EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
-		EXPECT_LE(bo_moves0 + 2, self->pi.moves);
+		EXPECT_LE(moves0 + 1, gi.pool_moves);
 	} else {
 		EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
-		EXPECT_EQ(bo_moves0, self->pi.moves);
+		EXPECT_EQ(moves0, gi.pool_moves);
 	}
 	mvgal_bo_destroy(self->m, h);
 }
@@ -352,6 +524,7 @@ TEST_F(devmem, each_drivers_rules_decide_the_pool)
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
 	EXPECT_EQ(1, self->pi.pin_count);
@@ -371,6 +544,7 @@ TEST_F(devmem, by_default_a_movable_pool_is_pinned)
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, self->pi.domain);
 	EXPECT_EQ(1, self->pi.pin_count);
@@ -378,6 +552,76 @@ TEST_F(devmem, by_default_a_movable_pool_is_pinned)
 	ASSERT_EQ(0, evict(&self->s[0]));
 	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
 	EXPECT_EQ(0, gi.pool_moves);
+}
+
+/* The stand-in module's references: open files, dma-bufs, imports. */
+static int vram_refs(void)
+{
+	FILE *f = fopen("/sys/module/mvgal_vram/refcnt", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * A pool that follows its driver's moves keeps a handle of the buffer in
+ * the file the attach was given, open until the detach, which gives both
+ * up: the driver's module is then held by nothing of mvgal's.
+ */
+TEST_F(devmem, a_followed_pool_holds_its_file_until_the_detach)
+{
+	struct drm_mvgal_gpu_info gi;
+	int refs = vram_refs();
+
+	ASSERT_LE(0, refs);
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	if (p2p_kernel()) {
+		EXPECT_EQ(MVGAL_POOL_MOVABLE, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	} else {
+		EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	}
+	/* The dma-buf at least; with a kept file, that too. */
+	EXPECT_LE(refs + (p2p_kernel() ? 2 : 1), vram_refs());
+	ASSERT_EQ(0, mvgal_gpu_detach(self->m, self->gpu));
+	self->attached = false;
+	EXPECT_EQ(refs, vram_refs());
+}
+
+/*
+ * mvgal never keeps a DRM master's file open (the display server could
+ * not become master): given one, it pins the pool instead of following.
+ */
+TEST_F(devmem, a_masters_file_is_not_kept)
+{
+	struct drm_mode_create_dumb d = {
+		.width = 1024, .height = POOL_MIB * 256, .bpp = 32,
+	};
+	struct drm_mvgal_gpu_info gi;
+	int pfd;
+
+	if (!p2p_kernel())
+		SKIP(return, "pools are pinned anyway without CONFIG_DMABUF_MOVE_NOTIFY");
+	if (!drmIsMaster(self->s[0].fd))
+		SKIP(return, "the stand-in's card node has another master");
+	ASSERT_EQ(0, set_mode(&self->s[0], "amdgpu"));
+	ASSERT_EQ(0, drmIoctl(self->s[0].fd, DRM_IOCTL_MODE_CREATE_DUMB, &d));
+	self->pool = d.handle;
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[0].fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd));
+	ASSERT_EQ(0, mvgal_gpu_attach(self->m, self->s[0].fd, pfd, MVGAL_GPU_ANY,
+				      &self->gpu));
+	close(pfd);
+	self->attached = true;
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	EXPECT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
+	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
+	EXPECT_EQ(1, self->pi.pin_count);
 }
 
 /*

@@ -120,7 +120,14 @@ static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
 	uint32_t s;
 	int fence, ret;
 
-	ret = begin1(m, g, MVGAL_ACCESS_READ, h, 0, 0, &a, &s, &fence, copied);
+	/*
+	 * The stand-in pass: the stand-in's driver imports the virtio-gpus'
+	 * pools, and a use of a buffer a peer holds whole would be in place,
+	 * in no pool of its own; these tests are about its own pool.
+	 */
+	ret = begin1(m, g, MVGAL_ACCESS_READ |
+		     (standin_role() >= 0 ? MVGAL_ACCESS_NO_IN_PLACE : 0),
+		     h, 0, 0, &a, &s, &fence, copied);
 	if (ret)
 		return ret;
 	ret = settle(fence);
@@ -542,6 +549,59 @@ TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
 	free(b);
 }
 
+/*
+ * A buffer whose pages move is waited for, not passed by, when it is the
+ * one to go: ranked first (least recently used) while its pages move in
+ * batches under its lock, it is still what the next request for room
+ * evicts, and the buffer used after it stays. (Passing it by evicted the
+ * other, and the eviction order mvgal-info showed was not the one kept:
+ * evict_test.info_shows_the_order_and_evictions failed so at times.)
+ */
+TEST_F(evict, a_buffer_whose_pages_move_is_not_passed_by)
+{
+	const uint64_t size = (48u << 20) + 4321;
+	struct drm_mvgal_bo_info info;
+	cpu_set_t cpu0;
+	uint8_t *b = malloc(size);
+	uint32_t big;
+
+	ASSERT_NE(NULL, b);
+	/* Created on node 0, used by the GPU on node 1: its pages move. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, host_bo(self->m, size, &big));
+	fill(b, size, 9);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, big, 0, b, size));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
+	ASSERT_EQ(0, info.numa_node);
+
+	/* Room for the big buffer and one test buffer. */
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
+				      &(uint64_t){ ((size + 4095) & ~4095ull) + PSZ },
+				      NULL));
+	ASSERT_EQ(0, use(self->m, self->g1, big, NULL));
+	ASSERT_EQ(0, use(self->m, self->g1, self->h[0], NULL));
+	/* The big one's pages are moving (12,289 of them): it goes first. */
+	EXPECT_EQ(0, use(self->m, self->g1, self->h[1], NULL));
+	EXPECT_FALSE(placed(self->m, self->g1, big));
+	EXPECT_TRUE(placed(self->m, self->g1, self->h[0]));
+	EXPECT_TRUE(placed(self->m, self->g1, self->h[1]));
+
+	for (int k = 0; k < 20000; k++) {
+		ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
+		if (info.numa_node == 1)
+			break;
+		usleep(1000);
+	}
+	EXPECT_EQ(1, info.numa_node);
+	memset(b, 0, size);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, big, 0, b, size));
+	EXPECT_EQ(-1, check(b, size, 0, 9));
+	mvgal_bo_destroy(self->m, big);
+	free(b);
+}
+
 /* A placement whose work has not finished stays until its fence signals. */
 TEST_F(evict, pending_work_is_never_evicted)
 {
@@ -603,6 +663,7 @@ TEST_F(evict, info_shows_the_order_and_evictions)
 		.workload = MVGAL_WORKLOAD_COMPUTE, .preferred = MVGAL_GPU_ANY,
 	};
 	char want[96];
+	bool shown;
 
 	/*
 	 * Earlier tests' buffers end in a work item: wait for them to leave
@@ -622,7 +683,22 @@ TEST_F(evict, info_shows_the_order_and_evictions)
 	EXPECT_TRUE(info_shows(want)) TH_LOG("%s", want);
 	snprintf(want, sizeof(want), "first to go first): buffer %llu (",
 		 (unsigned long long)id_of(self->m, self->h[1]));
-	EXPECT_TRUE(info_shows(want)) TH_LOG("%s", want);
+	shown = info_shows(want);
+	EXPECT_TRUE(shown) TH_LOG("%s", want);
+	if (!shown) {
+		struct drm_mvgal_lru_entry e[4];
+		struct drm_mvgal_pool_lru l = lru_of(self->m, self->g0, e, 4);
+
+		for (int i = 0; i < 4; i++)
+			TH_LOG("h%d: buffer %llu", i,
+			       (unsigned long long)id_of(self->m, self->h[i]));
+		for (uint32_t i = 0; i < l.count && i < 4; i++)
+			TH_LOG("lru %u: buffer %llu last %llu ahead %llu flags %x", i,
+			       (unsigned long long)e[i].bo_id,
+			       (unsigned long long)e[i].last_use,
+			       (unsigned long long)e[i].ahead, e[i].flags);
+		run("mvgal-info --buffers | grep -A2 'first to go' >&2");
+	}
 	EXPECT_TRUE(info_shows("advice: compute, preferred none"));
 	EXPECT_TRUE(info_shows("prefetch: "));
 }

@@ -4,6 +4,8 @@
 # signals that end it) and the module-not-loaded message. TAP output.
 # (Its --json output, --watch's too, is parsed by a JSON parser on the
 # host: run-check.sh.)
+# Not in the stand-in pass (run-selftests.sh): it expects the boot's four
+# GPUs by their node names.
 n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
@@ -28,7 +30,7 @@ unload() {
 	rmmod mvgal
 }
 
-echo "1..26"
+echo "1..27"
 rm -f /etc/mvgal/mvgal.conf
 # A fresh module: other tests leave GPUs attached.
 unload && modprobe mvgal || echo "# could not reload mvgal"
@@ -147,7 +149,29 @@ stop_watch TERM
 check "SIGTERM ends --watch: exit 0, output of whole sample lines" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test -s /tmp/watch.sig && test -z "$(tail -c 1 /tmp/watch.sig)" && ! grep -qv "^sample=" /tmp/watch.sig'
 wait "$stress" || echo "# mvgal_stress (the workload) exited $?: $(tail -n 3 /tmp/stress.out | tr '\n' ' ')"
 
+# The VRAM stand-ins' pools (tests/vram): the heap says where each pool
+# is, in the words of its GPU's "pool memory" line (GET_HEAP's region
+# against GPU_INFO; device memory on the debug kernel with movable_pools,
+# system RAM where the stand-in's driver moved it to share it).
+heap_where() { # the stand-ins' "pool memory" lines and every pool's heap "in" line, as "GPU where"
+	awk '/^  GPU [0-9]+: mvgal_vram/ { g = $2; sub(":", "", g); next }
+	     /^  GPU [0-9]+:/ { g = "" }
+	     g != "" && /^ +pool memory: / { sub(/^ +pool memory: /, ""); sub(/; moved [0-9]+ times$/, ""); print g, $0 > "/tmp/where.gpu" }
+	     /^  region [0-9]+: GPU [0-9]+ pool/ { r = $4; next }
+	     r != "" && /^ +in / { sub(/^ +in /, ""); print r, $0 > "/tmp/where.heap"; r = "" }' /tmp/info.out
+}
+rm -f /tmp/where.gpu /tmp/where.heap
+if modprobe mvgal_vram; then
+	MVGAL_CONFIG=/tmp/attach.conf info --attach
+	heap_where
+	check "a stand-in's pool: the heap says where it is as GPU_INFO does ($(head -n 1 /tmp/where.gpu 2>/dev/null))" \
+		sh -c 'test "$(cat /tmp/info.rc)" = 0 && test -s /tmp/where.gpu && test "$(grep -cFxf /tmp/where.gpu /tmp/where.heap)" = "$(wc -l </tmp/where.gpu)"'
+else
+	nok "a stand-in's pool: modprobe mvgal_vram failed"
+fi
+
 unload
+rmmod mvgal_vram 2>/dev/null
 info
 modprobe mvgal
 check "module not loaded: exit 3 and a clear message" sh -c 'test "$(cat /tmp/info.rc)" = 3 && grep -q "mvgal kernel module is not loaded" /tmp/info.err && test ! -s /tmp/info.out'

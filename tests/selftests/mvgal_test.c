@@ -2,6 +2,7 @@
 /*
  * mvgal guest selftests: the module, its first ioctl and its parameters.
  * Run as root inside the test guest (tools/vm/run), with mvgal loaded.
+ * Not in the stand-in pass (run-selftests.sh): it uses no GPU's pool.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -3,6 +3,11 @@
  * DMA-BUF sharing: export to vgem (a real importer), the sharing modes,
  * and import of vgem, virtio-gpu and system dma-heap buffers. Data is
  * written through one driver's mapping and read through the other's.
+ *
+ * Not in the stand-in pass (run-selftests.sh, helpers.h): what it checks
+ * is vgem's and virtio-gpu's importing and exporting, each driver named;
+ * the VRAM stand-in's own dma-buf rules are vram_test's and devmem_test's,
+ * and its pool as an importer of mvgal's buffers is the other suites'.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -7,78 +7,41 @@
 #ifndef MVGAL_SELFTEST_STANDIN_H
 #define MVGAL_SELFTEST_STANDIN_H
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
 
-#include "../vram/mvgal_vram_drm.h"
+#include "standin_dev.h"
 
 #define SIZE (3 * 4096 + 1234)		/* not a page multiple */
 #define MAPPED 16384			/* SIZE rounded up to pages */
 
-struct standin {
-	int fd;			/* the card node */
-	char pci[PATH_MAX];	/* the PCI device's sysfs directory */
-	uint64_t bar;		/* BAR 2's bus address */
-	uint64_t bar_size;
-};
-
 /* The stand-ins, in PCI order: their card nodes, sysfs directories, BARs. */
 static inline int find_standins(struct standin *s, int max)
 {
-	struct dirent **ents;
-	int n, i, found = 0;
+	return standin_find(s, max);
+}
 
-	n = scandir("/sys/class/drm", &ents, NULL, alphasort);
-	for (i = 0; i < n; i++) {
-		char path[PATH_MAX + 32], link[PATH_MAX];
-		unsigned long long start, end, flags;
-		ssize_t l;
-		FILE *f;
+/* A new file of @s's render node: never the DRM master, as a card node
+ * file opened first would be.
+ */
+static inline int render_open(struct standin *s)
+{
+	drmDevicePtr d;
+	int fd = -1;
 
-		if (strncmp(ents[i]->d_name, "card", 4) || strchr(ents[i]->d_name, '-') ||
-		    found == max)
-			goto next;
-		snprintf(path, sizeof(path), "/sys/class/drm/%s/device/driver", ents[i]->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l < 0)
-			goto next;
-		link[l] = 0;
-		if (strcmp(strrchr(link, '/') + 1, "mvgal_vram"))
-			goto next;
-		snprintf(path, sizeof(path), "/sys/class/drm/%s/device", ents[i]->d_name);
-		if (!realpath(path, s[found].pci))
-			goto next;
-		snprintf(path, sizeof(path), "%s/resource", s[found].pci);
-		f = fopen(path, "r");
-		for (int b = 0; f && b <= 2; b++)
-			if (fscanf(f, "%llx %llx %llx", &start, &end, &flags) != 3)
-				break;
-		if (f)
-			fclose(f);
-		s[found].bar = start;
-		s[found].bar_size = end - start + 1;
-		snprintf(path, sizeof(path), "/dev/dri/%s", ents[i]->d_name);
-		s[found].fd = open(path, O_RDWR | O_CLOEXEC);
-		if (s[found].fd >= 0)
-			found++;
-next:
-		free(ents[i]);
-	}
-	free(ents);
-	return found;
+	if (drmGetDevice2(s->fd, 0, &d))
+		return -1;
+	if (d->available_nodes & (1 << DRM_NODE_RENDER))
+		fd = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+	drmFreeDevice(&d);
+	return fd;
 }
 
 static inline int set_mode(struct standin *s, const char *mode)
@@ -117,41 +80,19 @@ static inline int dumb_create(int fd, uint32_t *handle)
 
 static inline int bo_info(int fd, uint32_t handle, struct drm_mvgal_vram_bo_info *i)
 {
-	memset(i, 0, sizeof(*i));
-	i->handle = handle;
-	return drmIoctl(fd, DRM_IOCTL_MVGAL_VRAM_BO_INFO, i) ? -errno : 0;
+	return standin_bo_info(fd, handle, i);
 }
 
 /* The buffer's own mapping, through the card node. */
 static inline uint8_t *bo_map(int fd, uint32_t handle, size_t len)
 {
-	struct drm_mode_map_dumb m = { .handle = handle };
-	void *p;
-
-	if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
-		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, m.offset);
-	return p == MAP_FAILED ? NULL : p;
+	return standin_bo_map(fd, handle, len);
 }
 
 /* The BAR itself, not through the driver: sysfs resource2. */
 static inline uint8_t *bar_map(struct standin *s, uint64_t off, size_t len, void **base)
 {
-	char path[PATH_MAX + 32];
-	uint64_t pg = off & ~4095ull;
-	void *p;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/resource2", s->pci);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	p = mmap(NULL, len + (off - pg), PROT_READ | PROT_WRITE, MAP_SHARED, fd, pg);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	*base = p;
-	return (uint8_t *)p + (off - pg);
+	return standin_bar_map(s, off, len, base);
 }
 
 static inline void fill(uint8_t *p, size_t n, unsigned int seed)

@@ -203,23 +203,49 @@ static int heap(int fd, void *r, uint32_t *nr, void *n, uint32_t *nn,
 
 TEST_F(uapi, heap_strides)
 {
-	struct drm_mvgal_heap_region r0[9], n0[8], r1[9], n1[8];
+	static uint8_t v1[2][9 * MVGAL_HEAP_REGION_SIZE_V1];
+	const uint32_t v1_strides[] = { 0, MVGAL_HEAP_REGION_SIZE_V1 };
+	struct drm_mvgal_heap_region r0[9], n0[8];
 	const size_t big = sizeof(struct drm_mvgal_heap_region) + EXTRA;
-	uint32_t nr = 9, nn = 8, nr1 = 9, nn1 = 8, nrb, nnb;
+	uint32_t nr = 9, nn = 8, nrb, nnb;
 	uint8_t *rb, *nb;
 
-	ASSERT_EQ(MVGAL_HEAP_REGION_SIZE_V1,
+	/* The region grew after ABI 1 (where it is: memory, pool_flags). */
+	ASSERT_LT(MVGAL_HEAP_REGION_SIZE_V1,
 		  sizeof(struct drm_mvgal_heap_region));
-	ASSERT_EQ(0, heap(self->fd, r0, &nr, n0, &nn, 0));
-	ASSERT_EQ(0, heap(self->fd, r1, &nr1, n1, &nn1,
-			  MVGAL_HEAP_REGION_SIZE_V1));
-	ASSERT_EQ(nr, nr1);
-	ASSERT_EQ(nn, nn1);
-	for (uint32_t i = 0; i < nr; i++) {
-		EXPECT_EQ(r0[i].kind, r1[i].kind);
-		EXPECT_EQ(r0[i].gpu, r1[i].gpu);
-		EXPECT_EQ(r0[i].total, r1[i].total);
+	ASSERT_EQ(0, heap(self->fd, r0, &nr, n0, &nn, sizeof(r0[0])));
+	ASSERT_LE(1, nr);
+	EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, r0[0].memory);
+	for (uint32_t i = 1; i < nr; i++) {
+		struct drm_mvgal_gpu_info gi = { .gpu = r0[i].gpu };
+
+		ASSERT_EQ(0, raw(self->fd, DRM_IOCTL_MVGAL_GPU_INFO, &gi));
+		EXPECT_EQ(gi.pool_memory, r0[i].memory);
+		EXPECT_EQ(gi.pool_flags, r0[i].pool_flags);
 	}
+	for (uint32_t i = 0; i < nn; i++)
+		EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, n0[i].memory);
+	/* A stride of 0 is ABI 1's element: the same regions, packed, and
+	 * not one byte past them.
+	 */
+	for (unsigned int k = 0; k < 2; k++) {
+		uint32_t nr1 = 9, nn1 = 0;
+
+		memset(v1[k], GUARD, sizeof(v1[k]));
+		ASSERT_EQ(0, heap(self->fd, v1[k], &nr1, NULL, &nn1, v1_strides[k]));
+		ASSERT_EQ(nr, nr1);
+		for (uint32_t i = 0; i < nr; i++) {
+			struct drm_mvgal_heap_region *e =
+				elem(v1[k], i, MVGAL_HEAP_REGION_SIZE_V1);
+
+			EXPECT_EQ(r0[i].kind, e->kind);
+			EXPECT_EQ(r0[i].gpu, e->gpu);
+			EXPECT_EQ(r0[i].total, e->total);
+		}
+		EXPECT_TRUE(all_are(elem(v1[k], nr, MVGAL_HEAP_REGION_SIZE_V1),
+				    (9 - nr) * MVGAL_HEAP_REGION_SIZE_V1, GUARD));
+	}
+	EXPECT_EQ(0, memcmp(v1[0], v1[1], nr * MVGAL_HEAP_REGION_SIZE_V1));
 
 	rb = malloc((nr + 1) * big);
 	nb = malloc((nn + 1) * big);
@@ -238,6 +264,8 @@ TEST_F(uapi, heap_strides)
 		EXPECT_EQ(r0[i].kind, e->kind);
 		EXPECT_EQ(r0[i].gpu, e->gpu);
 		EXPECT_EQ(r0[i].total, e->total);
+		EXPECT_EQ(r0[i].memory, e->memory);
+		EXPECT_EQ(r0[i].pool_flags, e->pool_flags);
 		EXPECT_TRUE(all_are(e + 1, EXTRA, 0));
 	}
 	for (uint32_t i = 0; i < nn; i++) {

@@ -4,7 +4,9 @@
  * attached, with a placement holding the only current bytes of a buffer,
  * a CPU mapping and a live session. New use is -ENODEV; the bytes come
  * home (the guest's pools are RAM, still readable); detach works; the
- * device bound again is attached again and used.
+ * device bound again is attached again and used. In the stand-in pass
+ * (helpers.h) the GPU unbound is the VRAM stand-in, from its PCI driver:
+ * its BAR's kernel mapping stays until its last reference goes.
  */
 #include <errno.h>
 #include <glob.h>
@@ -23,9 +25,15 @@
 #include "coherence.h"
 
 #define VIRTIO_GPU_DRV "/sys/bus/virtio/drivers/virtio_gpu"
+#define STANDIN_DRV "/sys/bus/pci/drivers/mvgal_vram"
 
-/* The virtio device ("virtioN") under the PCI device of GPU @g. */
-static int virtio_name(struct mvgal *m, int g, char *name, size_t len)
+/*
+ * The device of GPU @g as its driver binds it: the virtio device
+ * ("virtioN") under a virtio-gpu's PCI device, or the stand-in's PCI
+ * device; its driver's directory in @drv, the driver's module in @mod.
+ */
+static int device_name(struct mvgal *m, int g, char *name, size_t len,
+		       const char **drv, const char **mod)
 {
 	struct drm_mvgal_gpu_info gi;
 	char pattern[128];
@@ -35,6 +43,14 @@ static int virtio_name(struct mvgal *m, int g, char *name, size_t len)
 	ret = mvgal_gpu_info(m, g, &gi);
 	if (ret)
 		return ret;
+	if (!strcmp(gi.driver, "mvgal_vram")) {
+		snprintf(name, len, "%s", gi.slot);
+		*drv = STANDIN_DRV;
+		*mod = "mvgal_vram";
+		return 0;
+	}
+	*drv = VIRTIO_GPU_DRV;
+	*mod = "virtio_gpu";
 	snprintf(pattern, sizeof(pattern), "/sys/bus/pci/devices/%s/virtio*", gi.slot);
 	if (glob(pattern, 0, NULL, &gl) || gl.gl_pathc != 1) {
 		globfree(&gl);
@@ -45,23 +61,33 @@ static int virtio_name(struct mvgal *m, int g, char *name, size_t len)
 	return 0;
 }
 
-static bool bound(const char *name)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), VIRTIO_GPU_DRV "/%s", name);
-	return access(path, F_OK) == 0;
-}
-
 FIXTURE(unplug) {
 	COH_FIELDS;
 	char name[32];
+	const char *drv;	/* its driver's sysfs directory */
+	const char *mod;	/* and module */
 };
+
+#define bound(name) drv_has(self->drv, name)
+#define drv_write(what) ({						\
+	char _p[96];							\
+	snprintf(_p, sizeof(_p), "%s/%s", self->drv, what);		\
+	write_param(_p, self->name);					\
+})
+
+static bool drv_has(const char *drv, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", drv, name);
+	return access(path, F_OK) == 0;
+}
 
 FIXTURE_SETUP(unplug)
 {
 	COH_SETUP(self);
-	ASSERT_EQ(0, virtio_name(self->m, self->g1, self->name, sizeof(self->name)));
+	ASSERT_EQ(0, device_name(self->m, self->g1, self->name, sizeof(self->name),
+				 &self->drv, &self->mod));
 }
 
 FIXTURE_TEARDOWN(unplug)
@@ -69,7 +95,7 @@ FIXTURE_TEARDOWN(unplug)
 	struct mvgal_config cfg;
 
 	if (!bound(self->name))
-		write_param(VIRTIO_GPU_DRV "/bind", self->name);
+		drv_write("bind");
 	config_64(&cfg);
 	mvgal_attach_all(self->m, &cfg, NULL, NULL);
 	coh_teardown(self->m, self->pool);
@@ -110,7 +136,7 @@ TEST_F(unplug, unbound_gpu_is_refused_its_bytes_come_home_and_it_comes_back)
 	ASSERT_EQ(0, settle(fence));
 
 	ASSERT_TRUE(bound(self->name));
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/unbind", self->name));
+	ASSERT_EQ(0, drv_write("unbind"));
 	ASSERT_FALSE(bound(self->name));
 
 	/* Noticed: gone, and every new use is -ENODEV. */
@@ -144,7 +170,7 @@ TEST_F(unplug, unbound_gpu_is_refused_its_bytes_come_home_and_it_comes_back)
 
 	/* Detach works; bound again, it is attached again and used. */
 	EXPECT_EQ(0, mvgal_gpu_detach(self->m, self->g1));
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/bind", self->name));
+	ASSERT_EQ(0, drv_write("bind"));
 	config_64(&cfg);
 	ASSERT_LE(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
 	ASSERT_EQ(NR_GPUS, gpu_count(self->m));
@@ -228,7 +254,7 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	fill(buf, size, 6);
 	ASSERT_EQ(0, mvgal_bo_write(self->m, hh, 0, buf, size));
 
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/unbind", self->name));
+	ASSERT_EQ(0, drv_write("unbind"));
 	ASSERT_FALSE(bound(self->name));
 
 	/* PLACE_FD and REPLICATE to the gone GPU: -ENODEV, nothing placed. */
@@ -289,7 +315,7 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	EXPECT_EQ(0, detach_when_free(self->m, self->g1));
 
 	/* Bound again and attached again, for the tests after this one. */
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/bind", self->name));
+	ASSERT_EQ(0, drv_write("bind"));
 	config_64(&cfg);
 	ASSERT_LE(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
 	ASSERT_EQ(NR_GPUS, gpu_count(self->m));
@@ -375,7 +401,7 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	if (order == HANDLE_GONE_FIRST)
 		mvgal_bo_destroy(self->m, hx);
 
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/unbind", self->name));
+	ASSERT_EQ(0, drv_write("unbind"));
 	ASSERT_FALSE(bound(self->name));
 
 	EXPECT_EQ(-1, check(xva, size, 0, 8));
@@ -389,10 +415,10 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 		EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
 	if (order != FD_CLOSED_FIRST)
 		close(xfd);
-	refs = module_refcnt("virtio_gpu");
+	refs = module_refcnt(self->mod);
 	ASSERT_LT(0, refs);
 	EXPECT_EQ(0, detach_when_free(self->m, g));
-	EXPECT_EQ(refs - 1, module_refcnt("virtio_gpu"));
+	EXPECT_EQ(refs - 1, module_refcnt(self->mod));
 	if (order != HANDLE_GONE_FIRST) {
 		ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
 		EXPECT_EQ(0, info.resident[1 + g]);
@@ -402,7 +428,7 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 		mvgal_bo_destroy(self->m, hx);
 	}
 
-	ASSERT_EQ(0, write_param(VIRTIO_GPU_DRV "/bind", self->name));
+	ASSERT_EQ(0, drv_write("bind"));
 	config_64(&cfg);
 	ASSERT_LE(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
 	ASSERT_EQ(NR_GPUS, gpu_count(self->m));

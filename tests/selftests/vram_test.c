@@ -6,6 +6,8 @@
  * static importer (vgem) and for a dynamic one that allows peer-to-peer
  * (the other stand-in, behind the same PCIe switch); a buffer moved by an
  * export keeps every byte.
+ *
+ * Not in the stand-in pass (run-selftests.sh): it is the stand-in's own.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -142,12 +142,24 @@ struct wctx {
 	int ngpus;
 	uint8_t *pool[MVGAL_MAX_GPUS];
 	uint8_t *buf;
+	int last_gpu;			/* the pool a session's bytes were in */
 };
 
-static void mismatch(struct wctx *c, const char *how, int b, long at)
+/* What the wrong byte @got at buffer offset @off is: an older version? */
+static void mismatch(struct wctx *c, const char *how, int b, long at,
+		     uint64_t off, uint8_t got)
 {
-	fprintf(stderr, "stress: worker %d: %s of buffer %d: byte %ld of its chunk is wrong\n",
-		c->w, how, b, at);
+	unsigned int v = atomic_load(&sh->version[b][c->w]);
+	char what[64] = "no recent version";
+
+	for (unsigned int back = 1; back <= 8 && back <= v; back++)
+		if (got == pat(b, off, v - back)) {
+			snprintf(what, sizeof(what), "version %u (%u back)",
+				 v - back, back);
+			break;
+		}
+	fprintf(stderr, "stress: worker %d: %s of buffer %d: byte %ld of its chunk is 0x%02x, %s, not version %u\n",
+		c->w, how, b, at, got, what, v);
 	atomic_fetch_add(&sh->mismatches, 1);
 }
 
@@ -195,7 +207,7 @@ static void check_bytes(struct wctx *c, const char *how, int b, const uint8_t *p
 	long at = bad_byte(p, b, off, len, v, v);
 
 	if (at >= 0)
-		mismatch(c, how, b, at);
+		mismatch(c, how, b, at, off + (uint64_t)at, p[at]);
 	atomic_fetch_add(&sh->bytes_checked, len);
 }
 
@@ -217,9 +229,12 @@ static int gpu_session(struct wctx *c, int b, uint32_t flags, uint64_t off,
 		close(fence);
 	}
 	*where = NULL;
+	c->last_gpu = -1;
 	for (int i = 0; i < c->ngpus; i++)
-		if (c->gpus[i] == a.pool_gpu)
+		if (c->gpus[i] == a.pool_gpu) {
 			*where = c->pool[i] + a.pool_offset + off;
+			c->last_gpu = (int)a.pool_gpu;
+		}
 	if (!*where) {	/* the buffer's own pages: through the mapping */
 		*where = c->map[b] + off;
 	}
@@ -274,7 +289,10 @@ static int worker_op(struct wctx *c)
 	case OP_GPU_READ:
 		ret = gpu_session(c, b, MVGAL_ACCESS_READ, off, len, &sess, &where);
 		if (!ret) {
-			check_bytes(c, "GPU read", b, where, off, len);
+			char how[32];
+
+			snprintf(how, sizeof(how), "GPU read (pool %d)", c->last_gpu);
+			check_bytes(c, how, b, where, off, len);
 			ret = mvgal_end(c->m, sess, -1, NULL, 0);
 		}
 		break;

@@ -72,12 +72,42 @@ struct drm_mvgal_vram_bo_info {
 	__u32 pad;
 };
 
+/* &drm_mvgal_vram_copy_time.op */
+#define MVGAL_VRAM_COPY_TOIO		0	/* memcpy_toio(): kernel buffer -> BO */
+#define MVGAL_VRAM_COPY_FROMIO		1	/* memcpy_fromio(): BO -> kernel buffer */
+#define MVGAL_VRAM_COPY_FROM_WC		2	/* drm_memcpy_from_wc(): BO -> kernel buffer */
+#define MVGAL_VRAM_COPY_OPS		3
+
+/**
+ * struct drm_mvgal_vram_copy_time - one timed kernel copy to or from a BO
+ *
+ * The baselines of mvgal's benchmark (tests/bench): the kernel's own
+ * copies between a vmalloc buffer (pages behind one kernel mapping, as
+ * mvgal's host copy of a buffer is) and the BO's range of the BAR through
+ * the driver's write-combined mapping, with nothing else around them.
+ * Card node only, CAP_SYS_ADMIN. Errors: -EINVAL (bad op, size 0 or over
+ * the BO, non-zero pad), -EXDEV (the BO is not in VRAM), -EPERM.
+ */
+struct drm_mvgal_vram_copy_time {
+	/** @handle: (in) GEM handle of a buffer of this device */
+	__u32 handle;
+	/** @op: (in) MVGAL_VRAM_COPY_* */
+	__u32 op;
+	/** @size: (in) bytes, from the BO's start */
+	__u64 size;
+	/** @ns: (out) CLOCK_MONOTONIC time of the copy (and its wmb()) */
+	__u64 ns;
+};
+
 #define DRM_MVGAL_VRAM_BO_CREATE	0x00
 #define DRM_MVGAL_VRAM_BO_INFO		0x01
+#define DRM_MVGAL_VRAM_COPY_TIME	0x02
 
 #define DRM_IOCTL_MVGAL_VRAM_BO_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_VRAM_BO_CREATE, struct drm_mvgal_vram_bo_create)
 #define DRM_IOCTL_MVGAL_VRAM_BO_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_VRAM_BO_INFO, struct drm_mvgal_vram_bo_info)
+#define DRM_IOCTL_MVGAL_VRAM_COPY_TIME \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_VRAM_COPY_TIME, struct drm_mvgal_vram_copy_time)
 
 #endif

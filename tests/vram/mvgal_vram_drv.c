@@ -12,8 +12,12 @@
  * "mode" attribute picks them for the buffers made after it is written.
  * It has no engine: only CPUs and importers touch its memory.
  */
+#include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/vmalloc.h>
+#include <drm/drm_cache.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -128,11 +132,91 @@ static int mvgal_vram_ioctl_bo_info(struct drm_device *dev, void *data,
 	return ret;
 }
 
+/*
+ * The baseline of mvgal's copies to and from a stand-in's pool
+ * (tests/bench/mvgal_bench.c, section "vram"): what the kernel's own
+ * primitives take for the same bytes on the same BAR, with no chunking,
+ * no job, no fence. memcpy_toio() and memcpy_fromio() are what a copy
+ * through an iosys_map of I/O memory comes down to (iosys_map_memcpy_to()
+ * and iosys_map_memcpy_from()); drm_memcpy_from_wc() is DRM's fast read
+ * of write-combined memory (non-temporal SSE4.1 loads where the CPU has
+ * them, memcpy_fromio() otherwise), what a driver reading its VRAM back
+ * uses (i915, xe). The kernel side is vmalloc memory, as mvgal's view of
+ * a buffer's host pages is one kernel mapping.
+ */
+static u64 mvgal_vram_copy(u32 op, void __iomem *io, void *buf, size_t n)
+{
+	struct iosys_map dst, src;
+	u64 t0 = ktime_get_ns();
+
+	switch (op) {
+	case MVGAL_VRAM_COPY_TOIO:
+		memcpy_toio(io, buf, n);
+		wmb();	/* the write-combining buffers drained: the bytes are there */
+		break;
+	case MVGAL_VRAM_COPY_FROMIO:
+		memcpy_fromio(buf, io, n);
+		break;
+	default:
+		iosys_map_set_vaddr(&dst, buf);
+		iosys_map_set_vaddr_iomem(&src, io);
+		drm_memcpy_from_wc(&dst, &src, n);
+		break;
+	}
+	return ktime_get_ns() - t0;
+}
+
+static int mvgal_vram_ioctl_copy_time(struct drm_device *dev, void *data,
+				      struct drm_file *file)
+{
+	struct mvgal_vram_dev *vdev = to_mvgal_vram_dev(dev);
+	struct drm_mvgal_vram_copy_time *args = data;
+	struct drm_gem_object *obj;
+	struct mvgal_vram_bo *bo;
+	void *buf;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (args->op >= MVGAL_VRAM_COPY_OPS || !args->size)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	ret = -EINVAL;
+	if (args->size > obj->size)
+		goto put;
+	ret = -ENOMEM;
+	buf = vmalloc(args->size);
+	if (!buf)
+		goto put;
+	/* Its pages are made before the timing, as a buffer's host pages are. */
+	memset(buf, 0x5a, args->size);
+	ret = dma_resv_lock_interruptible(obj->resv, NULL);
+	if (ret)
+		goto free;
+	/* Under its reservation the BO cannot be evicted meanwhile. */
+	bo = to_mvgal_vram_bo(obj);
+	if (bo->domain == MVGAL_VRAM_IN_VRAM)
+		args->ns = mvgal_vram_copy(args->op, vdev->bar + bo->node.start,
+					   buf, args->size);
+	else
+		ret = -EXDEV;
+	dma_resv_unlock(obj->resv);
+free:
+	vfree(buf);
+put:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
 static const struct drm_ioctl_desc mvgal_vram_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_VRAM_BO_CREATE, mvgal_vram_ioctl_bo_create,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_VRAM_BO_INFO, mvgal_vram_ioctl_bo_info,
 			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_VRAM_COPY_TIME, mvgal_vram_ioctl_copy_time,
+			  DRM_ROOT_ONLY),
 };
 
 DEFINE_DRM_GEM_FOPS(mvgal_vram_fops);

@@ -223,14 +223,18 @@ static const char *pool_memory_name(uint32_t memory)
 	}
 }
 
-/* Where a pool is, said plainly: what came of the attach, not what was asked. */
-static const char *pool_memory_text(const struct drm_mvgal_gpu_info *g)
+/*
+ * Where a pool is, said plainly: what came of the attach, not what was
+ * asked (GPU_INFO's pool_memory and pool_flags, or a GET_HEAP region's).
+ */
+static const char *pool_where_text(uint32_t memory, uint32_t flags,
+				   uint64_t moves)
 {
 	static char buf[192];
-	bool p2p = g->pool_flags & MVGAL_POOL_PEER2PEER;
-	bool movable = g->pool_flags & MVGAL_POOL_MOVABLE;
+	bool p2p = flags & MVGAL_POOL_PEER2PEER;
+	bool movable = flags & MVGAL_POOL_MOVABLE;
 
-	switch (g->pool_memory) {
+	switch (memory) {
 	case MVGAL_POOL_MEMORY_DEVICE:
 		snprintf(buf, sizeof(buf), "device memory behind a PCI BAR (I/O memory: CPU reads are slow, no PLACE_FD)%s%s",
 			 p2p ? ", peer-to-peer" : "",
@@ -248,10 +252,15 @@ static const char *pool_memory_text(const struct drm_mvgal_gpu_info *g)
 		snprintf(buf, sizeof(buf), "unknown (an older kernel module)");
 		break;
 	}
-	if (g->pool_moves)
+	if (moves)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "; moved %llu times",
-			 (unsigned long long)g->pool_moves);
+			 (unsigned long long)moves);
 	return buf;
+}
+
+static const char *pool_memory_text(const struct drm_mvgal_gpu_info *g)
+{
+	return pool_where_text(g->pool_memory, g->pool_flags, g->pool_moves);
 }
 
 static const char *state_name(uint32_t s)
@@ -345,9 +354,11 @@ static void print_text_gpus(const struct report *r)
 			printf("  region %u: system RAM   total %10.1f MiB  used %10.1f MiB  free %10.1f MiB\n",
 			       i, mib(h->total), mib(h->used), mib(h->free));
 		else
-			printf("  region %u: GPU %u pool   total %10.1f MiB  used %10.1f MiB  free %10.1f MiB  largest free %.1f MiB\n",
+			printf("  region %u: GPU %u pool   total %10.1f MiB  used %10.1f MiB  free %10.1f MiB  largest free %.1f MiB\n"
+			       "            in %s\n",
 			       i, h->gpu, mib(h->total), mib(h->used), mib(h->free),
-			       mib(h->largest_free));
+			       mib(h->largest_free),
+			       pool_where_text(h->memory, h->pool_flags, 0));
 	}
 	for (i = 0; i < r->nr_nodes && i < 64; i++)
 		printf("  NUMA node %u RAM  total %10.1f MiB  used %10.1f MiB  free %10.1f MiB\n",
@@ -599,8 +610,12 @@ static void json_region(const struct drm_mvgal_heap_region *h)
 	printf("\"total\":%llu,\"used\":%llu,\"free\":%llu",
 	       (unsigned long long)h->total, (unsigned long long)h->used,
 	       (unsigned long long)h->free);
+	printf(",\"memory\":\"%s\"", pool_memory_name(h->memory));
 	if (h->kind == MVGAL_REGION_POOL)
-		printf(",\"largest_free\":%llu", (unsigned long long)h->largest_free);
+		printf(",\"largest_free\":%llu,\"peer2peer\":%s,\"movable\":%s",
+		       (unsigned long long)h->largest_free,
+		       yesno(h->pool_flags & MVGAL_POOL_PEER2PEER),
+		       yesno(h->pool_flags & MVGAL_POOL_MOVABLE));
 	printf("}");
 }
 

@@ -197,7 +197,13 @@ struct drm_mvgal_get_info {
  * the kernel cannot map the pool for CPU copies.
  */
 struct drm_mvgal_gpu_attach {
-	/** @drm_fd: (in) an open fd of the GPU's DRM node, card or render. */
+	/**
+	 * @drm_fd: (in) an open fd of the GPU's DRM node, card or render.
+	 * Where the pool will follow its driver's moves (see "pool
+	 * memory"), mvgal keeps its file open and a handle of the pool in
+	 * it until the GPU is detached: pass a file of its own (libmvgal
+	 * opens the render node).
+	 */
 	__s32 drm_fd;
 	/** @pool_fd: (in) a dma-buf allocated through that GPU's driver. */
 	__s32 pool_fd;
@@ -300,6 +306,15 @@ struct drm_mvgal_gpu_info {
  * mvgal lets a driver move its pool only with the module parameter
  * movable_pools set; otherwise it pins a pool the driver could move (an
  * amdgpu-like driver then keeps it in system memory).
+ *
+ * A driver tells importers of a move only while its buffer has a GEM
+ * handle somewhere (TTM drivers reach the dma-buf through the object,
+ * which loses it with its last handle), and the process that made the
+ * pool does not keep one. So to follow moves mvgal makes a handle of the
+ * pool in the file of &drm_mvgal_gpu_attach.drm_fd and keeps that file
+ * open until the GPU is detached. It does not keep a DRM master's file
+ * (the display server would lose the master): such a pool is pinned, as
+ * is one no handle could be made for (the kernel log says why).
  */
 #define MVGAL_POOL_MEMORY_SYSTEM	1
 #define MVGAL_POOL_MEMORY_DEVICE	2
@@ -404,6 +419,19 @@ struct drm_mvgal_heap_region {
 	__u64 largest_free;
 	/** @held: (out) bytes of the region that mvgal buffers hold now. */
 	__u64 held;
+	/**
+	 * @memory: (out) where the region's bytes are: MVGAL_POOL_MEMORY_*
+	 * (see "pool memory"), as &drm_mvgal_gpu_info.pool_memory for a
+	 * pool; MVGAL_POOL_MEMORY_SYSTEM for system RAM and its nodes. Past
+	 * MVGAL_HEAP_REGION_SIZE_V1: a stride of 0 does not get it, and an
+	 * older module leaves 0.
+	 */
+	__u32 memory;
+	/**
+	 * @pool_flags: (out) MVGAL_POOL_* of a pool, as
+	 * &drm_mvgal_gpu_info.pool_flags; 0 for other regions.
+	 */
+	__u32 pool_flags;
 };
 
 /**
@@ -1319,6 +1347,18 @@ struct drm_mvgal_path {
 	__u64 cost_ns[MVGAL_METHOD_COUNT];
 	/** @calibrated_ns: (out) CLOCK_MONOTONIC of the calibration; 0 never. */
 	__u64 calibrated_ns;
+	/**
+	 * @why: (out) MVGAL_WHY_* of the order used while not every possible
+	 * method is measured (MVGAL_WHY_IOMEM_SOURCE: the source is I/O
+	 * memory, read once into a bounce buffer); the reason for @chosen
+	 * unless @forced or @measured. An older module leaves 0.
+	 */
+	__u32 why;
+	/**
+	 * @measured: (out) 1 when the calibrated costs picked @chosen (every
+	 * possible method measured), 0 when the order of @why did.
+	 */
+	__u32 measured;
 };
 
 /**
