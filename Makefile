@@ -247,12 +247,12 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory -s userspace vm
-	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-ring (tools/examples/mvgal-ring.c: 64 migrations and sessions through one io_uring)"; mvgal-ring; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU), as an ordinary user"; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
+	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-ring (tools/examples/mvgal-ring.c: 64 migrations and sessions through one io_uring)"; mvgal-ring; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU and imports by mmap, which the virtio-gpus exports lack: the VRAM stand-ins are loaded and attached for it), as an ordinary user"; modprobe mvgal_vram && mvgal-info --attach >/dev/null; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
 	@$(MAKE) --no-print-directory all vm
 	@MVGAL_VM_NOBUILD=1 MVGAL_VM_BENCH=1 tools/vm/run --vulkan --timeout 1500 -- sh -c \
-		"/usr/libexec/mvgal/mvgal_bench && /opt/vulkan/run mvgal_vkbench && /opt/vulkan/run mvgal_vkbench --pwrite"
+		"/usr/libexec/mvgal/mvgal_bench && modprobe mvgal_vram && mvgal-info --attach >/dev/null && /opt/vulkan/run mvgal_vkbench && /opt/vulkan/run mvgal_vkbench --pwrite"
 
 install: userspace
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \

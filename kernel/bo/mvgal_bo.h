@@ -28,7 +28,6 @@ struct address_space;
 struct drm_file;
 struct drm_gem_object;
 struct mvgal_device;
-struct mvgal_export_pages;
 struct mvgal_file;
 struct mvgal_gpu;
 struct mvgal_userptr;
@@ -104,11 +103,6 @@ struct mvgal_bo_pools {
 	 * eviction that holds it sees every export), dropped anywhere.
 	 */
 	atomic_t exported[MVGAL_MAX_GPUS];
-	/* The list of pages those exports share (move/mvgal_export.c):
-	 * filled under the buffer's lock, emptied by the last export, both
-	 * under @state_lock, which a lookup holds while it takes a reference.
-	 */
-	struct mvgal_export_pages *xpages[MVGAL_MAX_GPUS];
 	/* It had a placement once: its free runs from a work item. */
 	bool ever_placed;
 	/*

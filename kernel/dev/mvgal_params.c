@@ -263,7 +263,7 @@ module_param_cb(max_file_meta_mb, &mvgal_pos_ops, &mvgal_max_file_meta_mb,
 		0644);
 
 MODULE_PARM_DESC(max_file_meta_mb,
-		 "MiB of buffer metadata (the buffers, their chunk records as chunks are touched, the page lists of placement exports) the buffers one open file created may hold, 1..1000000; a call needing more is -EDQUOT (default: 64)");
+		 "MiB of buffer metadata (the buffers, their chunk records as chunks are touched, the records of placement exports) the buffers one open file created may hold, 1..1000000; a call needing more is -EDQUOT (default: 64)");
 
 /* Staged writes (BO_PWRITE with MVGAL_RW_STAGED, move/mvgal_stage.c). */
 unsigned int mvgal_max_staged_bytes = 64 * 1024;

@@ -8,30 +8,11 @@
 
 #include <linux/types.h>
 
-#include <linux/kref.h>
-
 struct dma_buf;
 struct drm_file;
 struct mvgal_bo;
 struct mvgal_file;
 struct mvgal_gpu;
-struct page;
-
-/*
- * The pages of one exported placement, shared by every export of it
- * (bo->pools.xpages[], under bo->state_lock): N exports cost one list,
- * charged to the file that made it, until the last of them goes.
- */
-struct mvgal_export_pages {
-	struct kref ref;		/* one per export using it */
-	struct mvgal_bo *bo;
-	u32 gpu;
-	u64 start;			/* of the range, in the pool */
-	unsigned long npages;
-	struct mvgal_file *quota;	/* charged for it, a reference */
-	size_t bytes;			/* what was charged */
-	struct page *pages[];		/* the range's */
-};
 
 /* One placement export; PLACE_FD (uapi/mvgal_place_ioctl.c) fills it. */
 struct mvgal_export {
@@ -39,7 +20,6 @@ struct mvgal_export {
 	struct mvgal_gpu *gpu;
 	u64 start;			/* of the range, in the pool */
 	unsigned long npages;
-	struct mvgal_export_pages *xp;	/* a reference */
 	struct mvgal_file *quota;	/* charged for the export itself */
 };
 

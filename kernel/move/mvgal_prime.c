@@ -69,9 +69,20 @@ static const char *mvgal_bo_driver(struct mvgal_bo *bo, char *buf)
 	return name;
 }
 
-/* The pool's mapping for the importer, for a device-only buffer. */
-static int mvgal_dmabuf_att_new(struct mvgal_bo *bo,
-				struct dma_buf_attachment *attach)
+/**
+ * mvgal_dmabuf_att_new() - what an exporter of mvgal keeps for one importer
+ * @pool: the pool the dma-buf's bytes live in, or NULL (host pages)
+ * @attach: the importer's attachment; attach->priv is set
+ *
+ * For a range of a pool, the pool is attached for the importer's device
+ * (mvgal_pool_attach_for(): the pool's driver decides by its own rules,
+ * and may refuse). Called with no reservation held (&dma_buf_ops.attach):
+ * the pool's driver takes its own.
+ *
+ * Return: 0, -ENOMEM, or the pool driver's error.
+ */
+int mvgal_dmabuf_att_new(struct mvgal_pool *pool,
+			 struct dma_buf_attachment *attach)
 {
 	struct mvgal_dmabuf_att *a;
 	int ret;
@@ -79,9 +90,9 @@ static int mvgal_dmabuf_att_new(struct mvgal_bo *bo,
 	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return -ENOMEM;
-	if (bo->home) {
-		ret = mvgal_pool_attach_for(&bo->home->pool, attach->dev,
-					    &a->pool_att, &a->pool_sgt);
+	if (pool) {
+		ret = mvgal_pool_attach_for(pool, attach->dev, &a->pool_att,
+					    &a->pool_sgt);
 		if (ret) {
 			kfree(a);
 			return ret;
@@ -91,16 +102,36 @@ static int mvgal_dmabuf_att_new(struct mvgal_bo *bo,
 	return 0;
 }
 
-static void mvgal_dmabuf_att_free(struct mvgal_bo *bo,
-				  struct dma_buf_attachment *attach)
+/* Undoes mvgal_dmabuf_att_new() (&dma_buf_ops.detach). */
+void mvgal_dmabuf_att_free(struct mvgal_pool *pool,
+			   struct dma_buf_attachment *attach)
 {
 	struct mvgal_dmabuf_att *a = attach->priv;
 
 	if (a->pool_att)
-		mvgal_pool_detach_for(&bo->home->pool, a->pool_att,
-				      a->pool_sgt);
+		mvgal_pool_detach_for(pool, a->pool_att, a->pool_sgt);
 	kfree(a);
 	attach->priv = NULL;
+}
+
+/*
+ * The importer's table of [@start, @start + @len) of the pool: the pool
+ * driver's DMA addresses for its device, no pages (&dma_buf_ops.map_dma_buf,
+ * under the dma-buf's reservation: takes no lock).
+ */
+struct sg_table *mvgal_dmabuf_att_slice(struct dma_buf_attachment *attach,
+					u64 start, u64 len)
+{
+	struct mvgal_dmabuf_att *a = attach->priv;
+
+	return mvgal_pool_slice(a->pool_sgt, start, len);
+}
+
+/* A slice's table goes; the pool's driver unmaps its own at detach. */
+void mvgal_dmabuf_slice_free(struct sg_table *sgt)
+{
+	sg_free_table(sgt);
+	kfree(sgt);
 }
 
 /*
@@ -156,7 +187,8 @@ static int mvgal_dmabuf_attach(struct dma_buf *dmabuf,
 		return ret;
 	ret = drm_gem_map_attach(dmabuf, attach);
 	if (!ret) {
-		ret = mvgal_dmabuf_att_new(bo, attach);
+		ret = mvgal_dmabuf_att_new(bo->home ? &bo->home->pool : NULL,
+					   attach);
 		if (ret)
 			drm_gem_map_detach(dmabuf, attach);
 	}
@@ -173,7 +205,7 @@ static void mvgal_dmabuf_detach(struct dma_buf *dmabuf,
 {
 	struct mvgal_bo *bo = to_mvgal_bo(dmabuf->priv);
 
-	mvgal_dmabuf_att_free(bo, attach);
+	mvgal_dmabuf_att_free(bo->home ? &bo->home->pool : NULL, attach);
 	drm_gem_map_detach(dmabuf, attach);
 	mutex_lock(&bo->lock);
 	bo->nr_attach--;
@@ -188,8 +220,8 @@ static struct sg_table *mvgal_dmabuf_map(struct dma_buf_attachment *attach,
 	struct sg_table *sgt;
 
 	if (a->pool_sgt)
-		return mvgal_pool_slice(a->pool_sgt, bo->alloc.node.start,
-					bo->size);
+		return mvgal_dmabuf_att_slice(attach, bo->alloc.node.start,
+					      bo->size);
 	sgt = drm_gem_map_dma_buf(attach, dir);
 	/* Kept for begin/end_cpu_access, which sync every device's view. */
 	if (!IS_ERR(sgt))
@@ -204,9 +236,7 @@ static void mvgal_dmabuf_unmap(struct dma_buf_attachment *attach,
 	struct mvgal_dmabuf_att *a = attach->priv;
 
 	if (a->pool_sgt) {
-		/* A slice: the pool's driver unmaps at detach. */
-		sg_free_table(sgt);
-		kfree(sgt);
+		mvgal_dmabuf_slice_free(sgt);
 		return;
 	}
 	a->sgt = NULL;

@@ -125,14 +125,17 @@ static int check_words(const char *path, const char *what, unsigned int trip,
  */
 static int bench_vulkan_setup(struct app *a)
 {
-	int i;
+	int i, ret;
 
 	if (instance_create(&a->inst)) {
 		printf("mvgal-vkbench: skipped: no Vulkan 1.1 instance\n");
 		return SKIP;
 	}
+	ret = gpus_choose(a);
+	if (ret)
+		return ret;
 	for (i = 0; i < 2; i++) {
-		if (gpu_pick(a->inst, &a->gpu[i]) || gpu_check_external(&a->gpu[i])) {
+		if (gpu_check_external(&a->gpu[i])) {
 			printf("mvgal-vkbench: skipped: no Vulkan device for GPU %c that imports dma-bufs\n",
 			       a->gpu[i].name);
 			return SKIP;

@@ -196,10 +196,14 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 	ASSERT_EQ(0, pool_handle(self));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
 	if (p2p_kernel()) {
+		int fd;
+
 		EXPECT_EQ(MVGAL_POOL_MEMORY_DEVICE, gi.pool_memory);
 		EXPECT_EQ(MVGAL_POOL_PEER2PEER | MVGAL_POOL_MOVABLE, gi.pool_flags);
 		EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, self->pi.domain);
 		EXPECT_EQ(0, self->pi.pin_count);
+		/* A movable pool exports no placement: a vmap would move. */
+		EXPECT_EQ(-EOPNOTSUPP, mvgal_place_fd(self->m, h, self->gpu, 0, &fd, NULL));
 	} else {
 		EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 		EXPECT_EQ(0, gi.pool_flags);
@@ -413,6 +417,93 @@ TEST_F(devmem, the_pool_follows_its_driver_when_it_moves)
 		EXPECT_EQ(moves0, gi.pool_moves);
 	}
 	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * PLACE_FD of a buffer in a stand-in's pool (pinned: movable_pools off),
+ * at a non-zero offset of the pool, of a size that is no page multiple:
+ * the export is the pool's exporter's. Its mmap (the stand-in's own, at
+ * the range's offset: at 0 and from the second page) shows the bytes
+ * BO_PWRITE put there; bytes written through it are in the pool where
+ * BEGIN says the buffer is (the BAR through resource2 when the pool is in
+ * VRAM, the stand-in's own mapping otherwise) and BO_PREAD reads them.
+ * The other stand-in imports it (a dynamic importer that allows P2P):
+ * the export's size, and its first DMA address is the range's (the BAR
+ * plus the offset where the pool is in VRAM, not the BAR otherwise).
+ */
+TEST_F(devmem, a_placement_export_is_the_pool_drivers_range)
+{
+	static uint8_t data[SIZE], back[SIZE];
+	struct drm_mvgal_vram_bo_info im;
+	struct drm_mvgal_gpu_info gi;
+	uint8_t *va, *va2, *p;
+	uint32_t h0, h, ih;
+	uint64_t size;
+	size_t maplen;
+	int64_t off;
+	long bad = -1;
+	void *base;
+	int fd;
+
+	ASSERT_EQ(0, write_movable("0"));
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->gpu, &gi));
+	ASSERT_EQ(0, gi.pool_flags & MVGAL_POOL_MOVABLE);
+	/* Another buffer first: this one lies at a non-zero offset. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, 5000, MVGAL_BO_GPU_VALID, self->gpu, &h0));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID, self->gpu, &h));
+	fill(data, SIZE, 31);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
+	ASSERT_LT(0, off = pool_offset(self->m, self->gpu, h));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->gpu, MVGAL_PLACE_FD_RDWR, &fd, &size));
+	ASSERT_EQ(MAPPED, size);
+
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, va);
+	va2 = mmap(NULL, size - 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	ASSERT_NE(MAP_FAILED, va2);
+	EXPECT_EQ(-1, check(va, SIZE, 31));
+	EXPECT_EQ(0, memcmp(va + 4096, va2, SIZE - 4096));
+	/* Past the buffer, in its last page: its own poison, no one else's. */
+	for (size_t i = SIZE; i < size && bad < 0; i++)
+		if (va[i] != MVGAL_BO_POISON)
+			bad = i;
+	EXPECT_EQ(-1, bad);
+
+	/* Written through the export's mapping, from byte 999. */
+	fill(data, SIZE - 999, 32);
+	memcpy(va + 999, data, SIZE - 999);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 999, back, SIZE - 999));
+	EXPECT_EQ(-1, check(back, SIZE - 999, 32));
+	p = pool_bytes(self, off, SIZE, &base, &maplen);
+	EXPECT_NE(NULL, p);
+	if (p) {
+		EXPECT_EQ(-1, check(p + 999, SIZE - 999, 32));
+		munmap(base, maplen);
+	}
+	EXPECT_EQ(0, memcmp(va2, va + 4096, SIZE - 4096));
+
+	/* The other stand-in's import: exactly the range. */
+	EXPECT_EQ(0, drmPrimeFDToHandle(self->s[1].fd, fd, &ih));
+	EXPECT_EQ(0, bo_info(self->s[1].fd, ih, &im));
+	EXPECT_TRUE(im.flags & MVGAL_VRAM_INFO_MAPPED);
+	EXPECT_EQ(MAPPED, im.size);
+	EXPECT_EQ(0, bo_info(self->s[0].fd, self->pool, &self->pi));
+	if (self->pi.domain == MVGAL_VRAM_DOMAIN_VRAM) {
+		EXPECT_EQ(self->s[0].bar + self->pi.offset + off, im.dma_addr);
+	} else {
+		EXPECT_TRUE(im.dma_addr < self->s[0].bar ||
+			    im.dma_addr >= self->s[0].bar + self->s[0].bar_size);
+	}
+	EXPECT_EQ(0, drmCloseBufferHandle(self->s[1].fd, ih));
+
+	/* The mappings hold the export, which holds the placement. */
+	close(fd);
+	EXPECT_EQ(-1, check(va + 999, SIZE - 999, 32));
+	munmap(va, size);
+	munmap(va2, size - 4096);
+	mvgal_bo_destroy(self->m, h);
+	mvgal_bo_destroy(self->m, h0);
 }
 
 /*

@@ -4,16 +4,21 @@
  * attached, with a placement holding the only current bytes of a buffer,
  * a CPU mapping and a live session. New use is -ENODEV; the bytes come
  * home (the guest's pools are RAM, still readable); detach works; the
- * device bound again is attached again and used. In the stand-in pass
- * (helpers.h) the GPU unbound is the VRAM stand-in, from its PCI driver:
- * its BAR's kernel mapping stays until its last reference goes.
+ * device bound again is attached again and used. Placement exports of
+ * the GPU's pool live over the unbind: imported by another mvgal file
+ * here (a virtio-gpu's export has no mmap), mapped by the CPU in the
+ * stand-in pass (helpers.h), where the GPU unbound is the VRAM stand-in,
+ * from its PCI driver: its BAR's kernel mapping stays until its last
+ * reference goes, and the driver revokes the CPU's mappings.
  */
 #include <errno.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -187,6 +192,136 @@ TEST_F(unplug, unbound_gpu_is_refused_its_bytes_come_home_and_it_comes_back)
 	free(buf);
 }
 
+/*
+ * How the tests hold and touch a placement export of GPU g1's pool. Its
+ * mmap is the pool driver's mmap at the range's offset: the stand-in's
+ * maps (its fault honours the offset, as TTM's does), virtio-gpu's is
+ * -ENODEV (the GEM shmem helpers' fault ignores it). So on the stand-in
+ * the CPU maps the export; on a virtio-gpu its mmap is checked to be
+ * -ENODEV and mvgal imports it in another file, a kernel importer that
+ * reads and writes through the export's vmap (the pool at the offset).
+ */
+struct xuse {
+	uint64_t size;
+	uint8_t *va;		/* the CPU's mapping (the stand-in) */
+	struct mvgal *o;	/* or another file's import (virtio-gpu) */
+	uint32_t ih;
+};
+
+static bool pool_maps(struct mvgal *m, int g)
+{
+	struct drm_mvgal_gpu_info gi;
+
+	return !mvgal_gpu_info(m, g, &gi) && !strcmp(gi.driver, "mvgal_vram");
+}
+
+static int xuse_open(struct mvgal *m, int g, int fd, uint64_t size, struct xuse *x)
+{
+	void *va;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->size = size;
+	errno = 0;
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pool_maps(m, g)) {
+		if (va == MAP_FAILED)
+			return -errno;
+		x->va = va;
+		return 0;
+	}
+	if (va != MAP_FAILED) {
+		munmap(va, size);
+		return -EPROTO;		/* a shmem pool must not map */
+	}
+	if (errno != ENODEV)
+		return -errno;
+	ret = mvgal_open(&x->o);
+	if (ret)
+		return ret;
+	ret = mvgal_bo_import(x->o, fd, &x->ih);
+	if (ret) {
+		mvgal_close(x->o);
+		x->o = NULL;
+	}
+	return ret;
+}
+
+/* The whole export written with pattern @seed, as its importer writes. */
+static int xuse_fill(struct xuse *x, unsigned int seed)
+{
+	uint8_t *buf;
+	int ret;
+
+	if (x->va) {
+		fill(x->va, x->size, seed);
+		return 0;
+	}
+	buf = malloc(x->size);
+	if (!buf)
+		return -ENOMEM;
+	fill(buf, x->size, seed);
+	ret = mvgal_bo_write(x->o, x->ih, 0, buf, x->size);
+	free(buf);
+	return ret;
+}
+
+/* The first byte of [0, @n) that is not pattern @seed, as the importer
+ * reads it; -1 if none, -2 if the read failed.
+ */
+static long xuse_check(struct xuse *x, uint64_t n, unsigned int seed)
+{
+	uint8_t *buf;
+	long ret;
+
+	if (x->va)
+		return check(x->va, n, 0, seed);
+	buf = malloc(n);
+	if (!buf)
+		return -2;
+	ret = mvgal_bo_read(x->o, x->ih, 0, buf, n) ? -2 : check(buf, n, 0, seed);
+	free(buf);
+	return ret;
+}
+
+/*
+ * After the unbind: the import still reads the GPU's copy (the pool is
+ * RAM, and mvgal's mapping of it stays until the detach); the CPU's
+ * mapping is the driver's, which revoked it (the stand-in's remove zaps
+ * every mapping of its device's address space, as amdgpu's does, and its
+ * fault refuses a device gone). That the zap reached the export's mapping
+ * shows the mapping is filed under the pool's address space, where the
+ * driver looks. A child reads it: SIGBUS, not the old bytes.
+ */
+static long xuse_check_gone(struct xuse *x, uint64_t n, unsigned int seed)
+{
+	int status;
+	pid_t pid;
+
+	if (!x->va)
+		return xuse_check(x, n, seed);
+	pid = fork();
+	if (pid < 0)
+		return -2;
+	if (!pid)
+		_exit(x->va[0] == 0xa5 ? 3 : 4);
+	if (waitpid(pid, &status, 0) != pid)
+		return -2;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS ? -1 : 0;
+}
+
+static void xuse_close(struct xuse *x)
+{
+	if (x->va)
+		munmap(x->va, x->size);
+	if (x->o) {
+		mvgal_bo_destroy(x->o, x->ih);
+		mvgal_close(x->o);
+	}
+	x->va = NULL;
+	x->o = NULL;
+}
+
 /* Detaches GPU @g, waiting (at most 20 s) for buffers destroyed just now
  * to give its pool back: their end may run in a worker.
  */
@@ -207,9 +342,10 @@ static int detach_when_free(struct mvgal *m, int g)
  * On a gone GPU: PLACE_FD is -ENODEV (with or without a placement there,
  * for a device-only buffer of it too), and so is REPLICATE to it, alone
  * or with a live GPU, placing nothing anywhere. An export taken before
- * the unplug keeps its placement: its mapping still shows the GPU's copy,
- * which a CPU read through mvgal brings home; PLACE_FREE and the detach
- * stay -EBUSY until it is closed. A device-only buffer of the gone GPU
+ * the unplug keeps its placement: an importer's vmap still shows the
+ * GPU's copy, a CPU mapping (the stand-in's) is revoked by the driver
+ * (xuse_check_gone()), and a CPU read through mvgal brings the copy home;
+ * PLACE_FREE and the detach stay -EBUSY until the export is gone. A device-only buffer of the gone GPU
  * still reads its bytes (the pool is RAM) by BO_PREAD and BO_COPY.
  */
 TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
@@ -219,8 +355,9 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	struct drm_mvgal_access a;
 	struct mvgal_config cfg;
 	uint32_t hx, hd, hh, hc, sess, gl[2];
+	struct xuse x;
 	uint64_t xsize;
-	uint8_t *xva, *buf;
+	uint8_t *buf;
 	int xfd, fd, fence;
 
 	buf = malloc(size);
@@ -233,13 +370,13 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	ASSERT_EQ(0, mvgal_bo_write(self->m, hx, 0, buf, size));
 	ASSERT_EQ(0, mvgal_place_fd(self->m, hx, self->g1, MVGAL_PLACE_FD_RDWR,
 				    &xfd, &xsize));
-	xva = mmap(NULL, xsize, PROT_READ | PROT_WRITE, MAP_SHARED, xfd, 0);
-	ASSERT_NE(MAP_FAILED, xva);
+	ASSERT_EQ(0, xuse_open(self->m, self->g1, xfd, xsize, &x));
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, hx, 0, size, &a, &sess,
 			    &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
-	fill(xva, size, 4);
+	ASSERT_EQ(0, xuse_fill(&x, 4));
+	EXPECT_EQ(-1, xuse_check(&x, size, 4));
 	ASSERT_EQ(0, end_written(self->m, sess, hx, 0, size, -1));
 	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
 	ASSERT_EQ(size, info.owned[1 + self->g1]);
@@ -277,8 +414,8 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	EXPECT_EQ(0, info.resident[1 + self->g1]);
 	EXPECT_EQ(size, info.owned[MVGAL_LOC_HOST]);
 
-	/* The export of before: its mapping shows the GPU's copy still. */
-	EXPECT_EQ(-1, check(xva, size, 0, 4));
+	/* The export of before: its importer sees the GPU's copy still. */
+	EXPECT_EQ(-1, xuse_check_gone(&x, size, 4));
 	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, hx, self->g1));
 	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, self->g1));
 	/* ... and a CPU read through mvgal brings those bytes home. */
@@ -287,9 +424,9 @@ TEST_F(unplug, exports_and_device_only_buffers_of_a_gone_gpu)
 	EXPECT_EQ(-1, check(buf, size, 0, 4));
 	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
 	EXPECT_EQ(size, info.valid[MVGAL_LOC_HOST]);
-	EXPECT_EQ(-1, check(xva, size, 0, 4));
+	EXPECT_EQ(-1, xuse_check_gone(&x, size, 4));
 	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, hx, self->g1));
-	munmap(xva, xsize);
+	xuse_close(&x);
 	close(xfd);
 	EXPECT_EQ(0, mvgal_place_free(self->m, hx, self->g1));
 	ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
@@ -343,15 +480,17 @@ static long module_refcnt(const char *mod)
 }
 
 enum export_order {
-	FD_CLOSED_FIRST,	/* the mapping alone keeps the export */
+	FD_CLOSED_FIRST,	/* the mapping (or import) alone keeps the export */
 	UNMAPPED_THEN_CLOSED,
 	FD_OUTLIVES_MAPPING,	/* the fd alone keeps it, after the mapping */
 	HANDLE_GONE_FIRST,	/* the export holds the buffer's last reference */
 };
 
 /*
- * A placement export at GPU g1, mapped by the CPU, over g1's unbind: the
- * export (its mapping or its fd) keeps the placement, so the detach is
+ * A placement export at GPU g1, mapped by the CPU (the stand-in) or
+ * imported by another mvgal file (virtio-gpu: xuse_open()), over g1's
+ * unbind: the export (its mapping, import or fd) keeps the placement, so
+ * the detach is
  * -EBUSY; once it is gone the detach succeeds, and lets go of the last
  * hold anyone had on the gone device (the fixture's mapping of the pool
  * is dropped first): its dma-buf, whose release releases the device.
@@ -370,8 +509,9 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	struct drm_mvgal_access a;
 	struct mvgal_config cfg;
 	uint32_t hx, sess;
+	struct xuse x;
 	uint64_t xsize;
-	uint8_t *xva, *buf;
+	uint8_t *buf;
 	int xfd, fence;
 	long refs;
 
@@ -387,14 +527,13 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, mvgal_bo_write(self->m, hx, 0, buf, size));
 	ASSERT_EQ(0, mvgal_place_fd(self->m, hx, g, MVGAL_PLACE_FD_RDWR,
 				    &xfd, &xsize));
-	xva = mmap(NULL, xsize, PROT_READ | PROT_WRITE, MAP_SHARED, xfd, 0);
-	ASSERT_NE(MAP_FAILED, xva);
+	ASSERT_EQ(0, xuse_open(self->m, g, xfd, xsize, &x));
 	/* The GPU's writes through the export (every page faulted in). */
 	ASSERT_EQ(0, begin1(self->m, g, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, hx, 0, size, &a, &sess,
 			    &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
-	fill(xva, size, 8);
+	ASSERT_EQ(0, xuse_fill(&x, 8));
 	ASSERT_EQ(0, end_written(self->m, sess, hx, 0, size, -1));
 	if (order == FD_CLOSED_FIRST)
 		close(xfd);
@@ -404,13 +543,13 @@ static void export_over_unbind(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, drv_write("unbind"));
 	ASSERT_FALSE(bound(self->name));
 
-	EXPECT_EQ(-1, check(xva, size, 0, 8));
+	EXPECT_EQ(-1, xuse_check_gone(&x, size, 8));
 	EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
 	if (order != HANDLE_GONE_FIRST) {
 		ASSERT_EQ(0, mvgal_bo_info(self->m, hx, &info));
 		EXPECT_EQ(xsize, info.resident[1 + g]);
 	}
-	munmap(xva, xsize);
+	xuse_close(&x);
 	if (order == FD_OUTLIVES_MAPPING)
 		EXPECT_EQ(-EBUSY, mvgal_gpu_detach(self->m, g));
 	if (order != FD_CLOSED_FIRST)

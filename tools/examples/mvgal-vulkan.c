@@ -4,7 +4,8 @@
  *
  * The flow, as an application writes it:
  *
- *  1. Open mvgal and take the first two attached GPUs, A and B.
+ *  1. Open mvgal and take the first two attached GPUs whose Vulkan device
+ *     can import their placement exports, A and B (gpus_choose()).
  *  2. Create `buf` (N words, not a whole number of pages) for A and fill it
  *     from the CPU through its mapping; create `out` (one word per 64 of
  *     buf) for B.
@@ -34,6 +35,13 @@
  * none matches (the test guest has virtio-gpus, which have no Vulkan
  * driver, and lavapipe), a CPU device stands in for the GPU, and the
  * program says so; it then computes on the same pool pages all the same.
+ * Such a device imports a dma-buf by mapping it, and a placement export
+ * maps only where the pool's driver maps at an offset (TTM drivers such
+ * as amdgpu and nouveau, and the test bed's VRAM stand-in; not the GEM
+ * shmem helpers' vgem and virtio-gpu, whose exports' mmap is -ENODEV): a
+ * GPU whose export does not map is passed over, and the program says why.
+ * In the test guest the two VRAM stand-ins (`modprobe mvgal_vram`, then
+ * `mvgal-info --attach`) are A and B.
  *
  * Build (the shaders become C arrays first):
  *   glslangValidator -V --target-env vulkan1.1 --vn mvgal_transform_spv \
@@ -43,7 +51,8 @@
  *   cc -I. mvgal-vulkan.c $(pkg-config --cflags --libs mvgal vulkan)
  *
  * Exit status: 0 every word is right, 1 a failure or a wrong word, 77
- * skipped (fewer than two GPUs, or a module without sessions or dma-bufs).
+ * skipped (fewer than two GPUs a Vulkan device can import the exports of,
+ * or a module without sessions or dma-bufs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -130,6 +139,8 @@ struct app {
 	uint32_t buf, out;		/* GEM handles; 0 = none */
 	uint32_t *want_buf, *want_out, *got;
 	VkInstance inst;
+	uint32_t gpus[MVGAL_MAX_GPUS];	/* the attached GPUs */
+	int ngpus;
 	struct gpu gpu[2];		/* A, B */
 	struct step step[2];		/* A's transform, B's reduce */
 	struct sess sess[3];		/* A WRITE buf, B READ buf, B WRITE out */
@@ -1103,9 +1114,8 @@ static void show_bo(struct app *a, const char *what, uint32_t handle)
 
 static int mvgal_setup(struct app *a)
 {
-	uint32_t gpus[MVGAL_MAX_GPUS];
 	struct mvgal_info mi;
-	int n, ret, i;
+	int n, ret;
 
 	ret = mvgal_open(&a->m);
 	if (ret)
@@ -1121,7 +1131,7 @@ static int mvgal_setup(struct app *a)
 		       "has enable_dmabuf off");
 		return SKIP;
 	}
-	n = mvgal_gpu_list(a->m, gpus, MVGAL_MAX_GPUS);
+	n = mvgal_gpu_list(a->m, a->gpus, MVGAL_MAX_GPUS);
 	if (n < 0)
 		return mv_fail("listing GPUs", n);
 	if (n < 2) {
@@ -1129,24 +1139,96 @@ static int mvgal_setup(struct app *a)
 		       n);
 		return SKIP;
 	}
-	for (i = 0; i < 2; i++) {
-		a->gpu[i].name = "AB"[i];
-		a->gpu[i].slot = gpus[i];
-		ret = mvgal_gpu_info(a->m, gpus[i], &a->gpu[i].info);
+	a->ngpus = n;
+	return 0;
+}
+
+/*
+ * Does a placement export of GPU @slot's pool map into a process? Its
+ * mmap is the pool driver's at the export's offset: 1 if it maps, 0 if
+ * not (*@why: -ENODEV where the driver's fault ignores the offset, the
+ * GEM shmem helpers'), or -1 on another failure.
+ */
+static int export_maps(struct mvgal *m, uint32_t slot, int *why)
+{
+	uint32_t h;
+	uint64_t size;
+	void *va;
+	int fd, ret;
+
+	ret = mvgal_bo_create(m, 4096, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID |
+			      MVGAL_BO_SHARED, slot, &h);
+	if (ret)
+		return mv_fail("a buffer to try an export with", ret);
+	ret = mvgal_place_fd(m, h, slot, MVGAL_PLACE_FD_RDWR, &fd, &size);
+	if (ret) {
+		mvgal_bo_destroy(m, h);
+		*why = ret;
+		return 0;
+	}
+	va = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	*why = va == MAP_FAILED ? -errno : 0;
+	if (va != MAP_FAILED)
+		munmap(va, size);
+	close(fd);
+	mvgal_bo_destroy(m, h);
+	return va != MAP_FAILED;
+}
+
+/*
+ * A and B: the first two attached GPUs that have a Vulkan device (their
+ * own, or a CPU device standing in) able to import their placement
+ * exports. A CPU device imports a dma-buf by mapping it, so a GPU it
+ * stands in for needs exports that map (export_maps()). 0, SKIP if
+ * fewer than two qualify, or -1.
+ */
+static int gpus_choose(struct app *a)
+{
+	int i, k = 0, why, ret;
+
+	for (i = 0; i < a->ngpus && k < 2; i++) {
+		struct gpu *g = &a->gpu[k];
+
+		memset(g, 0, sizeof(*g));
+		g->name = "AB"[k];
+		g->slot = a->gpus[i];
+		ret = mvgal_gpu_info(a->m, g->slot, &g->info);
 		if (ret)
 			return mv_fail("mvgal_gpu_info", ret);
+		if (gpu_pick(a->inst, g))
+			return -1;
+		if (g->stand_in) {
+			ret = export_maps(a->m, g->slot, &why);
+			if (ret < 0)
+				return -1;
+			if (!ret) {
+				say("        passed over: a CPU device imports a dma-buf by mapping it, and mvgal GPU %u's\n"
+				    "        placement exports do not map (%s: its driver maps no offset into its buffers)\n",
+				    g->slot, strerror(-why));
+				continue;
+			}
+		}
+		k++;
+	}
+	if (k < 2) {
+		printf("mvgal-vulkan: skipped: %d of %d attached GPU(s) have a Vulkan device that imports their placement exports, two needed\n",
+		       k, a->ngpus);
+		return SKIP;
 	}
 	return 0;
 }
 
 static int vulkan_setup(struct app *a)
 {
-	int i;
+	int i, ret;
 
 	if (instance_create(&a->inst))
 		return -1;
+	ret = gpus_choose(a);
+	if (ret)
+		return ret;
 	for (i = 0; i < 2; i++)
-		if (gpu_pick(a->inst, &a->gpu[i]) || gpu_open(&a->gpu[i]))
+		if (gpu_open(&a->gpu[i]))
 			return -1;
 	return 0;
 }
@@ -1193,7 +1275,10 @@ static int run(struct app *a)
 	if (!a->want_buf || !a->want_out || !a->got)
 		return mv_fail("malloc", -ENOMEM);
 	expect(a->want_buf, a->want_out);
-	if (vulkan_setup(a) || buffers_create(a) || gpu_a_transform(a) || gpu_b_reduce(a))
+	ret = vulkan_setup(a);
+	if (ret)
+		return ret;
+	if (buffers_create(a) || gpu_a_transform(a) || gpu_b_reduce(a))
 		return -1;
 	printf("after the GPUs:\n");
 	show_bo(a, "buf", a->buf);
@@ -1203,9 +1288,11 @@ static int run(struct app *a)
 	printf("after the CPU's reads:\n");
 	show_bo(a, "buf", a->buf);
 	show_bo(a, "out", a->out);
-	printf("mvgal-vulkan: OK, GPU %c (mvgal GPU %u%s) transformed %u words in its pool, GPU %c (mvgal GPU %u%s) reduced them to %u, %s; every word checked\n",
-	       a->gpu[0].name, a->gpu[0].slot, a->gpu[0].stand_in ? ", CPU stand-in" : "", N,
-	       a->gpu[1].name, a->gpu[1].slot, a->gpu[1].stand_in ? ", CPU stand-in" : "", M,
+	printf("mvgal-vulkan: OK, GPU %c (mvgal GPU %u, %s%s) transformed %u words in its pool, GPU %c (mvgal GPU %u, %s%s) reduced them to %u, %s; every word checked\n",
+	       a->gpu[0].name, a->gpu[0].slot, a->gpu[0].info.driver,
+	       a->gpu[0].stand_in ? ", CPU stand-in" : "", N,
+	       a->gpu[1].name, a->gpu[1].slot, a->gpu[1].info.driver,
+	       a->gpu[1].stand_in ? ", CPU stand-in" : "", M,
 	       a->gpu[0].cpu_waited || a->gpu[1].cpu_waited ?
 	       "the CPU waiting for fences (no SYNC_FD)" : "ordered by SYNC_FD fences only");
 	return 0;

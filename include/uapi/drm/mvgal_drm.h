@@ -296,7 +296,7 @@ struct drm_mvgal_gpu_info {
  * to share it.
  * MVGAL_POOL_MEMORY_DEVICE: device memory behind a PCI BAR, mapped as I/O
  * memory: CPU writes stream, CPU reads are slow (the cost model reads it
- * once through a bounce buffer), and PLACE_FD is -EOPNOTSUPP.
+ * once through a bounce buffer).
  * MVGAL_POOL_MEMORY_UNMAPPED: the driver moved the buffer and mvgal has
  * not mapped it again yet (or could not: accesses fail with -EIO).
  *
@@ -1409,14 +1409,24 @@ struct drm_mvgal_pool_fd {
  * up to a page, and nothing else of the pool is reachable through it.
  * Any process may ask for its own buffers: this is how an application
  * hands a placement to its GPU API (Vulkan imports it with
- * VK_EXT_external_memory_dma_buf). It maps with mmap(MAP_SHARED)
+ * VK_EXT_external_memory_dma_buf). The pool is its GPU driver's dma-buf,
+ * and the export reaches it only through that driver's dma-buf ops:
+ * importing drivers get the DMA addresses the pool's driver gives their
+ * device (its rules decide: bus addresses for a peer-to-peer importer of
+ * device memory, or a refusal), cut to exactly the range; vmap is mvgal's
+ * mapping of the pool (I/O memory for device memory) at the range;
+ * begin/end_cpu_access are the pool's. It maps with mmap(MAP_SHARED)
  * (read-write with MVGAL_PLACE_FD_RDWR, which opens the fd O_RDWR; a
  * writable mapping of a read-only fd is -EACCES, a private mapping or one
- * past the size -EINVAL), and importing drivers get an sg table of
- * exactly the range, vmap and begin/end_cpu_access. When @gpu is
- * unplugged, an export of before keeps showing @gpu's copy as mvgal's
- * mapping of the pool reads it, and holds PLACE_FREE and GPU_DETACH
- * -EBUSY until it is closed; a CPU access brings the bytes home.
+ * past the size -EINVAL) through the pool driver's own mmap at the range's
+ * offset, where that driver maps the page an offset names (TTM's: amdgpu,
+ * radeon, nouveau; the test bed's VRAM stand-in); on other pools mmap is
+ * -ENODEV (the GEM shmem helpers' of vgem and virtio-gpu map from the
+ * object's first page whatever the offset). When @gpu is unplugged, an
+ * export of before keeps what the pool's driver still gives (its mmap and
+ * importers follow its rules for a gone device; vmap reads mvgal's
+ * mapping), and holds PLACE_FREE and GPU_DETACH -EBUSY until it is
+ * closed; a CPU access brings the bytes home.
  *
  * While the dma-buf lives the placement stays where it is: it is never
  * evicted (POOL_LRU shows it PERSISTENT), PLACE_FREE of it and
@@ -1428,20 +1438,18 @@ struct drm_mvgal_pool_fd {
  * during a WRITE session is the buffer's once END names it. Outside a
  * session, chunks written elsewhere since are stale.
  *
- * The exports of one placement share one list of its pages (8 bytes a
- * page). What an export holds counts against the max_file_meta_mb of the
- * file that asks for it (see "buffer metadata"): the list when this export
- * makes it, and a few hundred bytes for the export itself, until the
- * last export using them is gone (closed and unmapped, by every process
- * and importer), also when the file was closed before.
+ * What an export holds counts against the max_file_meta_mb of the file
+ * that asks for it (see "buffer metadata"): a few hundred bytes, whatever
+ * the size, until it is gone (closed and unmapped, by every process and
+ * importer), also when the file was closed before.
  *
  * Errors: -EINVAL (unknown flags, non-zero @pad, a slot out of range, a
  * device-only buffer of another GPU), -ENOENT (no such handle), -EACCES
  * (MVGAL_PLACE_FD_RDWR on a read-only handle), -EPERM (enable_dmabuf is
  * off, the buffer is not GPU_VALID, or it was made for another GPU and
  * is not SHARED), -ENODEV (no GPU in the slot, or it is
- * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (the
- * pool is not made of pages mvgal can hand out: device memory), -ENOMEM,
+ * gone), -ENOSPC (the pool cannot hold a placement), -EOPNOTSUPP (a pool
+ * its driver may move, MVGAL_POOL_MOVABLE: see "pool memory"), -ENOMEM,
  * -EDQUOT (the file's max_file_meta_mb would be passed; nothing is
  * placed or exported), -EMFILE.
  */
