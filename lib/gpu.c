@@ -215,6 +215,47 @@ static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
 	return ret;
 }
 
+int mvgal_place_adopt_dumb(struct mvgal *dev, uint32_t handle, uint32_t gpu,
+			   int card_fd, int *dmabuf_fd)
+{
+	struct drm_mode_create_dumb c = { 0 };
+	struct drm_mode_destroy_dumb d = { 0 };
+	struct drm_mvgal_bo_info info;
+	uint64_t pages;
+	int ret, fd;
+
+	if (!dev || !dmabuf_fd)
+		return mvgal_bad("!dev || !dmabuf_fd");
+	ret = mvgal_bo_info(dev, handle, &info);
+	if (ret)
+		return ret;
+	/* 4 KiB rows of 32-bit pixels: the buffer's pages exactly. */
+	pages = (info.size + 4095) / 4096;
+	if (pages > UINT32_MAX)
+		return -E2BIG;
+	c.bpp = 32;
+	c.width = 1024;
+	c.height = (uint32_t)pages;
+	ret = mvgal_ioctl(card_fd, DRM_IOCTL_MODE_CREATE_DUMB, &c);
+	if (ret)
+		return ret;
+	ret = drmPrimeHandleToFD(card_fd, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd);
+	if (ret)
+		ret = -errno;
+	/* The dma-buf holds the object; the handle is no longer needed. */
+	d.handle = c.handle;
+	mvgal_ioctl(card_fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	if (ret)
+		return ret;
+	ret = mvgal_place_adopt(dev, handle, gpu, fd);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*dmabuf_fd = fd;
+	return 0;
+}
+
 /*
  * Errors that mean "not that much memory": try a smaller pool. Once the
  * driver made the buffer, only mvgal's own limit (max_pool_mb) is about

@@ -216,6 +216,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "uring";
 	case MVGAL_CAP_SYNC_SYNCOBJS:
 		return "sync-syncobjs";
+	case MVGAL_CAP_PLACE_ADOPT:
+		return "place-adopt";
 	default:
 		return NULL;
 	}

@@ -184,6 +184,18 @@ int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 	return 0;
 }
 
+int mvgal_place_adopt(struct mvgal *dev, uint32_t handle, uint32_t gpu,
+		      int fd)
+{
+	struct drm_mvgal_place_adopt p = {
+		.handle = handle, .gpu = gpu, .fd = fd,
+	};
+
+	if (!dev)
+		return mvgal_bad("!dev");
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_ADOPT, &p);
+}
+
 int (mvgal_get_stats)(struct mvgal *dev, struct drm_mvgal_stats *stats)
 {
 	return mvgal_get_stats_sz(dev, stats, MVGAL_V1_STATS_SIZE);

@@ -442,6 +442,37 @@ MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,
  */
 MVGAL_API int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 			     uint32_t flags, int *fd, uint64_t *size);
+/**
+ * mvgal_place_adopt() - lend a dma-buf that @gpu's driver made for @gpu
+ * as the buffer's placement there (DRM_IOCTL_MVGAL_PLACE_ADOPT): the
+ * application's own GPU API then reaches that copy as its driver's own
+ * memory (import @fd there, or keep using the allocation it came from)
+ * @dev: the device
+ * @handle: the buffer
+ * @gpu: the GPU
+ * @fd: the dma-buf, exactly the buffer's size rounded up to 4 KiB pages;
+ *	still the caller's (mvgal takes a reference of its own)
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_place_adopt).
+ */
+MVGAL_API int mvgal_place_adopt(struct mvgal *dev, uint32_t handle,
+				uint32_t gpu, int fd);
+/**
+ * mvgal_place_adopt_dumb() - mvgal_place_adopt() of a dumb buffer made
+ * for it on @card_fd, an open card (primary) node of @gpu's device
+ * @dev: the device
+ * @handle: the buffer
+ * @gpu: the GPU
+ * @card_fd: where the dumb buffer is made (DRM_IOCTL_MODE_CREATE_DUMB)
+ * @dmabuf_fd: (out) the dumb buffer's dma-buf (O_CLOEXEC, read-write),
+ *	       for the caller's GPU API; closing it leaves the placement
+ *
+ * Return: 0, -EINVAL where the driver's dumb buffer for the size is not
+ * exactly the buffer's pages, or the driver's or the module's -errno.
+ */
+MVGAL_API int mvgal_place_adopt_dumb(struct mvgal *dev, uint32_t handle,
+				     uint32_t gpu, int card_fd,
+				     int *dmabuf_fd);
 /** mvgal_get_stats() - the migration engine's counters since load. */
 MVGAL_API int mvgal_get_stats(struct mvgal *dev, struct drm_mvgal_stats *stats);
 /**

@@ -34,10 +34,15 @@ struct mvgal_userptr;
 
 /*
  * A buffer's copy in one GPU's pool, allocated on first need, on the
- * GPU's LRU list (under its lru_lock) until it goes.
+ * GPU's LRU list (under its lru_lock) until it goes; or a driver buffer
+ * of that GPU lent for this buffer alone (PLACE_ADOPT), which is in no
+ * pool's budget, on no LRU list, and never evicted.
  */
 struct mvgal_place {
 	struct mvgal_gpu *gpu;
+	/* The GPU's pool, or the lent buffer's own (adopted: owned here). */
+	struct mvgal_pool *pool;
+	bool adopted;
 	struct mvgal_bo *bo;
 	struct list_head lru;
 	struct mvgal_pool_alloc alloc;

@@ -161,7 +161,7 @@ int mvgal_bo_view(struct mvgal_bo *bo, unsigned int loc, struct mvgal_view *v,
 	p = bo->pools.place[loc - 1];
 	if (!p)
 		return -EINVAL;
-	return mvgal_pool_view(&p->gpu->pool, p->alloc.node.start, v, wait);
+	return mvgal_pool_view(p->pool, p->alloc.node.start, v, wait);
 }
 
 /* Ends the hold on a pool's mapping a view took, if it took one. */

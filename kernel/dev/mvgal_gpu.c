@@ -130,6 +130,128 @@ static bool mvgal_pool_is_native(struct drm_device *ddev,
 	return native;
 }
 
+/**
+ * mvgal_gpu_dmabuf_is_native() - is @dmabuf @ddev's driver's own buffer
+ * for @ddev?
+ * @ddev: the GPU's DRM device (a reference the caller holds)
+ * @dmabuf: the dma-buf
+ *
+ * Called with no lock held: the driver's import, which tells, may reach
+ * any exporter's callbacks, mvgal's own among them.
+ */
+bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev, struct dma_buf *dmabuf)
+{
+	return mvgal_pool_is_native(ddev, dmabuf);
+}
+
+/**
+ * mvgal_gpu_adopt_pool() - take a driver buffer on as one placement's pool
+ * @gpu: the GPU; caller holds gpu_lock (to read), and checked that
+ *	 @dmabuf is its driver's own (mvgal_gpu_dmabuf_is_native())
+ * @dmabuf: the buffer; on success the pool owns this reference
+ * @fd: @dmabuf's fd in the calling process
+ * @out: (out) the pool, for mvgal_gpu_adopted_put() (or, while no
+ *	 placement has it, mvgal_gpu_adopt_drop()) when it goes
+ *
+ * Attached as a GPU's pool is, with the same calls into the driver only.
+ * It follows its driver's moves only where the GPU's pool does, with a
+ * handle in that pool's kept file: a file no caller has an fd of, so that
+ * no caller can drop the handle that keeps the driver telling mvgal of
+ * moves. Otherwise it is pinned where its driver pins for importers. A
+ * dma-buf lent already, or the GPU's pool itself, is refused: one buffer
+ * lent twice would hold two buffers' bytes, and share one kept handle.
+ *
+ * Return: 0, -EBUSY (lent already, or the GPU's pool), -ENOMEM, or
+ * mvgal_pool_init()'s error (-ENXIO, -EOPNOTSUPP).
+ */
+int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
+			 int fd, struct mvgal_pool **out)
+{
+	struct mvgal_pool_keep keep = { };
+	struct mvgal_pool *pool;
+	int ret, idx;
+
+	lockdep_assert_held(&gpu->mdev->gpu_lock);
+	if (dmabuf == gpu->pool.dmabuf)
+		return -EBUSY;
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	if (!pool)
+		return -ENOMEM;
+	ret = xa_insert(&gpu->adopted, (unsigned long)dmabuf, dmabuf,
+			GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_free;
+	if (gpu->pool.keep.file)
+		mvgal_pool_keep_get(&keep, gpu->ddev, gpu->pool.keep.file,
+				    dmabuf, fd);
+	ret = -ENODEV;
+	if (drm_dev_enter(gpu->ddev, &idx)) {
+		ret = mvgal_pool_init(pool, dmabuf, gpu->dev, &keep);
+		drm_dev_exit(idx);
+	}
+	if (ret)
+		goto err_unreserve;
+	*out = pool;
+	return 0;
+
+err_unreserve:
+	mvgal_pool_keep_put(&keep);
+	xa_erase(&gpu->adopted, (unsigned long)dmabuf);
+err_free:
+	kfree(pool);
+	return ret;
+}
+
+/*
+ * Gives a pool back that mvgal_gpu_adopt_pool() made, with no buffer's
+ * lock held (it takes the dma-buf's reservation); the GPU stays attached.
+ */
+static void mvgal_gpu_adopt_release(struct mvgal_gpu *gpu,
+				    struct mvgal_pool *pool)
+{
+	struct dma_buf *dmabuf = pool->dmabuf;
+
+	mvgal_pool_fini(pool);
+	kfree(pool);
+	/* Only now may it be lent again: its kept handle is gone. */
+	xa_erase(&gpu->adopted, (unsigned long)dmabuf);
+}
+
+/**
+ * mvgal_gpu_adopt_drop() - give back an adopted pool no placement has
+ * @gpu: its GPU; caller holds gpu_lock (to read), and no buffer's lock
+ * @pool: the pool
+ */
+void mvgal_gpu_adopt_drop(struct mvgal_gpu *gpu, struct mvgal_pool *pool)
+{
+	mvgal_gpu_adopt_release(gpu, pool);
+}
+
+/* Gives back the pools of adopted placements that went. */
+static void mvgal_gpu_adopted_work(struct work_struct *work)
+{
+	struct mvgal_gpu *gpu = container_of(work, struct mvgal_gpu,
+					     adopted_work);
+	struct mvgal_pool *pool, *next;
+
+	llist_for_each_entry_safe(pool, next, llist_del_all(&gpu->adopted_gone),
+				  gone)
+		mvgal_gpu_adopt_release(gpu, pool);
+}
+
+/**
+ * mvgal_gpu_adopted_put() - an adopted placement's pool is no longer used
+ * @gpu: its GPU, which stays attached until the pool is given back
+ * @pool: the pool; it holds no allocation and no view of it is held
+ *
+ * Callable under buffers' locks: the pool is given back from a work item.
+ */
+void mvgal_gpu_adopted_put(struct mvgal_gpu *gpu, struct mvgal_pool *pool)
+{
+	if (llist_add(&pool->gone, &gpu->adopted_gone))
+		queue_work(system_unbound_wq, &gpu->adopted_work);
+}
+
 static bool mvgal_memcpy_dma_engine_present(void)
 {
 	struct dma_chan *chan;
@@ -221,6 +343,8 @@ static void mvgal_gpu_free(struct mvgal_gpu *gpu)
 	/* The pool's dma-buf holds its own references to the exporting
 	 * device and module; ours go first.
 	 */
+	flush_work(&gpu->adopted_work);
+	xa_destroy(&gpu->adopted);
 	mvgal_gpu_put_refs(gpu);
 	mvgal_pool_fini(&gpu->pool);
 	kvfree(gpu->pred);
@@ -292,6 +416,9 @@ static struct mvgal_gpu *mvgal_gpu_new(struct mvgal_device *mdev,
 	mutex_init(&gpu->lru_lock);
 	mutex_init(&gpu->evict_lock);
 	INIT_LIST_HEAD(&gpu->lru);
+	init_llist_head(&gpu->adopted_gone);
+	xa_init(&gpu->adopted);
+	INIT_WORK(&gpu->adopted_work, mvgal_gpu_adopted_work);
 	/* Without it the GPU works, only nothing is prefetched for it. */
 	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);
 	if (gpu->pred)

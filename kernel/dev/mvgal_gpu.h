@@ -9,6 +9,7 @@
 
 #include <linux/list.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -74,6 +75,21 @@ struct mvgal_gpu {
 	/* Idle/active, counted under pool.lock. */
 	bool active;
 	u64 state_changes;
+	/*
+	 * Pools of adopted placements that went, given back by
+	 * @adopted_work: a placement goes under its buffer's lock, and
+	 * giving a pool back takes its dma-buf's reservation, which is
+	 * taken before buffers' locks elsewhere.
+	 */
+	struct llist_head adopted_gone;
+	struct work_struct adopted_work;
+	/*
+	 * The dma-bufs lent as placements here, from before their pools are
+	 * made until after they are given back: one buffer lent twice would
+	 * hold two buffers' bytes, and share the one handle kept of it (the
+	 * first to go would drop the other's).
+	 */
+	struct xarray adopted;
 };
 
 /* What was probed for one ordered pair (src pool -> dst GPU). */
@@ -89,6 +105,12 @@ bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu);
 struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
 struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);
+bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev,
+				struct dma_buf *dmabuf);
+int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
+			 int fd, struct mvgal_pool **out);
+void mvgal_gpu_adopt_drop(struct mvgal_gpu *gpu, struct mvgal_pool *pool);
+void mvgal_gpu_adopted_put(struct mvgal_gpu *gpu, struct mvgal_pool *pool);
 int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 		     struct dma_buf *dmabuf, struct file *f, int pool_fd,
 		     u32 want);

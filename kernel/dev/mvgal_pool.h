@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/iosys-map.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
@@ -90,6 +91,8 @@ struct mvgal_pool {
 	atomic64_t moves;
 	/* Held while the pool may be moved (MVGAL_POOL_MOVABLE). */
 	struct mvgal_pool_keep keep;
+	/* An adopted placement's pool on its way out (mvgal_gpu_adopted_put()). */
+	struct llist_node gone;
 };
 
 /* An allocation from a pool: [node.start, node.start + node.size). */

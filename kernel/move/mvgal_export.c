@@ -58,7 +58,7 @@ static struct mvgal_pool *mvgal_export_pool(struct dma_buf *dmabuf)
 {
 	struct mvgal_export *e = dmabuf->priv;
 
-	return &e->gpu->pool;
+	return e->pool;
 }
 
 /* The pool attached for the importer's device, by the pool's driver. */
@@ -174,7 +174,7 @@ static int mvgal_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!mvgal_export_mmap_ok(e->gpu))
 		return -ENODEV;
-	ret = dma_buf_mmap(e->gpu->pool.dmabuf, vma,
+	ret = dma_buf_mmap(e->pool->dmabuf, vma,
 			   vma->vm_pgoff + (e->start >> PAGE_SHIFT));
 	if (ret)
 		return ret;
@@ -192,7 +192,7 @@ static int mvgal_export_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 static int mvgal_export_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 {
 	struct mvgal_export *e = dmabuf->priv;
-	struct mvgal_pool *pool = &e->gpu->pool;
+	struct mvgal_pool *pool = e->pool;
 	int ret;
 
 	ret = mvgal_pool_map_get(pool, map);
@@ -259,13 +259,16 @@ int mvgal_export_check(struct mvgal_bo *bo, u32 gpu)
 int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu,
 		     struct drm_file *file)
 {
+	struct mvgal_place *p = e->bo->pools.place[gpu->index];
 	struct mvgal_bo *bo = e->bo;
 	u32 memory, flags;
 	u64 moves;
 	int ret;
 
-	/* Its mapping, which vmap hands out, would go with a move. */
-	mvgal_pool_where(&gpu->pool, &memory, &flags, &moves);
+	/* Its mapping, which vmap hands out, would go with a move (an
+	 * adopted placement's pool is always pinned).
+	 */
+	mvgal_pool_where(p ? p->pool : &gpu->pool, &memory, &flags, &moves);
 	if (flags & MVGAL_POOL_MOVABLE)
 		return -EOPNOTSUPP;
 	e->quota = mvgal_file_charge(file, false, MVGAL_EXPORT_COST, &ret);
@@ -278,8 +281,13 @@ int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu,
 		return ret;
 	}
 	e->gpu = gpu;
-	e->start = bo->home ? bo->alloc.node.start :
-		   bo->pools.place[gpu->index]->alloc.node.start;
+	if (bo->home) {
+		e->pool = &gpu->pool;
+		e->start = bo->alloc.node.start;
+	} else {
+		e->pool = bo->pools.place[gpu->index]->pool;
+		e->start = bo->pools.place[gpu->index]->alloc.node.start;
+	}
 	e->npages = bo->npages;
 	atomic_inc(&bo->pools.exported[gpu->index]);
 	return 0;
@@ -303,6 +311,6 @@ struct dma_buf *mvgal_export_dmabuf(struct mvgal_export *e, u32 flags)
 		mvgal_export_unpin(e);
 		return dmabuf;
 	}
-	dmabuf->file->f_mapping = e->gpu->pool.dmabuf->file->f_mapping;
+	dmabuf->file->f_mapping = e->pool->dmabuf->file->f_mapping;
 	return dmabuf;
 }

@@ -13,12 +13,15 @@ struct drm_file;
 struct mvgal_bo;
 struct mvgal_file;
 struct mvgal_gpu;
+struct mvgal_pool;
 
 /* One placement export; PLACE_FD (uapi/mvgal_place_ioctl.c) fills it. */
 struct mvgal_export {
 	struct mvgal_bo *bo;		/* a reference */
 	struct mvgal_gpu *gpu;
-	u64 start;			/* of the range, in the pool */
+	/* The GPU's pool, or an adopted placement's own; held by the export. */
+	struct mvgal_pool *pool;
+	u64 start;			/* of the range, in @pool */
 	unsigned long npages;
 	struct mvgal_file *quota;	/* charged for the export itself */
 };

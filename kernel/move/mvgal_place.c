@@ -77,10 +77,10 @@ void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		p = bo->pools.place[loc - 1];
 	mutex_lock(&gpu->lru_lock);
 	mvgal_reuse_touch(&bo->pools.reuse[gpu->index], now);
-	if (p && p->gpu == gpu)
+	if (p && p->gpu == gpu && !p->adopted)
 		list_move_tail(&p->lru, &gpu->lru);
 	mutex_unlock(&gpu->lru_lock);
-	if (!p || p->gpu == gpu)
+	if (!p || p->gpu == gpu || p->adopted)
 		return;
 	/* A peer's placement used in place: its own record of use too, by
 	 * which its pool ranks it.
@@ -520,12 +520,53 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		return ret;
 	}
 	p->gpu = gpu;
+	p->pool = &gpu->pool;
 	p->bo = bo;
 	WRITE_ONCE(bo->pools.ever_placed, true);
 	mutex_lock(&gpu->lru_lock);
 	list_add_tail(&p->lru, &gpu->lru);
 	gpu->nr_places++;
 	mutex_unlock(&gpu->lru_lock);
+	bo->pools.place[gpu->index] = p;
+	return 0;
+}
+
+/**
+ * mvgal_place_adopt() - make @pool, a driver buffer of @gpu lent for @bo
+ * alone, @bo's placement there
+ * @bo: the buffer; caller holds bo->lock
+ * @gpu: the GPU; caller holds mdev->gpu_lock (to read)
+ * @pool: the buffer's pool (mvgal_gpu_adopt_pool()), the buffer's size
+ *	  rounded up to a page; owned by the placement on success
+ *
+ * The GPU's own API reaches the placement as its driver's own object
+ * (the lender's handle, or its import of the same dma-buf), not as
+ * foreign memory. Like a new placement it holds no chunk.
+ *
+ * Return: 0, -EEXIST (a placement or the buffer's home is there already),
+ * -ENODEV (the GPU is being detached), -ENOMEM.
+ */
+int mvgal_place_adopt(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+		      struct mvgal_pool *pool)
+{
+	struct mvgal_place *p;
+
+	lockdep_assert_held(&bo->lock);
+	lockdep_assert_held(&gpu->mdev->gpu_lock);
+	if (bo->home == gpu || bo->pools.place[gpu->index])
+		return -EEXIST;
+	if (READ_ONCE(gpu->detaching))
+		return -ENODEV;
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return -ENOMEM;
+	p->gpu = gpu;
+	p->pool = pool;
+	p->adopted = true;
+	p->bo = bo;
+	p->alloc.node.size = pool->size;
+	INIT_LIST_HEAD(&p->lru);
+	WRITE_ONCE(bo->pools.ever_placed, true);
 	bo->pools.place[gpu->index] = p;
 	return 0;
 }
@@ -569,6 +610,11 @@ static void mvgal_place_put(struct mvgal_bo *bo, unsigned int gidx)
 	struct mvgal_place *p = bo->pools.place[gidx];
 
 	bo->pools.place[gidx] = NULL;
+	if (p->adopted) {
+		mvgal_gpu_adopted_put(p->gpu, p->pool);
+		kfree(p);
+		return;
+	}
 	mutex_lock(&p->gpu->lru_lock);
 	list_del(&p->lru);
 	p->gpu->nr_places--;

@@ -13,6 +13,7 @@
 struct mvgal_bo;
 struct mvgal_device;
 struct mvgal_gpu;
+struct mvgal_pool;
 
 void mvgal_place_touch(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		       unsigned int loc);
@@ -21,6 +22,8 @@ int mvgal_pool_alloc_evict(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a,
 int mvgal_place_get(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
 int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 			u64 keep_ahead);
+int mvgal_place_adopt(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
+		      struct mvgal_pool *pool);
 void mvgal_place_pin(struct mvgal_bo *bo, u32 pin);
 u32 mvgal_place_pins(struct mvgal_bo *bo);
 int mvgal_place_drain(struct mvgal_bo *bo, unsigned int gidx, bool dying);

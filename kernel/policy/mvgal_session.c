@@ -111,8 +111,13 @@ static unsigned int mvgal_sbo_in_place(struct mvgal_device *mdev,
 	u64 bytes = mvgal_sbo_bytes(b);
 
 	for (p = 0; p < MVGAL_MAX_GPUS; p++) {
+		struct mvgal_place *pl = b->bo->pools.place[p];
+
 		if (p == gpu || !mdev->gpus[p] ||
 		    mvgal_gpu_unplugged(mdev->gpus[p]))
+			continue;
+		/* A GPU reaches a peer's pool, not what was lent for one buffer. */
+		if (pl && pl->adopted)
 			continue;
 		if (mvgal_select(mdev, 1 + p, 1 + gpu, bytes, &ch) !=
 		    MVGAL_METHOD_IN_PLACE)
@@ -494,6 +499,9 @@ int mvgal_begin_plan(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			return ret;
 		mvgal_view_put(&v);
 		acc[i].pool_gpu = b->loc - 1;
+		if (b->loc != MVGAL_LOC_HOST && b->bo->pools.place[b->loc - 1] &&
+		    b->bo->pools.place[b->loc - 1]->adopted)
+			acc[i].pool_gpu |= MVGAL_POOL_ADOPTED;
 		acc[i].pool_offset = v.base;
 	}
 	return 0;

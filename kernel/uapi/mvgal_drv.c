@@ -86,6 +86,8 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_USERPTR, mvgal_ioctl_bo_userptr,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_BO_MARK, mvgal_ioctl_bo_mark, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_PLACE_ADOPT, mvgal_ioctl_place_adopt,
+			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_HARVEST, mvgal_ioctl_harvest, DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_FILE_FLAGS, mvgal_ioctl_file_flags,
 			  DRM_RENDER_ALLOW),

@@ -34,7 +34,7 @@ int mvgal_ioctl_get_info(struct drm_device *dev, void *data,
 		     MVGAL_CAP_SESSIONS | MVGAL_CAP_MIGRATION |
 		     MVGAL_CAP_WRITE_WATCH | MVGAL_CAP_EVICTION |
 		     MVGAL_CAP_PLACE_FD | MVGAL_CAP_URING |
-		     MVGAL_CAP_SYNC_SYNCOBJS;
+		     MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT;
 	args->chunk_size = mvgal_chunk_size;
 	args->gpu_count = READ_ONCE(mdev->gpu_count);
 	args->max_gpus = mvgal_max_gpus;

@@ -638,4 +638,272 @@ TEST_F(devmem, the_boot_step_does_not_halve_a_refused_pool)
 	EXPECT_EQ(-ENXIO, mvgal_gpu_attach_node(self->m, path, 0, MVGAL_GPU_ANY, &g));
 }
 
+/* Host pages and GPU copies; MVGAL_BO_GPU_VALID alone is device-only. */
+#define HG (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)
+
+/* The stand-in's import of @fd: its handle and where the buffer is. */
+static int import_info(FIXTURE_DATA(devmem) *self, int i, int fd,
+		       uint32_t *h, struct drm_mvgal_vram_bo_info *bi)
+{
+	int ret = drmPrimeFDToHandle(self->s[i].fd, fd, h);
+
+	return ret ? -errno : bo_info(self->s[i].fd, *h, bi);
+}
+
+/* BEGIN of all of @h on the lent GPU with @flags; settled, or -errno. */
+static int begin_all(FIXTURE_DATA(devmem) *self, uint32_t h, uint32_t flags,
+		     struct drm_mvgal_access *a, uint32_t *session)
+{
+	int fence = -1, ret;
+
+	*a = (struct drm_mvgal_access){ .handle = h };
+	ret = mvgal_begin(self->m, self->gpu, flags, MVGAL_PRIO_NORMAL, -1, a, 1,
+			  session, &fence, NULL);
+	if (ret)
+		return ret;
+	ret = fence < 0 ? 0 : mvgal_fence_wait(fence, 20000);
+	if (fence >= 0)
+		close(fence);
+	return ret;
+}
+
+/*
+ * A buffer of the stand-in's own lent as a placement (PLACE_ADOPT, here a
+ * dumb buffer made for it by libmvgal): the driver's import of its fd is
+ * its own object again, which is what the application's GPU API gets,
+ * where an import of a placement export of a range of mvgal's pool is
+ * foreign memory to it. A session fills the lent buffer (read through
+ * the driver's own mapping, not mvgal), what is written there in a WRITE
+ * session is the buffer's after END, a placement export of it is its
+ * range, and PLACE_FREE brings the chunks home, leaving the lender its
+ * buffer with the bytes, no longer attached by mvgal.
+ */
+TEST_F(devmem, an_adopted_placement_is_the_drivers_own_buffer)
+{
+	static uint8_t data[SIZE], back[SIZE];
+	struct drm_mvgal_vram_bo_info bi, xi;
+	struct drm_mvgal_range r = { .offset = 999, .size = SIZE - 999 };
+	struct drm_mvgal_access a, w = {
+		.handle = 0, .nr_ranges = 1, .ranges = (uintptr_t)&r,
+	};
+	struct drm_mvgal_bo_info info;
+	uint32_t h, h2, sh, xh, session;
+	uint64_t size;
+	int afd, xfd;
+	uint8_t *p;
+
+	ASSERT_EQ(0, write_movable("0"));
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, HG, MVGAL_GPU_ANY, &h));
+	fill(data, SIZE, 41);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
+	ASSERT_EQ(0, mvgal_place_adopt_dumb(self->m, h, self->gpu, self->s[0].fd, &afd));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(MAPPED, info.resident[1 + self->gpu]);
+
+	/* Its driver's own object, pinned (the pool is) where it pins. */
+	ASSERT_EQ(0, import_info(self, 0, afd, &sh, &bi));
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, bi.domain);
+	EXPECT_EQ(1, bi.pin_count);
+	EXPECT_EQ(MAPPED, bi.size);
+	/* A placement export of mvgal's pool: an import of foreign memory. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, HG, MVGAL_GPU_ANY, &h2));
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h2, self->gpu, 0, &xfd, &size));
+	ASSERT_EQ(0, import_info(self, 0, xfd, &xh, &xi));
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_IMPORT, xi.domain);
+	EXPECT_EQ(0, drmCloseBufferHandle(self->s[0].fd, xh));
+	close(xfd);
+
+	/* A session fills it: BEGIN says so; the driver's mapping shows it. */
+	ASSERT_EQ(0, begin_all(self, h, MVGAL_ACCESS_READ, &a, &session));
+	EXPECT_EQ(self->gpu | MVGAL_POOL_ADOPTED, a.pool_gpu);
+	EXPECT_EQ(0, a.pool_offset);
+	ASSERT_EQ(0, mvgal_end(self->m, session, -1, NULL, 0));
+	ASSERT_NE(NULL, p = bo_map(self->s[0].fd, sh, MAPPED));
+	EXPECT_EQ(-1, check(p, SIZE, 41));
+
+	/* The "GPU" writes its own memory from byte 999; END hands it over. */
+	ASSERT_EQ(0, begin_all(self, h, MVGAL_ACCESS_WRITE | MVGAL_ACCESS_NO_IN_PLACE,
+			       &a, &session));
+	fill(p + 999, SIZE - 999, 42);
+	w.handle = h;
+	ASSERT_EQ(0, mvgal_end(self->m, session, -1, &w, 1));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 999, back, SIZE - 999));
+	EXPECT_EQ(-1, check(back, SIZE - 999, 42));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, 999));
+	EXPECT_EQ(-1, check(back, 999, 41));
+
+	/* A placement export of it is exactly its range. */
+	ASSERT_EQ(0, mvgal_place_fd(self->m, h, self->gpu, 0, &xfd, &size));
+	EXPECT_EQ(MAPPED, size);
+	ASSERT_EQ(0, import_info(self, 1, xfd, &xh, &xi));
+	EXPECT_TRUE(xi.flags & MVGAL_VRAM_INFO_MAPPED);
+	EXPECT_EQ(MAPPED, xi.size);
+	EXPECT_EQ(-EBUSY, mvgal_place_free(self->m, h, self->gpu));
+	EXPECT_EQ(0, drmCloseBufferHandle(self->s[1].fd, xh));
+	close(xfd);
+
+	/* Freed: the bytes come home, the lender keeps its buffer and them. */
+	ASSERT_EQ(0, mvgal_place_free(self->m, h, self->gpu));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.resident[1 + self->gpu]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 999, back, SIZE - 999));
+	EXPECT_EQ(-1, check(back, SIZE - 999, 42));
+	EXPECT_EQ(-1, check(p + 999, SIZE - 999, 42));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, sh, &bi));
+	EXPECT_EQ(0, bi.pin_count);
+	/* Lent again, it is the buffer's placement again. */
+	EXPECT_EQ(0, mvgal_place_adopt(self->m, h, self->gpu, afd));
+	munmap(p, MAPPED);
+	close(afd);
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Where the GPU's pool follows its driver's moves (the debug kernel with
+ * movable_pools set), a lent buffer does too: it stays in VRAM, unpinned,
+ * and when the driver moves it, mvgal's next copy lands where it went.
+ * Elsewhere it is pinned where the driver pins for importers.
+ */
+TEST_F(devmem, an_adopted_placement_follows_its_driver)
+{
+	static uint8_t data[SIZE];
+	struct drm_mvgal_vram_bo_info bi;
+	struct drm_mvgal_access a;
+	uint32_t h, sh, session, moves0;
+	size_t maplen;
+	void *base;
+	uint8_t *p;
+	int afd;
+
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, HG, MVGAL_GPU_ANY, &h));
+	fill(data, SIZE, 43);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
+	ASSERT_EQ(0, mvgal_place_adopt_dumb(self->m, h, self->gpu, self->s[0].fd, &afd));
+	ASSERT_EQ(0, import_info(self, 0, afd, &sh, &bi));
+	if (!p2p_kernel()) {
+		EXPECT_EQ(MVGAL_VRAM_DOMAIN_SYSTEM, bi.domain);
+		EXPECT_EQ(1, bi.pin_count);
+		close(afd);
+		mvgal_bo_destroy(self->m, h);
+		return;
+	}
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, bi.domain);
+	EXPECT_EQ(0, bi.pin_count);
+	ASSERT_EQ(0, begin_all(self, h, MVGAL_ACCESS_READ, &a, &session));
+	ASSERT_EQ(0, mvgal_end(self->m, session, -1, NULL, 0));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, sh, &bi));
+	ASSERT_EQ(MVGAL_VRAM_DOMAIN_VRAM, bi.domain);
+	maplen = SIZE + (bi.offset & 4095);
+	ASSERT_NE(NULL, p = bar_map(&self->s[0], bi.offset, SIZE, &base));
+	EXPECT_EQ(-1, check(p, SIZE, 43));
+	munmap(base, maplen);
+
+	/*
+	 * The driver moves it out to system memory; mvgal's next map brings
+	 * it back into VRAM (as the pool's does), and the next session's
+	 * bytes land where it is then.
+	 */
+	moves0 = bi.moves;
+	ASSERT_EQ(0, evict(&self->s[0]));
+	fill(data, SIZE, 44);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h, 0, data, SIZE));
+	ASSERT_EQ(0, begin_all(self, h, MVGAL_ACCESS_READ, &a, &session));
+	ASSERT_EQ(0, mvgal_end(self->m, session, -1, NULL, 0));
+	ASSERT_EQ(0, bo_info(self->s[0].fd, sh, &bi));
+	EXPECT_LE(moves0 + 2, bi.moves);
+	EXPECT_EQ(MVGAL_VRAM_DOMAIN_VRAM, bi.domain);
+	ASSERT_NE(NULL, p = bo_map(self->s[0].fd, sh, MAPPED));
+	EXPECT_EQ(-1, check(p, SIZE, 44));
+	munmap(p, MAPPED);
+	close(afd);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * PLACE_ADOPT takes only a buffer of the GPU's own driver for that GPU,
+ * exactly the buffer's pages, once, for a writable GPU_VALID buffer of
+ * that GPU that has no placement there; every refusal changes nothing.
+ */
+TEST_F(devmem, adopt_rejections)
+{
+	struct drm_mvgal_place_adopt pa;
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_bo_info info;
+	struct drm_mvgal_pool_fd pf;
+	uint32_t h, big, plain, donly, sh = 0, oh = 0, ro;
+	int afd, ofd, sfd, s2fd, closed, rofd;
+	struct mvgal *other;
+
+	ASSERT_EQ(0, write_movable("0"));
+	ASSERT_EQ(0, lend(self, "amdgpu"));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, HG, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, bo_create(&self->s[0], MAPPED, 0, &sh));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[0].fd, sh, DRM_CLOEXEC | DRM_RDWR, &afd));
+	ASSERT_EQ(0, bo_create(&self->s[1], MAPPED, 0, &oh));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[1].fd, oh, DRM_CLOEXEC | DRM_RDWR, &ofd));
+	ASSERT_EQ(0, bo_create(&self->s[0], MAPPED + 4096, 0, &oh));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[0].fd, oh, DRM_CLOEXEC | DRM_RDWR, &sfd));
+	ASSERT_EQ(0, bo_create(&self->s[0], MAPPED, 0, &oh));
+	ASSERT_EQ(0, drmPrimeHandleToFD(self->s[0].fd, oh, DRM_CLOEXEC | DRM_RDWR, &s2fd));
+	closed = dup(afd);
+	close(closed);
+
+	pa = (struct drm_mvgal_place_adopt){ .handle = h, .gpu = self->gpu, .fd = afd, .flags = 1 };
+	EXPECT_EQ(-1, drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_PLACE_ADOPT, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	pa.flags = 0;
+	pa.pad = 1;
+	EXPECT_EQ(-1, drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_PLACE_ADOPT, &pa));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, mvgal_place_adopt(self->m, h, MVGAL_MAX_GPUS, afd));
+	ASSERT_EQ(-ENODEV, mvgal_gpu_info(self->m, MVGAL_MAX_GPUS - 1, &gi));
+	EXPECT_EQ(-ENODEV, mvgal_place_adopt(self->m, h, MVGAL_MAX_GPUS - 1, afd));
+	EXPECT_EQ(-ENOENT, mvgal_place_adopt(self->m, h + 1000, self->gpu, afd));
+	EXPECT_EQ(-EBADF, mvgal_place_adopt(self->m, h, self->gpu, closed));
+	EXPECT_EQ(-EINVAL, mvgal_place_adopt(self->m, h, self->gpu, self->s[0].fd));
+	EXPECT_EQ(-EINVAL, mvgal_place_adopt(self->m, h, self->gpu, sfd));	/* a page more */
+	EXPECT_EQ(-EINVAL, mvgal_place_adopt(self->m, h, self->gpu, ofd));	/* another GPU's */
+	/* Not for GPUs, or device-only: nothing to lend for. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, MVGAL_BO_HOST_VALID, MVGAL_GPU_ANY, &plain));
+	EXPECT_EQ(-EPERM, mvgal_place_adopt(self->m, plain, self->gpu, afd));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, MVGAL_BO_GPU_VALID,
+				     self->gpu, &donly));
+	EXPECT_EQ(-EINVAL, mvgal_place_adopt(self->m, donly, self->gpu, afd));
+	/* A read-only handle may not have its copy written by a GPU. */
+	ASSERT_EQ(0, mvgal_bo_create_shared(self->m, SIZE, HG | MVGAL_BO_DMA_BUF,
+					    MVGAL_GPU_ANY, MVGAL_SHARING_CROSS_VENDOR, &big));
+	ASSERT_EQ(0, drmPrimeHandleToFD(mvgal_fd(self->m), big, O_CLOEXEC, &rofd));
+	ASSERT_EQ(0, mvgal_open(&other));
+	ASSERT_EQ(0, mvgal_bo_import(other, rofd, &ro));
+	close(rofd);
+	EXPECT_EQ(-EACCES, mvgal_place_adopt(other, ro, self->gpu, afd));
+	mvgal_close(other);
+	mvgal_bo_destroy(self->m, big);
+	/* Nothing of those changed the buffer. */
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.resident[1 + self->gpu]);
+
+	/* Once: a second placement, or the same buffer lent twice. */
+	ASSERT_EQ(0, mvgal_place_adopt(self->m, h, self->gpu, afd));
+	EXPECT_EQ(-EEXIST, mvgal_place_adopt(self->m, h, self->gpu, s2fd));
+	ASSERT_EQ(0, mvgal_bo_create(self->m, SIZE, HG, MVGAL_GPU_ANY, &plain));
+	EXPECT_EQ(-EBUSY, mvgal_place_adopt(self->m, plain, self->gpu, afd));
+	/* The GPU's pool itself, which holds every buffer's bytes. */
+	ASSERT_EQ(0, mvgal_bo_create(self->m, (uint64_t)POOL_MIB << 20, HG,
+				     MVGAL_GPU_ANY, &big));
+	pf = (struct drm_mvgal_pool_fd){ .gpu = self->gpu };
+	ASSERT_EQ(0, drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_POOL_FD, &pf));
+	EXPECT_EQ(-EBUSY, mvgal_place_adopt(self->m, big, self->gpu, pf.fd));
+	close(pf.fd);
+	ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
+	EXPECT_EQ(0, info.resident[1 + self->gpu]);
+	close(afd);
+	close(ofd);
+	close(sfd);
+	close(s2fd);
+}
+
 TEST_HARNESS_MAIN

@@ -114,7 +114,7 @@ TEST_F(dev, get_info_reports_module_state)
 	EXPECT_EQ(MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH | MVGAL_CAP_SESSIONS |
 		  MVGAL_CAP_MIGRATION | MVGAL_CAP_WRITE_WATCH |
 		  MVGAL_CAP_EVICTION | MVGAL_CAP_PLACE_FD | MVGAL_CAP_URING |
-		  MVGAL_CAP_SYNC_SYNCOBJS, a.caps);
+		  MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT, a.caps);
 	/* Every figure agrees with the module parameters behind it. */
 	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);

@@ -105,6 +105,8 @@ extern "C" {
  * MVGAL_CAP_URING: io_uring commands (see "io_uring commands").
  * MVGAL_CAP_SYNC_SYNCOBJS: BEGIN, END and MIGRATE wait for and signal
  * syncobjs (see "syncobjs"); a module without it ignores those fields.
+ * MVGAL_CAP_PLACE_ADOPT: a driver buffer can be lent as a placement
+ * (PLACE_ADOPT).
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
@@ -113,6 +115,7 @@ extern "C" {
 #define MVGAL_CAP_PLACE_FD		(1ULL << 6)
 #define MVGAL_CAP_URING			(1ULL << 7)
 #define MVGAL_CAP_SYNC_SYNCOBJS		(1ULL << 8)
+#define MVGAL_CAP_PLACE_ADOPT		(1ULL << 9)
 
 /**
  * DOC: core settings
@@ -996,7 +999,8 @@ struct drm_mvgal_access {
 	__u64 pool_offset;
 	/**
 	 * @pool_gpu: (out, BEGIN) the GPU whose pool holds the bytes, or
-	 * MVGAL_POOL_HOST: the buffer's own pages, through its dma-buf.
+	 * MVGAL_POOL_HOST: the buffer's own pages, through its dma-buf; with
+	 * MVGAL_POOL_ADOPTED, the buffer's adopted placement on that GPU.
 	 */
 	__u32 pool_gpu;
 	/** @pad: (in) must be 0. */
@@ -1470,6 +1474,62 @@ struct drm_mvgal_place_fd {
 	__u32 pad2;
 };
 
+/**
+ * struct drm_mvgal_place_adopt - DRM_IOCTL_MVGAL_PLACE_ADOPT
+ *
+ * Makes a dma-buf that @gpu's driver allocated for @gpu (a dumb buffer,
+ * a Vulkan allocation exported with VK_EXT_external_memory_dma_buf, ...)
+ * buffer @handle's placement on @gpu. It is how an application's GPU API
+ * reaches its own GPU's copy of a buffer as that driver's own memory: the
+ * driver's import of its own dma-buf is the object it exported (as
+ * amdgpu_gem_prime_import() and drm_gem_prime_import() do), while an
+ * export of a range of mvgal's pool (PLACE_FD) is foreign memory to it,
+ * which it reaches through its dma-buf attachment as it would another
+ * device's. The dma-buf must be exactly the buffer's size rounded up to
+ * a page, so that it holds the buffer's bytes and nothing else.
+ *
+ * mvgal attaches it with @gpu's device as a pool of its own, by the
+ * rules of @gpu's pool (see "pool memory"): where that pool follows its
+ * driver's moves, so does this one (mvgal keeps a handle of it in the
+ * same file), and elsewhere it is pinned where the driver pins for
+ * importers (amdgpu: in GTT). It is in no pool's budget and never
+ * evicted; a BEGIN that uses it says so in &drm_mvgal_access.pool_gpu
+ * (MVGAL_POOL_ADOPTED), and a session on another GPU never uses it in
+ * place. Like any new placement it holds no chunk
+ * at first; sessions, MIGRATE and REPLICATE fill it, and what @gpu
+ * writes through it during a WRITE session is the buffer's once END
+ * names it, as for a placement export. It stays until PLACE_FREE (chunks
+ * only it holds are copied home first), the buffer's end or the GPU's
+ * detach; then mvgal drops its attachment and reference, and the
+ * dma-buf, which lives on while its lender holds it, is no longer the
+ * buffer's copy. PLACE_FD of the buffer at @gpu exports its range as for
+ * any placement. mvgal reads and writes it with the CPU (its driver's
+ * vmap); the kernel memory it costs is charged to the caller's memory
+ * cgroup.
+ *
+ * Errors: -EINVAL (non-zero @flags or @pad, a slot out of range, a
+ * dma-buf that is not @gpu's driver's own for @gpu or not the size, a
+ * device-only buffer), -EBADF (@fd is not open), -ENOENT (no such
+ * handle), -EACCES (a read-only handle), -EPERM (as for PLACE_FD),
+ * -ENODEV (no GPU in the slot, or it is gone or being detached), -EEXIST
+ * (the buffer has a placement on @gpu: PLACE_FREE it first), -EBUSY (the
+ * dma-buf is lent as a placement already, or is @gpu's pool), -ENXIO (the
+ * driver would not let its own device attach the buffer), -EOPNOTSUPP
+ * (no kernel mapping of it for CPU copies), -ENOMEM.
+ */
+struct drm_mvgal_place_adopt {
+	/** @handle: (in) GEM handle of the buffer. */
+	__u32 handle;
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @fd: (in) the dma-buf; mvgal takes its own reference. */
+	__s32 fd;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @pad: (in) must be 0. */
+	__u64 pad;
+};
+
 /*
  * drm_mvgal_access.pool_gpu when a session uses the buffer's own host
  * pages in place (a chunk refused after a hand-off, on a GPU whose driver
@@ -1477,6 +1537,14 @@ struct drm_mvgal_place_fd {
  * dma-buf (mvgal_bo_export()), at the buffer's offsets.
  */
 #define MVGAL_POOL_HOST		0xffffffffU
+
+/*
+ * Set in drm_mvgal_access.pool_gpu (never with MVGAL_POOL_HOST) when the
+ * bytes are in the buffer's adopted placement on the GPU of the low bits
+ * (PLACE_ADOPT): at @pool_offset of the dma-buf lent for it (0), not in
+ * that GPU's pool.
+ */
+#define MVGAL_POOL_ADOPTED	(1U << 31)
 
 /* The most buffers one HARVEST takes. */
 #define MVGAL_HARVEST_MAX_BUFFERS	256
@@ -2026,6 +2094,7 @@ struct drm_mvgal_bo_mark {
 #define DRM_MVGAL_PLACE_FD	0x1b
 #define DRM_MVGAL_BO_USERPTR	0x1c
 #define DRM_MVGAL_BO_MARK	0x1d
+#define DRM_MVGAL_PLACE_ADOPT	0x1e
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -2087,6 +2156,8 @@ struct drm_mvgal_bo_mark {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_BO_USERPTR, struct drm_mvgal_bo_userptr)
 #define DRM_IOCTL_MVGAL_BO_MARK \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_MARK, struct drm_mvgal_bo_mark)
+#define DRM_IOCTL_MVGAL_PLACE_ADOPT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_ADOPT, struct drm_mvgal_place_adopt)
 
 #if defined(__cplusplus)
 }
