@@ -493,7 +493,7 @@ const char *mvgal_why_text(uint32_t why)
 		[MVGAL_WHY_NONE] = "no method is possible",
 		[MVGAL_WHY_IMPORTS] = "the destination's driver uses the memory in place",
 		[MVGAL_WHY_DMA_ENGINE] = "a DMA engine copies without the CPU",
-		[MVGAL_WHY_CPU_DIRECT] = "no DMA engine; both pools are CPU-mapped cacheable memory",
+		[MVGAL_WHY_CPU_DIRECT] = "no DMA engine; the source is cacheable memory, so the CPU copies straight into the destination",
 		[MVGAL_WHY_IOMEM_SOURCE] = "the source is I/O memory: read it once into a bounce buffer",
 	};
 

@@ -191,11 +191,23 @@ int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
 	}
 	if (ret)
 		goto err_unreserve;
+	/*
+	 * As a new placement is: its bytes read as zeroes until chunks are
+	 * brought, never as what the lender had in it (a placement export
+	 * of the buffer shows them to whoever shares it).
+	 */
+	ret = mvgal_pool_zero(pool, 0, pool->size);
+	if (ret) {
+		get_dma_buf(dmabuf);	/* the caller's again */
+		mvgal_pool_fini(pool);
+		goto err_xa;
+	}
 	*out = pool;
 	return 0;
 
 err_unreserve:
 	mvgal_pool_keep_put(&keep);
+err_xa:
 	xa_erase(&gpu->adopted, (unsigned long)dmabuf);
 err_free:
 	kfree(pool);

@@ -566,14 +566,27 @@ void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
  */
 int mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a)
 {
+	return mvgal_pool_zero(&gpu->pool, a->node.start, a->node.size);
+}
+
+/**
+ * mvgal_pool_zero() - zero [@start, @start + @size) of a pool
+ * @pool: the pool
+ * @start: offset
+ * @size: bytes
+ *
+ * Return: 0, or mvgal_pool_map_get()'s error.
+ */
+int mvgal_pool_zero(struct mvgal_pool *pool, u64 start, u64 size)
+{
 	struct iosys_map map;
 	int ret;
 
-	ret = mvgal_pool_map_get(&gpu->pool, &map);
+	ret = mvgal_pool_map_get(pool, &map);
 	if (ret)
 		return ret;
-	iosys_map_memset(&map, a->node.start, 0, a->node.size);
-	mvgal_pool_map_put(&gpu->pool);
+	iosys_map_memset(&map, start, 0, size);
+	mvgal_pool_map_put(pool);
 	return 0;
 }
 

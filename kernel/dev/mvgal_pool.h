@@ -110,6 +110,7 @@ int mvgal_pool_alloc(struct mvgal_gpu *gpu,
 		     struct mvgal_pool_alloc *a, u64 size);
 void mvgal_pool_free(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a);
 int mvgal_pool_clear(struct mvgal_gpu *gpu, struct mvgal_pool_alloc *a);
+int mvgal_pool_zero(struct mvgal_pool *pool, u64 start, u64 size);
 void mvgal_pool_usage(struct mvgal_pool *pool, u64 *used, u64 *largest_free,
 		      u64 *nr_allocs);
 int mvgal_pool_map_get(struct mvgal_pool *pool, struct iosys_map *map);

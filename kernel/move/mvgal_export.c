@@ -266,7 +266,7 @@ int mvgal_export_pin(struct mvgal_export *e, struct mvgal_gpu *gpu,
 	int ret;
 
 	/* Its mapping, which vmap hands out, would go with a move (an
-	 * adopted placement's pool is always pinned).
+	 * adopted placement's pool is movable where the GPU's is).
 	 */
 	mvgal_pool_where(p ? p->pool : &gpu->pool, &memory, &flags, &moves);
 	if (flags & MVGAL_POOL_MOVABLE)

@@ -290,7 +290,7 @@ enum {
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
 	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK, OP_BO_HOLD, OP_EVICT,
-	OP_COUNT
+	OP_PLACE_ADOPT, OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -303,12 +303,14 @@ static const char *const op_names[OP_COUNT] = {
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
 	"GPU_ATTACH", "BO_USERPTR", "BO_MARK", "bo_hold", "stand-in evict",
+	"PLACE_ADOPT",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
 	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2, 1, 1,
+	2,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -1321,6 +1323,44 @@ static int do_gpu_attach(int f)
 	return ret;
 }
 
+/*
+ * PLACE_ADOPT of a dumb buffer made now on any card node (the GPU's own
+ * driver or another's), mostly of the buffer's pages, at times a page
+ * more or a buffer's size picked blindly; the lent dma-buf then joins the
+ * others (mapped, synced, imported, sent to the rival) as a GPU API's
+ * would be used.
+ */
+static int do_place_adopt(int f)
+{
+	struct drm_mvgal_place_adopt a = { .handle = handle(f), .gpu = gpu_ish() };
+	struct drm_mvgal_bo_info bi = { .handle = a.handle };
+	struct drm_mode_create_dumb c = { .bpp = 32, .width = 1024 };
+	struct drm_mode_destroy_dumb d = { 0 };
+	int card, fd, ret;
+
+	if (!nr_cards)
+		return -ENODEV;
+	card = cards[below(nr_cards)];
+	if (xioctl(files[f].fd, DRM_IOCTL_MVGAL_BO_INFO, &bi) || chance(10) ||
+	    bi.size > (4u << 20))
+		bi.size = 4096 * (1 + below(16));
+	c.height = (uint32_t)((bi.size + 4095) / 4096) + (chance(10) ? 1 : 0);
+	if (drmIoctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &c))
+		return -errno;
+	ret = drmPrimeHandleToFD(card, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd);
+	ret = ret ? -errno : 0;
+	d.handle = c.handle;
+	drmIoctl(card, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	if (ret)
+		return ret;
+	a.fd = chance(95) ? fd : (int)edge();
+	a.flags = chance(95) ? 0 : (uint32_t)edge();
+	a.pad = chance(95) ? 0 : 1;
+	ret = xioctl(files[f].fd, DRM_IOCTL_MVGAL_PLACE_ADOPT, &a);
+	put(&dmabufs, fd, drop_fd);
+	return ret;
+}
+
 static int do_prime_export(int f)
 {
 	int fd, ret;
@@ -1732,6 +1772,7 @@ static int call(int op)
 	case OP_BO_MARK: return do_mark(f);
 	case OP_BO_HOLD: return do_bo_hold(f);
 	case OP_EVICT: return do_evict();
+	case OP_PLACE_ADOPT: return do_place_adopt(f);
 	default: return do_simple(op, f);
 	}
 }

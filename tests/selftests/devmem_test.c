@@ -690,7 +690,7 @@ TEST_F(devmem, an_adopted_placement_is_the_drivers_own_buffer)
 	uint32_t h, h2, sh, xh, session;
 	uint64_t size;
 	int afd, xfd;
-	uint8_t *p;
+	uint8_t *p, bad = 0;
 
 	ASSERT_EQ(0, write_movable("0"));
 	ASSERT_EQ(0, lend(self, "amdgpu"));
@@ -752,8 +752,14 @@ TEST_F(devmem, an_adopted_placement_is_the_drivers_own_buffer)
 	EXPECT_EQ(-1, check(p + 999, SIZE - 999, 42));
 	ASSERT_EQ(0, bo_info(self->s[0].fd, sh, &bi));
 	EXPECT_EQ(0, bi.pin_count);
-	/* Lent again, it is the buffer's placement again. */
+	/*
+	 * Lent again, it is the buffer's placement again, cleared as a new
+	 * placement is: what the lender had there is not the buffer's.
+	 */
 	EXPECT_EQ(0, mvgal_place_adopt(self->m, h, self->gpu, afd));
+	for (size_t i = 0; i < MAPPED && !bad; i++)
+		bad = p[i];
+	EXPECT_EQ(0, bad);
 	munmap(p, MAPPED);
 	close(afd);
 	mvgal_bo_destroy(self->m, h2);

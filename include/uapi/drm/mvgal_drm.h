@@ -358,7 +358,7 @@ struct drm_mvgal_gpu_info {
 #define MVGAL_WHY_NONE		0 /* no method possible */
 #define MVGAL_WHY_IMPORTS	1 /* the driver uses the memory in place */
 #define MVGAL_WHY_DMA_ENGINE	2 /* a DMA engine copies, the CPU is free */
-#define MVGAL_WHY_CPU_DIRECT	3 /* both mappings are cacheable memory */
+#define MVGAL_WHY_CPU_DIRECT	3 /* the source reads fast: the CPU copies directly */
 #define MVGAL_WHY_IOMEM_SOURCE	4 /* source is I/O memory: read it once */
 #define MVGAL_WHY_COUNT		5
 
@@ -1495,8 +1495,9 @@ struct drm_mvgal_place_fd {
  * importers (amdgpu: in GTT). It is in no pool's budget and never
  * evicted; a BEGIN that uses it says so in &drm_mvgal_access.pool_gpu
  * (MVGAL_POOL_ADOPTED), and a session on another GPU never uses it in
- * place. Like any new placement it holds no chunk
- * at first; sessions, MIGRATE and REPLICATE fill it, and what @gpu
+ * place. Like any new placement it holds no chunk at first and is
+ * cleared (what the lender had in it is not the buffer's); sessions,
+ * MIGRATE and REPLICATE fill it, and what @gpu
  * writes through it during a WRITE session is the buffer's once END
  * names it, as for a placement export. It stays until PLACE_FREE (chunks
  * only it holds are copied home first), the buffer's end or the GPU's
