@@ -188,19 +188,20 @@ static int mvgal_open_attach_node(int fd)
 	return node < 0 ? -errno : node;
 }
 
-/* Creates a dumb buffer of @mb MiB on @card and exports it; 0 or -errno. */
-static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
+/*
+ * Creates a dumb buffer of @pages 4 KiB pages on @card (rows of 1024
+ * 32-bit pixels: exactly that size on drivers that align pitches to 256
+ * bytes or less) and exports it read-write; 0 or -errno.
+ */
+static int mvgal_dumb_dmabuf(int card, uint64_t pages, int *dmabuf_fd)
 {
-	struct drm_mode_create_dumb c = { 0 };
+	struct drm_mode_create_dumb c = { .bpp = 32, .width = 1024 };
 	struct drm_mode_destroy_dumb d = { 0 };
 	int ret, fd;
 
-	/* 4 KiB rows of 32-bit pixels: any whole number of MiB fits. */
-	c.bpp = 32;
-	c.width = 1024;
-	if (mb * 256 > UINT32_MAX)
+	if (pages > UINT32_MAX)
 		return -E2BIG;
-	c.height = (uint32_t)(mb * 256);
+	c.height = (uint32_t)pages;
 	ret = mvgal_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &c);
 	if (ret)
 		return ret;
@@ -211,40 +212,27 @@ static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
 	d.handle = c.handle;
 	mvgal_ioctl(card, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
 	if (!ret)
-		*pool_fd = fd;
+		*dmabuf_fd = fd;
 	return ret;
+}
+
+/* Creates a dumb buffer of @mb MiB on @card and exports it; 0 or -errno. */
+static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
+{
+	return mvgal_dumb_dmabuf(card, mb * 256, pool_fd);
 }
 
 int mvgal_place_adopt_dumb(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 			   int card_fd, int *dmabuf_fd)
 {
-	struct drm_mode_create_dumb c = { 0 };
-	struct drm_mode_destroy_dumb d = { 0 };
 	struct drm_mvgal_bo_info info;
-	uint64_t pages;
 	int ret, fd;
 
 	if (!dev || !dmabuf_fd)
 		return mvgal_bad("!dev || !dmabuf_fd");
 	ret = mvgal_bo_info(dev, handle, &info);
-	if (ret)
-		return ret;
-	/* 4 KiB rows of 32-bit pixels: the buffer's pages exactly. */
-	pages = (info.size + 4095) / 4096;
-	if (pages > UINT32_MAX)
-		return -E2BIG;
-	c.bpp = 32;
-	c.width = 1024;
-	c.height = (uint32_t)pages;
-	ret = mvgal_ioctl(card_fd, DRM_IOCTL_MODE_CREATE_DUMB, &c);
-	if (ret)
-		return ret;
-	ret = drmPrimeHandleToFD(card_fd, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd);
-	if (ret)
-		ret = -errno;
-	/* The dma-buf holds the object; the handle is no longer needed. */
-	d.handle = c.handle;
-	mvgal_ioctl(card_fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
+	if (!ret)
+		ret = mvgal_dumb_dmabuf(card_fd, (info.size + 4095) / 4096, &fd);
 	if (ret)
 		return ret;
 	ret = mvgal_place_adopt(dev, handle, gpu, fd);
