@@ -225,14 +225,17 @@ static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
 int mvgal_place_adopt_dumb(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 			   int card_fd, int *dmabuf_fd)
 {
+	uint64_t page = (uint64_t)getpagesize();
 	struct drm_mvgal_bo_info info;
 	int ret, fd;
 
 	if (!dev || !dmabuf_fd)
 		return mvgal_bad("!dev || !dmabuf_fd");
 	ret = mvgal_bo_info(dev, handle, &info);
+	/* The module wants the buffer's pages: 4 KiB rows of them. */
 	if (!ret)
-		ret = mvgal_dumb_dmabuf(card_fd, (info.size + 4095) / 4096, &fd);
+		ret = mvgal_dumb_dmabuf(card_fd, (info.size + page - 1) / page * (page / 4096),
+					&fd);
 	if (ret)
 		return ret;
 	ret = mvgal_place_adopt(dev, handle, gpu, fd);

@@ -149,25 +149,25 @@ bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev, struct dma_buf *dmabuf)
  * @gpu: the GPU; caller holds gpu_lock (to read), and checked that
  *	 @dmabuf is its driver's own (mvgal_gpu_dmabuf_is_native())
  * @dmabuf: the buffer; on success the pool owns this reference
- * @fd: @dmabuf's fd in the calling process
  * @out: (out) the pool, for mvgal_gpu_adopted_put() (or, while no
  *	 placement has it, mvgal_gpu_adopt_drop()) when it goes
  *
- * Attached as a GPU's pool is, with the same calls into the driver only.
- * It follows its driver's moves only where the GPU's pool does, with a
- * handle in that pool's kept file: a file no caller has an fd of, so that
- * no caller can drop the handle that keeps the driver telling mvgal of
- * moves. Otherwise it is pinned where its driver pins for importers. A
+ * Attached as a GPU's pool is, with the same calls into the driver only,
+ * but pinned where the driver pins for importers (amdgpu 6.12: in GTT):
+ * a pool is followed through moves only with a handle of it that no
+ * caller can drop (&struct mvgal_pool_keep), and a handle made from the
+ * caller's fd could name another buffer by the time it is made. A
  * dma-buf lent already, or the GPU's pool itself, is refused: one buffer
- * lent twice would hold two buffers' bytes, and share one kept handle.
+ * lent twice would hold two buffers' bytes.
  *
- * Return: 0, -EBUSY (lent already, or the GPU's pool), -ENOMEM, or
- * mvgal_pool_init()'s error (-ENXIO, -EOPNOTSUPP).
+ * Return: 0, -EBUSY (lent already, or the GPU's pool), -ENODEV (the
+ * device is gone), -ENOMEM, or mvgal_pool_init()'s error (-ENXIO,
+ * -EOPNOTSUPP).
  */
 int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
-			 int fd, struct mvgal_pool **out)
+			 struct mvgal_pool **out)
 {
-	struct mvgal_pool_keep keep = { };
+	struct mvgal_pool_keep none = { };
 	struct mvgal_pool *pool;
 	int ret, idx;
 
@@ -181,33 +181,17 @@ int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
 			GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_free;
-	if (gpu->pool.keep.file)
-		mvgal_pool_keep_get(&keep, gpu->ddev, gpu->pool.keep.file,
-				    dmabuf, fd);
 	ret = -ENODEV;
 	if (drm_dev_enter(gpu->ddev, &idx)) {
-		ret = mvgal_pool_init(pool, dmabuf, gpu->dev, &keep);
+		ret = mvgal_pool_init(pool, dmabuf, gpu->dev, &none);
 		drm_dev_exit(idx);
 	}
 	if (ret)
 		goto err_unreserve;
-	/*
-	 * As a new placement is: its bytes read as zeroes until chunks are
-	 * brought, never as what the lender had in it (a placement export
-	 * of the buffer shows them to whoever shares it).
-	 */
-	ret = mvgal_pool_zero(pool, 0, pool->size);
-	if (ret) {
-		get_dma_buf(dmabuf);	/* the caller's again */
-		mvgal_pool_fini(pool);
-		goto err_xa;
-	}
 	*out = pool;
 	return 0;
 
 err_unreserve:
-	mvgal_pool_keep_put(&keep);
-err_xa:
 	xa_erase(&gpu->adopted, (unsigned long)dmabuf);
 err_free:
 	kfree(pool);
@@ -590,10 +574,15 @@ struct mvgal_gpu *mvgal_gpu_detach_begin(struct mvgal_device *mdev,
 int mvgal_gpu_detach_end(struct mvgal_device *mdev, struct mvgal_gpu *gpu,
 			 int ret)
 {
+	/*
+	 * Lent buffers the drain gave back are released; one a buffer's end
+	 * gives back only now is still noted in gpu->adopted until it is.
+	 */
+	flush_work(&gpu->adopted_work);
 	down_write(&mdev->gpu_lock);
 	if (!ret) {
 		mutex_lock(&gpu->pool.lock);
-		if (gpu->pool.nr_allocs)
+		if (gpu->pool.nr_allocs || !xa_empty(&gpu->adopted))
 			ret = -EBUSY;
 		mutex_unlock(&gpu->pool.lock);
 	}

@@ -86,8 +86,7 @@ struct mvgal_gpu {
 	/*
 	 * The dma-bufs lent as placements here, from before their pools are
 	 * made until after they are given back: one buffer lent twice would
-	 * hold two buffers' bytes, and share the one handle kept of it (the
-	 * first to go would drop the other's).
+	 * hold two buffers' bytes. A detach waits until it is empty.
 	 */
 	struct xarray adopted;
 };
@@ -108,7 +107,7 @@ struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev,
 				struct dma_buf *dmabuf);
 int mvgal_gpu_adopt_pool(struct mvgal_gpu *gpu, struct dma_buf *dmabuf,
-			 int fd, struct mvgal_pool **out);
+			 struct mvgal_pool **out);
 void mvgal_gpu_adopt_drop(struct mvgal_gpu *gpu, struct mvgal_pool *pool);
 void mvgal_gpu_adopted_put(struct mvgal_gpu *gpu, struct mvgal_pool *pool);
 int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,

@@ -541,15 +541,20 @@ int mvgal_place_get_for(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
  *
  * The GPU's own API reaches the placement as its driver's own object
  * (the lender's handle, or its import of the same dma-buf), not as
- * foreign memory. Like a new placement it holds no chunk.
+ * foreign memory. Like a new placement it holds no chunk, and it is
+ * cleared: what the lender had in it is not the buffer's (a placement
+ * export shows it to whoever shares the buffer). Nothing is cleared
+ * when it is refused.
  *
  * Return: 0, -EEXIST (a placement or the buffer's home is there already),
- * -ENODEV (the GPU is being detached), -ENOMEM.
+ * -ENODEV (the GPU is being detached), -ENOMEM, or -EIO (it cannot be
+ * written).
  */
 int mvgal_place_adopt(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 		      struct mvgal_pool *pool)
 {
 	struct mvgal_place *p;
+	int ret;
 
 	lockdep_assert_held(&bo->lock);
 	lockdep_assert_held(&gpu->mdev->gpu_lock);
@@ -560,6 +565,11 @@ int mvgal_place_adopt(struct mvgal_bo *bo, struct mvgal_gpu *gpu,
 	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return -ENOMEM;
+	ret = mvgal_pool_zero(pool, 0, pool->size);
+	if (ret) {
+		kfree(p);
+		return ret;
+	}
 	p->gpu = gpu;
 	p->pool = pool;
 	p->adopted = true;

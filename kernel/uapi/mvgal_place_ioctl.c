@@ -6,6 +6,7 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -84,6 +85,7 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	struct drm_mvgal_place_free *args = data;
 	struct mvgal_gpu *gpu;
 	struct mvgal_bo *bo;
+	bool adopted;
 	int ret = 0;
 
 	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
@@ -103,6 +105,8 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 	ret = mvgal_bo_lock_idle(bo, true);
 	if (ret)
 		goto out_unlock;
+	adopted = bo->pools.place[gpu->index] &&
+		  bo->pools.place[gpu->index]->adopted;
 	/* An exported placement stays while the export lives. */
 	if (bo->sessions_at[gpu->index] || atomic_read(&bo->pools.exported[gpu->index]))
 		ret = -EBUSY;
@@ -110,7 +114,7 @@ int mvgal_ioctl_place_free(struct drm_device *dev, void *data,
 		ret = mvgal_place_drain(bo, gpu->index, false);
 	mutex_unlock(&bo->lock);
 	/* A lent buffer is its lender's alone once this returns. */
-	if (!ret)
+	if (!ret && adopted)
 		flush_work(&gpu->adopted_work);
 out_unlock:
 	up_read(&mdev->gpu_lock);
@@ -144,7 +148,7 @@ static struct drm_device *mvgal_adopt_ddev(struct mvgal_device *mdev,
  */
 static int mvgal_adopt_install(struct mvgal_device *mdev, struct mvgal_bo *bo,
 			       u32 index, struct drm_device *ddev,
-			       struct dma_buf *dmabuf, int fd)
+			       struct dma_buf *dmabuf)
 {
 	struct mvgal_pool *pool;
 	struct mvgal_gpu *gpu;
@@ -157,7 +161,7 @@ static int mvgal_adopt_install(struct mvgal_device *mdev, struct mvgal_bo *bo,
 		ret = -ENODEV;	/* detached (and another attached) meanwhile */
 	}
 	if (gpu)
-		ret = mvgal_gpu_adopt_pool(gpu, dmabuf, fd, &pool);
+		ret = mvgal_gpu_adopt_pool(gpu, dmabuf, &pool);
 	if (gpu && !ret) {
 		mutex_lock(&bo->lock);
 		ret = mvgal_place_adopt(bo, gpu, pool);
@@ -179,6 +183,7 @@ int mvgal_ioctl_place_adopt(struct drm_device *dev, void *data,
 	struct drm_device *ddev = NULL;
 	struct dma_buf *dmabuf;
 	struct mvgal_bo *bo;
+	long wait;
 	int ret;
 
 	if (args->flags || args->pad || args->gpu >= mvgal_max_gpus)
@@ -207,7 +212,14 @@ int mvgal_ioctl_place_adopt(struct drm_device *dev, void *data,
 		ret = -EINVAL;
 		goto out_dmabuf;
 	}
-	ret = mvgal_adopt_install(mdev, bo, args->gpu, ddev, dmabuf, args->fd);
+	/* The lender's work on it ends before mvgal clears and fills it. */
+	wait = dma_resv_wait_timeout(dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
+				     true, MAX_SCHEDULE_TIMEOUT);
+	if (wait < 0) {
+		ret = wait;
+		goto out_dmabuf;
+	}
+	ret = mvgal_adopt_install(mdev, bo, args->gpu, ddev, dmabuf);
 	if (!ret)
 		dmabuf = NULL;	/* the placement's */
 out_dmabuf:

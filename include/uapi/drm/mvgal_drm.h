@@ -1488,18 +1488,18 @@ struct drm_mvgal_place_fd {
  * device's. The dma-buf must be exactly the buffer's size rounded up to
  * a page, so that it holds the buffer's bytes and nothing else.
  *
- * mvgal attaches it with @gpu's device as a pool of its own, by the
- * rules of @gpu's pool (see "pool memory"): where that pool follows its
- * driver's moves, so does this one (mvgal keeps a handle of it in the
- * same file), and elsewhere it is pinned where the driver pins for
- * importers (amdgpu: in GTT). It is in no pool's budget and never
- * evicted; a BEGIN that uses it says so in &drm_mvgal_access.pool_gpu
- * (MVGAL_POOL_ADOPTED), and a session on another GPU never uses it in
- * place. Like any new placement it holds no chunk at first and is
- * cleared (what the lender had in it is not the buffer's); sessions,
- * MIGRATE and REPLICATE fill it, and what @gpu
- * writes through it during a WRITE session is the buffer's once END
- * names it, as for a placement export. It stays until PLACE_FREE (chunks
+ * mvgal waits for the work on it to end, then attaches it with @gpu's
+ * device as a pool of its own, pinned where the driver pins for importers
+ * (amdgpu 6.12: in GTT, see "pool memory"; it is never followed through
+ * moves, as a GPU's pool may be: that takes a handle of it no caller can
+ * drop). It is in no pool's budget and never evicted; a BEGIN that
+ * uses it says so in &drm_mvgal_access.pool_gpu (MVGAL_POOL_ADOPTED), and
+ * a session on another GPU never uses it in place. Like any new
+ * placement it holds no chunk at first and is cleared (what the lender
+ * had in it is not the buffer's); sessions, MIGRATE and REPLICATE fill
+ * it, and what @gpu writes through it during a WRITE session is the
+ * buffer's once END names it, as for a placement export. It stays until
+ * PLACE_FREE (chunks
  * only it holds are copied home first), the buffer's end or the GPU's
  * detach; then mvgal drops its attachment and reference, and the
  * dma-buf, which lives on while its lender holds it, is no longer the
@@ -1514,9 +1514,11 @@ struct drm_mvgal_place_fd {
  * handle), -EACCES (a read-only handle), -EPERM (as for PLACE_FD),
  * -ENODEV (no GPU in the slot, or it is gone or being detached), -EEXIST
  * (the buffer has a placement on @gpu: PLACE_FREE it first), -EBUSY (the
- * dma-buf is lent as a placement already, or is @gpu's pool), -ENXIO (the
- * driver would not let its own device attach the buffer), -EOPNOTSUPP
- * (no kernel mapping of it for CPU copies), -ENOMEM.
+ * dma-buf is lent as a placement already, until a placement given up is
+ * released, or is @gpu's pool), -ENXIO (the driver would not let its own
+ * device attach the buffer), -EOPNOTSUPP (no kernel mapping of it for CPU
+ * copies), -EIO (it cannot be written), -ERESTARTSYS, -ENOMEM. A refusal
+ * changes neither the buffer nor the lent dma-buf's bytes.
  */
 struct drm_mvgal_place_adopt {
 	/** @handle: (in) GEM handle of the buffer. */
@@ -1540,10 +1542,12 @@ struct drm_mvgal_place_adopt {
 #define MVGAL_POOL_HOST		0xffffffffU
 
 /*
- * Set in drm_mvgal_access.pool_gpu (never with MVGAL_POOL_HOST) when the
- * bytes are in the buffer's adopted placement on the GPU of the low bits
- * (PLACE_ADOPT): at @pool_offset of the dma-buf lent for it (0), not in
- * that GPU's pool.
+ * Set in drm_mvgal_access.pool_gpu when the bytes are in the buffer's
+ * adopted placement on the GPU of the low bits (PLACE_ADOPT): at
+ * @pool_offset of the dma-buf lent for it (0), not in that GPU's pool.
+ * MVGAL_POOL_HOST has every bit set: compare with it first. A client
+ * that indexes its pools by @pool_gpu must check both (another process
+ * may lend a placement of a buffer it shares).
  */
 #define MVGAL_POOL_ADOPTED	(1U << 31)
 
