@@ -111,9 +111,13 @@ struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 	return obj;
 }
 
-/* Is @dmabuf memory that @ddev's driver allocated for @ddev itself? */
-static bool mvgal_pool_is_native(struct drm_device *ddev,
-				 struct dma_buf *dmabuf)
+/*
+ * Is @dmabuf memory that @ddev's driver allocated for @ddev itself? Called
+ * with no lock held: the driver's import, which tells, may reach any
+ * exporter's callbacks, mvgal's own among them.
+ */
+bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev,
+				struct dma_buf *dmabuf)
 {
 	struct drm_gem_object *obj = mvgal_driver_import(ddev, dmabuf);
 	bool native;
@@ -128,20 +132,6 @@ static bool mvgal_pool_is_native(struct drm_device *ddev,
 		 dmabuf->priv == obj;
 	drm_gem_object_put(obj);
 	return native;
-}
-
-/**
- * mvgal_gpu_dmabuf_is_native() - is @dmabuf @ddev's driver's own buffer
- * for @ddev?
- * @ddev: the GPU's DRM device (a reference the caller holds)
- * @dmabuf: the dma-buf
- *
- * Called with no lock held: the driver's import, which tells, may reach
- * any exporter's callbacks, mvgal's own among them.
- */
-bool mvgal_gpu_dmabuf_is_native(struct drm_device *ddev, struct dma_buf *dmabuf)
-{
-	return mvgal_pool_is_native(ddev, dmabuf);
 }
 
 /**
@@ -198,29 +188,21 @@ err_free:
 	return ret;
 }
 
-/*
- * Gives a pool back that mvgal_gpu_adopt_pool() made, with no buffer's
- * lock held (it takes the dma-buf's reservation); the GPU stays attached.
+/**
+ * mvgal_gpu_adopt_drop() - give back a pool mvgal_gpu_adopt_pool() made
+ * @gpu: its GPU, which stays attached meanwhile
+ * @pool: the pool, which no placement has
+ *
+ * Takes the dma-buf's reservation: never under a buffer's lock.
  */
-static void mvgal_gpu_adopt_release(struct mvgal_gpu *gpu,
-				    struct mvgal_pool *pool)
+void mvgal_gpu_adopt_drop(struct mvgal_gpu *gpu, struct mvgal_pool *pool)
 {
 	struct dma_buf *dmabuf = pool->dmabuf;
 
 	mvgal_pool_fini(pool);
 	kfree(pool);
-	/* Only now may it be lent again: its kept handle is gone. */
+	/* Only now may it be lent again: mvgal holds nothing of it. */
 	xa_erase(&gpu->adopted, (unsigned long)dmabuf);
-}
-
-/**
- * mvgal_gpu_adopt_drop() - give back an adopted pool no placement has
- * @gpu: its GPU; caller holds gpu_lock (to read), and no buffer's lock
- * @pool: the pool
- */
-void mvgal_gpu_adopt_drop(struct mvgal_gpu *gpu, struct mvgal_pool *pool)
-{
-	mvgal_gpu_adopt_release(gpu, pool);
 }
 
 /* Gives back the pools of adopted placements that went. */
@@ -232,7 +214,7 @@ static void mvgal_gpu_adopted_work(struct work_struct *work)
 
 	llist_for_each_entry_safe(pool, next, llist_del_all(&gpu->adopted_gone),
 				  gone)
-		mvgal_gpu_adopt_release(gpu, pool);
+		mvgal_gpu_adopt_drop(gpu, pool);
 }
 
 /**
@@ -475,7 +457,7 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 	/* Outside gpu_lock: the driver's import may reach any exporter's
 	 * callbacks, mvgal's own among them.
 	 */
-	if (!mvgal_pool_is_native(ddev, dmabuf)) {
+	if (!mvgal_gpu_dmabuf_is_native(ddev, dmabuf)) {
 		ret = -EINVAL;
 		goto out_put;
 	}

@@ -227,16 +227,6 @@ TEST_F(bo, lazy_allocate_takes_pages_on_first_touch)
 	EXPECT_EQ(held0, host_held(self->m));
 }
 
-/* The test bed's NUMA node @node has CPU @node alone: runs the caller there. */
-static int run_on_node(int node)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(node, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /*
  * Host pages come from the NUMA node of the GPU the buffer is for, not
  * the caller's (each buffer is made on the other node's CPU); for a GPU

@@ -501,6 +501,43 @@ TEST_F(evict, live_sessions_are_never_evicted_and_never_livelock)
 }
 
 /*
+ * A host buffer of @size made on node 0 and filled with pattern @seed
+ * (kept in @b): used by the GPU on node 1, its pages move. 0 or -errno.
+ */
+static int moving_bo(struct mvgal *m, uint64_t size, uint8_t *b,
+		     unsigned int seed, uint32_t *big)
+{
+	struct drm_mvgal_bo_info info;
+	int ret;
+
+	if (run_on_node(0))
+		return -errno;
+	ret = host_bo(m, size, big);
+	if (ret)
+		return ret;
+	fill(b, size, seed);
+	ret = mvgal_bo_write(m, *big, 0, b, size);
+	if (!ret)
+		ret = mvgal_bo_info(m, *big, &info);
+	if (!ret && info.numa_node != 0)
+		ret = -EPROTO;
+	return ret;
+}
+
+/* Waits up to @ms milliseconds for @big's pages to be on node 1: its node. */
+static uint32_t moved_bo(struct mvgal *m, uint32_t big, int ms)
+{
+	struct drm_mvgal_bo_info info = { .numa_node = MVGAL_NUMA_NONE };
+
+	for (int k = 0; k < ms; k++) {
+		if (mvgal_bo_info(m, big, &info) || info.numa_node == 1)
+			break;
+		usleep(1000);
+	}
+	return info.numa_node;
+}
+
+/*
  * A buffer's host pages move to the node of the GPU that uses it, from a
  * work item, after END. Meanwhile its placement is as idle as any: a
  * request for room right after END evicts it (the move never holds the
@@ -509,22 +546,11 @@ TEST_F(evict, live_sessions_are_never_evicted_and_never_livelock)
 TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
 {
 	const uint64_t size = (16u << 20) + 4321;
-	struct drm_mvgal_bo_info info;
-	cpu_set_t cpu0;
 	uint8_t *b = malloc(size);
 	uint32_t big;
 
 	ASSERT_NE(NULL, b);
-	/* Created on node 0, used by the GPU on node 1: its pages move. */
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
-	ASSERT_EQ(0, host_bo(self->m, size, &big));
-	fill(b, size, 7);
-	ASSERT_EQ(0, mvgal_bo_write(self->m, big, 0, b, size));
-	ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
-	ASSERT_EQ(0, info.numa_node);
-
+	ASSERT_EQ(0, moving_bo(self->m, size, b, 7, &big));
 	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
 				      &(uint64_t){ (size + 4095) & ~4095ull },
 				      NULL));
@@ -534,13 +560,7 @@ TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
 	EXPECT_FALSE(placed(self->m, self->g1, big));
 	EXPECT_TRUE(placed(self->m, self->g1, self->h[0]));
 
-	for (int k = 0; k < 10000; k++) {
-		ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
-		if (info.numa_node == 1)
-			break;
-		usleep(1000);
-	}
-	EXPECT_EQ(1, info.numa_node);
+	EXPECT_EQ(1, moved_bo(self->m, big, 10000));
 	memset(b, 0, size);
 	ASSERT_EQ(0, mvgal_bo_read(self->m, big, 0, b, size));
 	EXPECT_EQ(-1, check(b, size, 0, 7));
@@ -560,22 +580,11 @@ TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
 TEST_F(evict, a_buffer_whose_pages_move_is_not_passed_by)
 {
 	const uint64_t size = (48u << 20) + 4321;
-	struct drm_mvgal_bo_info info;
-	cpu_set_t cpu0;
 	uint8_t *b = malloc(size);
 	uint32_t big;
 
 	ASSERT_NE(NULL, b);
-	/* Created on node 0, used by the GPU on node 1: its pages move. */
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
-	ASSERT_EQ(0, host_bo(self->m, size, &big));
-	fill(b, size, 9);
-	ASSERT_EQ(0, mvgal_bo_write(self->m, big, 0, b, size));
-	ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
-	ASSERT_EQ(0, info.numa_node);
-
+	ASSERT_EQ(0, moving_bo(self->m, size, b, 9, &big));
 	/* Room for the big buffer and one test buffer. */
 	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
 				      &(uint64_t){ ((size + 4095) & ~4095ull) + PSZ },
@@ -588,13 +597,7 @@ TEST_F(evict, a_buffer_whose_pages_move_is_not_passed_by)
 	EXPECT_TRUE(placed(self->m, self->g1, self->h[0]));
 	EXPECT_TRUE(placed(self->m, self->g1, self->h[1]));
 
-	for (int k = 0; k < 20000; k++) {
-		ASSERT_EQ(0, mvgal_bo_info(self->m, big, &info));
-		if (info.numa_node == 1)
-			break;
-		usleep(1000);
-	}
-	EXPECT_EQ(1, info.numa_node);
+	EXPECT_EQ(1, moved_bo(self->m, big, 20000));
 	memset(b, 0, size);
 	ASSERT_EQ(0, mvgal_bo_read(self->m, big, 0, b, size));
 	EXPECT_EQ(-1, check(b, size, 0, 9));

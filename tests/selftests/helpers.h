@@ -6,6 +6,7 @@
 #define MVGAL_SELFTEST_HELPERS_H
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,16 @@ static inline int standin_get(struct standin *s)
 		return -ENODEV;
 	*s = all[0];
 	return 0;
+}
+
+/* The test bed's NUMA node @node has CPU @node alone: runs the caller there. */
+static inline int run_on_node(int node)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(node, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* The NUMA node of card node N's device (-1: none), or -2. */
