@@ -66,6 +66,8 @@ MODULE    := $(call KMOD_DIR,$(KDIR))/mvgal.ko
 GUEST_KO  := $(call KMOD_DIR,$(GUEST_KDIR))/mvgal.ko
 # The test bed's VRAM stand-in GPU (tests/vram), built for the guest only.
 GUEST_VRAM := $(call KMOD_DIR,$(GUEST_KDIR))-vram/mvgal_vram.ko
+# Its software memcpy DMA engine (tests/dmaeng), likewise.
+GUEST_DMAENG := $(call KMOD_DIR,$(GUEST_KDIR))-dmaeng/mvgal_dmaeng.ko
 INITRAMFS := $(B)/vm/initramfs.cpio
 
 prefix     ?= /usr
@@ -182,6 +184,7 @@ $(B)/tests/selftests/abi_test: tests/abi/abi_test.c $(ABI_DEPS) $(wildcard tests
 guest-module: FORCE
 	@tools/build-module.sh $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))
 	@tools/build-module.sh --vram $(GUEST_KDIR) $(dir $(GUEST_VRAM))
+	@tools/build-module.sh --dmaeng $(GUEST_KDIR) $(dir $(GUEST_DMAENG))
 
 GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
@@ -195,7 +198,7 @@ GUEST_FILES = \
 
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
-	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO):$(GUEST_VRAM) $(GUEST_FILES)
+	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO):$(GUEST_VRAM):$(GUEST_DMAENG) $(GUEST_FILES)
 	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN) $(VKBENCH)
 
 # The debug guest kernel (built once per machine, cached outside the tree)
@@ -207,9 +210,10 @@ vm-debug: userspace tests
 	@dk=$$(tools/vm/debug-kernel.sh) && \
 	tools/build-module.sh $$dk/build $(B)/kmod/debug && \
 	tools/build-module.sh --vram $$dk/build $(B)/kmod/debug-vram && \
+	tools/build-module.sh --dmaeng $$dk/build $(B)/kmod/debug-dmaeng && \
 	mkdir -p $(B)/vm && \
 	tools/vm/mkinitramfs.sh $(B)/vm/initramfs-debug.cpio $$(cat $$dk/kver) \
-		$$dk/modroot $(B)/kmod/debug/mvgal.ko:$(B)/kmod/debug-vram/mvgal_vram.ko $(GUEST_FILES)
+		$$dk/modroot $(B)/kmod/debug/mvgal.ko:$(B)/kmod/debug-vram/mvgal_vram.ko:$(B)/kmod/debug-dmaeng/mvgal_dmaeng.ko $(GUEST_FILES)
 
 # make fuzz [FUZZ_SECONDS=N] [FUZZ_SEED=N] [FUZZ_ARGS=...]: the fuzzer in
 # the debug guest, the VRAM stand-ins' pools attached too; any kernel

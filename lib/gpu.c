@@ -472,7 +472,8 @@ const char *mvgal_reason_text(uint32_t reason)
 		[MVGAL_REASON_IMPORT_REFUSED] = "the destination's driver refuses to import the source pool",
 		[MVGAL_REASON_NO_DMA_ENGINE] = "no memcpy-capable DMA engine",
 		[MVGAL_REASON_NO_CPU_MAPPING] = "a pool has no kernel CPU mapping",
-		[MVGAL_REASON_NO_P2P_COPIER] = "a DMA engine exists, but mvgal cannot drive it for peer copies",
+		[MVGAL_REASON_NO_P2P_COPIER] = "a DMA engine exists, but it does not reach both pools (peer-to-peer refused, or a pool that moves)",
+		[MVGAL_REASON_P2P_MISMATCH] = "the DMA engine's calibration copy came out wrong: the pair never uses it",
 	};
 
 	return reason < MVGAL_REASON_COUNT ? text[reason] : "unknown";

@@ -27,7 +27,9 @@
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
+#include "dev/mvgal_pool.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_pages.h"
@@ -219,7 +221,52 @@ static int mvgal_loc_views(struct mvgal_bo *bo, unsigned int dst,
 }
 
 /**
- * mvgal_loc_copy() - copy bytes of @bo from location @src to @dst
+ * mvgal_loc_dma_side() - how a DMA engine reaches location @loc's copy
+ * @bo: the buffer; @loc has storage, host pages populated
+ * @loc: the location
+ * @sd: (out) host pages, or a GPU's pool and the copy's start in it
+ *
+ * Return: 0, or -ENODEV for a copy no engine reaches through mvgal: an
+ * import's memory (its exporter's), a device-only buffer's host side, a
+ * lent buffer (a pool of its own, not mapped for engines).
+ */
+int mvgal_loc_dma_side(struct mvgal_bo *bo, unsigned int loc,
+		       struct mvgal_dma_side *sd)
+{
+	struct mvgal_place *p;
+
+	memset(sd, 0, sizeof(*sd));
+	if (loc == MVGAL_LOC_HOST) {
+		if (mvgal_bo_device_only(bo) || !bo->host)
+			return -ENODEV;
+		sd->pages = &bo->pages;
+		return 0;
+	}
+	if (bo->home && bo->home->index == loc - 1) {
+		sd->gpu = bo->home;
+		sd->base = bo->map_offset;
+		return 0;
+	}
+	p = bo->pools.place[loc - 1];
+	if (!p || p->pool != &p->gpu->pool)
+		return -ENODEV;
+	sd->gpu = p->gpu;
+	sd->base = p->alloc.node.start;
+	return 0;
+}
+
+/* Is location @loc's copy of @bo in device memory the CPU reads slowly? */
+bool mvgal_loc_iomem(struct mvgal_bo *bo, unsigned int loc)
+{
+	struct mvgal_dma_side sd;
+
+	if (loc == MVGAL_LOC_HOST || mvgal_loc_dma_side(bo, loc, &sd))
+		return false;
+	return mvgal_pool_is_device(&sd.gpu->pool);
+}
+
+/**
+ * mvgal_loc_copy() - the CPU copies bytes of @bo from location @src to @dst
  * @bo: the buffer; both locations have storage, host pages populated
  * @dst: destination location
  * @src: source location
@@ -229,10 +276,11 @@ static int mvgal_loc_views(struct mvgal_bo *bo, unsigned int dst,
  * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node (staging,
  *	    or I/O memory at both ends)
  *
- * Every transfer of a buffer's bytes between locations goes through here,
- * so a failure injected here (fail_function) is a failed copy engine: the
- * callers must leave the chunks with the holders they had. For the same
- * reason the bytes that went through @bounce are counted here, per node.
+ * Every CPU transfer of a buffer's bytes between locations goes through
+ * here (the copiers of move/mvgal_copier.c call it), so a failure
+ * injected here (fail_function) is a failed copy: the callers must leave
+ * the chunks with the holders they had. For the same reason the bytes
+ * that went through @bounce are counted here, per node.
  *
  * Return: 0, or -EOPNOTSUPP for a method the CPU cannot carry out.
  */

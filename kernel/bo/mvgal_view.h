@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct mvgal_bo;
+struct mvgal_dma_side;
 struct mvgal_view;
 
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
@@ -22,5 +23,8 @@ void mvgal_view_put(struct mvgal_view *v);
 int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
 		   unsigned int src, u64 off, u64 len,
 		   unsigned int method, void *bounce);
+int mvgal_loc_dma_side(struct mvgal_bo *bo, unsigned int loc,
+		       struct mvgal_dma_side *sd);
+bool mvgal_loc_iomem(struct mvgal_bo *bo, unsigned int loc);
 
 #endif /* MVGAL_BO_VIEW_H */

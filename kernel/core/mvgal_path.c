@@ -29,7 +29,9 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 	else
 		v->reasons[MVGAL_METHOD_IN_PLACE] = MVGAL_REASON_IMPORT_REFUSED;
 
-	if (f->dma_engine && f->p2p_copier)
+	if (f->dma_engine && f->p2p_copier && f->p2p_corrupts)
+		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_P2P_MISMATCH;
+	else if (f->dma_engine && f->p2p_copier)
 		v->methods |= 1U << MVGAL_METHOD_P2P;
 	else if (f->dma_engine)
 		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_NO_P2P_COPIER;

@@ -19,6 +19,7 @@
 #include <drm/mvgal_drm.h>
 
 #include "core/mvgal_path.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
 
 struct dentry;
@@ -142,7 +143,11 @@ struct mvgal_device {
 	spinlock_t cal_lock;
 	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]
 				 [MVGAL_METHOD_COUNT];
+	/* Pairs whose DMA-engine copy came out wrong; under @cal_lock. */
+	bool dma_bad[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
 	u64 calibrated_ns;
+	/* The DMA-engine copier (dev/mvgal_dma.c). */
+	struct mvgal_dma dma;
 };
 
 static inline struct mvgal_device *to_mvgal(struct drm_device *dev)

@@ -6,7 +6,6 @@
  */
 
 #include <linux/dma-buf.h>
-#include <linux/dmaengine.h>
 #include <linux/fs.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -230,31 +229,19 @@ void mvgal_gpu_adopted_put(struct mvgal_gpu *gpu, struct mvgal_pool *pool)
 		queue_work(system_unbound_wq, &gpu->adopted_work);
 }
 
-static bool mvgal_memcpy_dma_engine_present(void)
-{
-	struct dma_chan *chan;
-	dma_cap_mask_t mask;
-
-	dma_cap_zero(mask);
-	dma_cap_set(DMA_MEMCPY, mask);
-	chan = dma_request_chan_by_mask(&mask);
-	if (IS_ERR(chan))
-		return false;
-	dma_release_channel(chan);
-	return true;
-}
-
 /* Probes how GPU @dst reaches the pool of GPU @src. */
 static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
-			     struct mvgal_gpu *dst, bool dma_engine)
+			     struct mvgal_gpu *dst)
 {
+	struct mvgal_device *mdev = src->mdev;
+	bool dma_engine = mvgal_dma_reaches(mdev, src) &&
+			  mvgal_dma_reaches(mdev, dst);
 	struct mvgal_link_facts facts = {
 		.dma_engine = dma_engine,
 		.src_mapped = true,
 		.dst_mapped = true,
 		.src_iomem = mvgal_pool_is_device(&src->pool),
-		/* mvgal has no dmaengine copier yet: the CPU copies. */
-		.p2p_copier = false,
+		.p2p_copier = dma_engine,
 	};
 	struct drm_gem_object *obj;
 
@@ -274,6 +261,7 @@ static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
 		link->link_flags |= MVGAL_LINK_SAME_NUMA;
 	if (dma_engine)
 		link->link_flags |= MVGAL_LINK_DMA_ENGINE;
+	link->facts = facts;
 	mvgal_link_judge(&facts, &link->verdict);
 }
 
@@ -335,7 +323,6 @@ static void mvgal_gpu_free(struct mvgal_gpu *gpu)
 static void mvgal_gpu_link_all(struct mvgal_device *mdev,
 			       struct mvgal_gpu *gpu)
 {
-	bool dma_engine = mvgal_memcpy_dma_engine_present();
 	unsigned int i;
 
 	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
@@ -343,10 +330,8 @@ static void mvgal_gpu_link_all(struct mvgal_device *mdev,
 
 		if (!other || other == gpu)
 			continue;
-		mvgal_link_probe(&mdev->links[gpu->index][i], gpu, other,
-				 dma_engine);
-		mvgal_link_probe(&mdev->links[i][gpu->index], other, gpu,
-				 dma_engine);
+		mvgal_link_probe(&mdev->links[gpu->index][i], gpu, other);
+		mvgal_link_probe(&mdev->links[i][gpu->index], other, gpu);
 		if (gpu->numa_node >= 0 && other->numa_node >= 0 &&
 		    gpu->numa_node != other->numa_node)
 			drm_warn(&mdev->drm,
@@ -427,6 +412,7 @@ static void mvgal_gpu_publish(struct mvgal_device *mdev,
 {
 	mdev->gpus[gpu->index] = gpu;
 	mdev->gpu_count++;
+	mvgal_dma_reach_gpu(mdev, gpu);
 	mvgal_gpu_link_all(mdev, gpu);
 	drm_info(&mdev->drm, "GPU %u attached: %s %s, NUMA node %d, pool %llu MiB\n",
 		 gpu->index, gpu->driver, gpu->slot, gpu->numa_node,
@@ -463,6 +449,8 @@ int mvgal_gpu_attach(struct mvgal_device *mdev, struct drm_device *ddev,
 	}
 	/* Also outside gpu_lock: the handle is the driver's own import. */
 	mvgal_pool_keep_get(&keep, ddev, f, dmabuf, pool_fd);
+	/* A DMA engine bound since the last look reaches the new pool too. */
+	mvgal_dma_scan(mdev);
 	down_write(&mdev->gpu_lock);
 	slot = mvgal_gpu_pick_slot(mdev, ddev, want);
 	if (slot < 0) {
@@ -511,6 +499,7 @@ static void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	}
 	drm_info(&mdev->drm, "GPU %u detached: %s %s\n", gpu->index,
 		 gpu->driver, gpu->slot);
+	mvgal_dma_unreach_gpu(mdev, gpu);
 	mvgal_gpu_free(gpu);
 }
 

@@ -14,6 +14,7 @@
 #include <drm/mvgal_drm.h>
 
 #include "core/mvgal_path.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_pool.h"
 
 struct device;
@@ -89,11 +90,15 @@ struct mvgal_gpu {
 	 * hold two buffers' bytes. A detach waits until it is empty.
 	 */
 	struct xarray adopted;
+	/* The pool mapped for the DMA engine (dev/mvgal_dma.c). */
+	struct mvgal_dma_reach dma;
 };
 
 /* What was probed for one ordered pair (src pool -> dst GPU). */
 struct mvgal_link {
 	u32 link_flags;
+	/* What the probe found, judged again when the DMA engine changes. */
+	struct mvgal_link_facts facts;
 	u32 import_error;
 	struct mvgal_link_verdict verdict;
 };

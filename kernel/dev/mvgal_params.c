@@ -282,6 +282,17 @@ MODULE_PARM_DESC(staging_kb,
 		 "KiB of kernel memory the staged writes in flight may hold per device, 1..1000000; a staged write waits for room (default: 1024)");
 
 /*
+ * How long a DMA-engine copy may take before mvgal gives up on the
+ * engine for it: the copy fails, as a failed descriptor does.
+ */
+unsigned int mvgal_dma_timeout_ms = 10000;
+
+module_param_cb(dma_timeout_ms, &mvgal_pos_ops, &mvgal_dma_timeout_ms, 0644);
+
+MODULE_PARM_DESC(dma_timeout_ms,
+		 "Milliseconds a window of DMA-engine descriptors may take before the copy fails (default: 10000)");
+
+/*
  * What one user's staged writes may hold of staging_kb. Each waits for
  * GPU work that may take any time, so a user holding it all would make
  * every other user's staged writes wait for its work. A quarter leaves

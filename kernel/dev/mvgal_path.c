@@ -6,12 +6,16 @@
  * drain's) asks mvgal_select() which method to use for its pair of
  * locations and its size. What is possible comes from the probed pair
  * matrix (GPU to GPU) or from the mappings (host to GPU); what it costs
- * comes from timing each possible CPU-driven method on each pair, twice
+ * comes from timing each possible copying method on each pair, twice
  * (a small and a large copy), and fitting latency + bytes / bandwidth.
+ * The DMA engine's copy is checked byte for byte before it is timed.
  */
 
 #include <linux/lockdep.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -19,6 +23,7 @@
 
 #include "core/mvgal_path.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "dev/mvgal_path.h"
@@ -31,7 +36,10 @@
 
 #define MVGAL_CAL_REPEAT	3
 
-/* What is possible from @src to @dst; false if a location is absent. */
+/*
+ * What is possible from @src to @dst; false if a location is absent.
+ * Caller holds gpu_lock.
+ */
 bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 			unsigned int dst, struct mvgal_link_verdict *v)
 {
@@ -41,14 +49,20 @@ bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 	if (src != MVGAL_LOC_HOST && dst != MVGAL_LOC_HOST) {
 		if (!mdev->gpus[src - 1] || !mdev->gpus[dst - 1])
 			return false;
-		*v = mdev->links[src - 1][dst - 1].verdict;
-		return true;
+		f = mdev->links[src - 1][dst - 1].facts;
+	} else {
+		/* Host memory and a pool: the CPU reaches both. */
+		g = mdev->gpus[(src == MVGAL_LOC_HOST ? dst : src) - 1];
+		if (!g)
+			return false;
+		f.src_iomem = src != MVGAL_LOC_HOST &&
+			      mvgal_pool_is_device(&g->pool);
+		f.dma_engine = mvgal_dma_reaches(mdev, g);
+		f.p2p_copier = f.dma_engine;
 	}
-	/* Host memory and a pool: the CPU reaches both through mappings. */
-	g = mdev->gpus[(src == MVGAL_LOC_HOST ? dst : src) - 1];
-	if (!g)
-		return false;
-	f.src_iomem = src != MVGAL_LOC_HOST && mvgal_pool_is_device(&g->pool);
+	spin_lock(&mdev->cal_lock);
+	f.p2p_corrupts = mdev->dma_bad[src][dst];
+	spin_unlock(&mdev->cal_lock);
 	mvgal_link_judge(&f, v);
 	return true;
 }
@@ -198,7 +212,116 @@ static void mvgal_cal_release(struct mvgal_device *mdev, struct mvgal_cal *c)
 		mvgal_cal_loc_put(&c->loc[l]);
 }
 
-/* Times each CPU-driven method @src -> @dst allows; true if one fit. */
+/* The engine's view of a scratch location. */
+static void mvgal_cal_side(struct mvgal_cal_loc *l, struct mvgal_dma_side *sd)
+{
+	memset(sd, 0, sizeof(*sd));
+	sd->vmem = l->host;
+	sd->gpu = l->host ? NULL : l->gpu;
+	sd->base = l->alloc.node.start;
+}
+
+/*
+ * Does the engine copy @src -> @dst right? A range that starts and ends
+ * inside pages is copied over other bytes, and both the range and what
+ * lies around it are compared: peer copies are known to corrupt silently
+ * on some platforms, and a pair whose copy is wrong must never use it.
+ * Return: 0, -EILSEQ for a wrong copy, or the copy's error.
+ */
+static int mvgal_cal_verify(struct mvgal_device *mdev, struct mvgal_cal_loc *d,
+			    struct mvgal_cal_loc *s)
+{
+	const u64 off = 100, len = MVGAL_CAL_LARGE - 300;
+	struct mvgal_dma_side ds, ss;
+	u8 *want, *got;
+	int ret;
+
+	want = kvmalloc(2 * MVGAL_CAL_LARGE, GFP_KERNEL_ACCOUNT);
+	if (!want)
+		return -ENOMEM;
+	got = want + MVGAL_CAL_LARGE;
+	get_random_bytes(want, MVGAL_CAL_LARGE);
+	mvgal_view_rw(&s->view, 0, want, MVGAL_CAL_LARGE, true);
+	memset(got, 0xa5, MVGAL_CAL_LARGE);
+	mvgal_view_rw(&d->view, 0, got, MVGAL_CAL_LARGE, true);
+	mvgal_cal_side(d, &ds);
+	mvgal_cal_side(s, &ss);
+	ret = mvgal_dma_copy(mdev, &ds, &ss, off, len);
+	if (ret)
+		goto out;
+	mvgal_view_rw(&d->view, 0, got, MVGAL_CAL_LARGE, false);
+	if (memcmp(got + off, want + off, len) ||
+	    memchr_inv(got, 0xa5, off) ||
+	    memchr_inv(got + off + len, 0xa5, MVGAL_CAL_LARGE - off - len))
+		ret = -EILSEQ;
+out:
+	kvfree(want);
+	return ret;
+}
+
+/* The fastest of a few timed engine copies of @len bytes, in ns. */
+static u64 mvgal_cal_time_dma(struct mvgal_device *mdev,
+			      struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
+			      u64 len)
+{
+	struct mvgal_dma_side ds, ss;
+	u64 best = U64_MAX;
+	unsigned int i;
+
+	mvgal_cal_side(d, &ds);
+	mvgal_cal_side(s, &ss);
+	for (i = 0; i < MVGAL_CAL_REPEAT; i++) {
+		u64 t0 = ktime_get_ns();
+
+		if (mvgal_dma_copy(mdev, &ds, &ss, 0, len))
+			return U64_MAX;
+		best = min(best, ktime_get_ns() - t0);
+		cond_resched();
+	}
+	return best;
+}
+
+/*
+ * The engine's figures on @src -> @dst, once its copy is verified; a
+ * wrong copy takes the method from the pair for good (until the engine
+ * goes). Both pools are mapped by the caller.
+ */
+static bool mvgal_cal_p2p(struct mvgal_device *mdev, struct mvgal_cal *c,
+			  unsigned int src, unsigned int dst,
+			  struct mvgal_path_cal *cal)
+{
+	struct mvgal_cal_loc *d = &c->loc[dst], *s = &c->loc[src];
+	u64 t1, t2;
+	int ret;
+
+	ret = mvgal_cal_verify(mdev, d, s);
+	if (ret == -EILSEQ) {
+		drm_warn(&mdev->drm, "DMA engine copied %u -> %u wrong: the pair copies with the CPU\n",
+			 src, dst);
+		spin_lock(&mdev->cal_lock);
+		mdev->dma_bad[src][dst] = true;
+		spin_unlock(&mdev->cal_lock);
+	}
+	if (ret)
+		return false;
+	t1 = mvgal_cal_time_dma(mdev, d, s, MVGAL_CAL_SMALL);
+	t2 = mvgal_cal_time_dma(mdev, d, s, MVGAL_CAL_LARGE);
+	if (t1 == U64_MAX || t2 == U64_MAX || !t2)
+		return false;
+	if (!mvgal_path_fit(MVGAL_CAL_SMALL, t1, MVGAL_CAL_LARGE, t2, cal))
+		return true;
+	/*
+	 * A small copy that took as long as the large one: the engine's
+	 * completion (an interrupt, a wake-up) dwarfs its copying. Priced
+	 * as that fixed time plus the large copy's whole time per byte, it
+	 * is never cheaper than it is.
+	 */
+	cal->latency_ns = t1;
+	cal->bw = div64_u64((u64)MVGAL_CAL_LARGE * NSEC_PER_SEC, t2) ?: 1;
+	return true;
+}
+
+/* Times each method @src -> @dst allows; true if one fit. */
 static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 			   unsigned int src, unsigned int dst, void *bounce)
 {
@@ -225,6 +348,9 @@ static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 				    &cal[m]))
 			measured = true;
 	}
+	if ((c->methods[src][dst] & (1U << MVGAL_METHOD_P2P)) &&
+	    mvgal_cal_p2p(mdev, c, src, dst, &cal[MVGAL_METHOD_P2P]))
+		measured = true;
 	mvgal_cal_unmap(&c->loc[src]);
 	mvgal_cal_unmap(&c->loc[dst]);
 	spin_lock(&mdev->cal_lock);
@@ -234,8 +360,8 @@ static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 }
 
 /**
- * mvgal_calibrate_all() - measure every possible CPU-driven method of
- * every ordered pair of locations
+ * mvgal_calibrate_all() - measure every possible copying method of every
+ * ordered pair of locations, after looking for a DMA engine
  * @mdev: the device; the caller holds neither gpu_lock nor cal_mutex
  * @bounce: a MVGAL_BOUNCE_SIZE buffer for staged copies
  *
@@ -252,6 +378,7 @@ unsigned int mvgal_calibrate_all(struct mvgal_device *mdev, void *bounce)
 	struct mvgal_cal *c;
 
 	lockdep_assert_not_held(&mdev->gpu_lock);
+	mvgal_dma_scan(mdev);
 	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return 0;

@@ -27,6 +27,7 @@
 #include "bo/mvgal_coherence.h"
 #include "bo/mvgal_pages.h"
 #include "bo/mvgal_view.h"
+#include "move/mvgal_copier.h"
 #include "move/mvgal_fetch.h"
 #include "move/mvgal_job.h"
 
@@ -221,7 +222,7 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 				break;
 			}
 		}
-		ret = mvgal_loc_copy(bo, dst, src, start, len, method, bounce);
+		ret = mvgal_copy(bo, dst, src, start, len, &method, bounce);
 		if (ret)
 			break;
 		mvgal_bo_count_copy(bo, dst, src, len);

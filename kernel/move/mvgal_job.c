@@ -43,6 +43,7 @@
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_view.h"
+#include "move/mvgal_copier.h"
 #include "move/mvgal_job.h"
 
 static const char *mvgal_job_driver_name(struct dma_fence *f)
@@ -1028,15 +1029,16 @@ static int mvgal_job_run(struct mvgal_job *job)
 		int nid = mvgal_loc_node(s->bo, s->dst);
 		void *bounce = e->bounce[nid == NUMA_NO_NODE ? first_online_node
 					 : nid];
+		unsigned int method = s->method;
 
-		ret = mvgal_loc_copy(s->bo, s->dst, s->src, s->off, s->len,
-				     s->method, bounce ?: e->bounce[first_online_node]);
+		ret = mvgal_copy(s->bo, s->dst, s->src, s->off, s->len,
+				 &method, bounce ?: e->bounce[first_online_node]);
 		if (ret)
 			break;
 		mvgal_bo_count_copy(s->bo, s->dst, s->src, s->len);
-		atomic64_add(s->len, &ctr->bytes[s->method]);
+		atomic64_add(s->len, &ctr->bytes[method]);
 		atomic64_add(DIV_ROUND_UP_ULL(s->len, 1ULL << s->bo->chunk_shift),
-			     &ctr->copies[s->method]);
+			     &ctr->copies[method]);
 	}
 	/* What was copied before a failure moved all the same; bringing a
 	 * staged write's chunks home is a CPU access, no migration.

@@ -20,6 +20,7 @@
 
 #include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "bo/mvgal_chunks.h"
@@ -254,6 +255,7 @@ static int __init mvgal_init(void)
 	ret = mvgal_dev_setup(mvgal_dev);
 	if (ret)
 		goto out_devres;
+	mvgal_dma_init(mvgal_dev);
 	ret = mvgal_engine_init(mvgal_dev);
 	if (ret)
 		goto out_devres;
@@ -299,6 +301,8 @@ static void __exit mvgal_exit(void)
 	destroy_workqueue(mvgal_dev->free_wq);
 	mvgal_engine_fini(mvgal_dev);
 	mvgal_gpu_detach_all(mvgal_dev);
+	/* The GPUs' pools were the engine's last mappings. */
+	mvgal_dma_fini(mvgal_dev);
 	mutex_destroy(&mvgal_dev->cal_mutex);
 	mutex_destroy(&mvgal_dev->advise_lock);
 	mutex_destroy(&mvgal_dev->bos_lock);

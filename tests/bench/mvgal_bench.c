@@ -43,7 +43,12 @@
  *    pool (tests/vram: a PCI BAR, write-combined, __iomem) and back, each
  *    CPU method forced, against the kernel's memcpy_toio() /
  *    memcpy_fromio() / drm_memcpy_from_wc() of the same size on the same
- *    BAR, timed by the stand-in's driver in the same run.
+ *    BAR, timed by the stand-in's driver in the same run;
+ *  - the DMA-engine copier ("dma"): 16 MiB host -> pool -> host forced
+ *    through the test bed's software engine (tests/dmaeng) against the
+ *    CPU copy, in turn: throughput, the guest's busy CPU time per MiB,
+ *    and sessions per second on another buffer while each migrates
+ *    (against none migrating).
  *
  * Nothing here passes or fails: each figure's human lines are followed by
  * one line "bench: NAME value=X goal=OP Y met=yes|no" (bench_figure()).
@@ -2299,6 +2304,150 @@ static bool wanted(int argc, char **argv, const char *group)
 	return false;
 }
 
+/*
+ * Busy CPU time of the whole guest so far, in clock ticks (/proc/stat:
+ * user, nice, system, irq, softirq, steal): what a copy costs the CPUs,
+ * whoever's thread makes it (the migration worker, the engine's).
+ */
+static long long busy_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return -1;
+	return (long long)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+}
+
+#define DMA_SIZE (16ULL << 20)
+#define DMA_REPS 5
+
+/* One method's figures: MB/s host->pool->host, CPU ms per MiB, sessions/s. */
+struct dma_run {
+	double mbps, cpu_ms_mib, sessions;
+};
+
+/* BEGIN+END pairs per second on @hs at @g1 until @fence signals. */
+static double sessions_while(struct mvgal *m, int g1, uint32_t hs, int fence)
+{
+	struct pollfd p = { .fd = fence, .events = POLLIN };
+	uint64_t t0 = now_ns(), n = 0;
+
+	while (poll(&p, 1, 0) == 0) {
+		if (!begin_end_ns(m, g1, hs, 1))
+			return NAN;
+		n++;
+	}
+	return n * 1e9 / (double)(now_ns() - t0);
+}
+
+/* Forced @method: a round trip of @h timed, then one with sessions. */
+static int dma_measure(struct mvgal *m, int g0, int g1, uint32_t h, uint32_t hs,
+		       const char *method, struct dma_run *r)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .flags = MVGAL_MIGRATE_MOVE, .size = DMA_SIZE,
+		.location = 1 + g0, .in_fence_fd = -1,
+	};
+	long long b0, b1;
+	uint64_t t0, t;
+	int ret;
+
+	set_param("force_method", method);
+	b0 = busy_ticks();
+	t0 = now_ns();
+	ret = migrate_to(m, h, DMA_SIZE, 1 + g0, MVGAL_MIGRATE_MOVE) ?:
+	      migrate_to(m, h, DMA_SIZE, MVGAL_LOC_HOST, MVGAL_MIGRATE_MOVE);
+	t = now_ns() - t0;
+	b1 = busy_ticks();
+	if (ret)
+		return ret;
+	r->mbps = 2.0 * DMA_SIZE / 1e6 / (t / 1e9);
+	r->cpu_ms_mib = (b1 - b0) * 1000.0 / sysconf(_SC_CLK_TCK) /
+			(2.0 * DMA_SIZE / (1 << 20));
+	ret = mvgal_migrate(m, &mg);
+	if (ret)
+		return ret;
+	r->sessions = sessions_while(m, g1, hs, mg.out_fence_fd);
+	mvgal_fence_wait(mg.out_fence_fd, 60000);
+	close(mg.out_fence_fd);
+	return migrate_to(m, h, DMA_SIZE, MVGAL_LOC_HOST, MVGAL_MIGRATE_MOVE);
+}
+
+static void dma_figures(const struct dma_run *p, const struct dma_run *c,
+			double idle)
+{
+	double tput[DMA_REPS], cpu[DMA_REPS], sp[DMA_REPS], sc[DMA_REPS];
+
+	printf("bench: dma: %.0f sessions/s with no migration\n", idle);
+	for (int i = 0; i < DMA_REPS; i++) {
+		tput[i] = p[i].mbps / c[i].mbps;
+		cpu[i] = c[i].cpu_ms_mib > 0 ? p[i].cpu_ms_mib / c[i].cpu_ms_mib : NAN;
+		sp[i] = p[i].sessions / idle;
+		sc[i] = c[i].sessions / idle;
+		printf("bench: dma %llu MiB round trip: engine %7.1f MB/s %6.2f CPU ms/MiB %7.0f sessions/s; CPU copy %7.1f MB/s %6.2f CPU ms/MiB %7.0f sessions/s\n",
+		       DMA_SIZE >> 20, p[i].mbps, p[i].cpu_ms_mib, p[i].sessions,
+		       c[i].mbps, c[i].cpu_ms_mib, c[i].sessions);
+	}
+	bench_figure("dma_migrate_engine_vs_cpu", median_ratio(tput, DMA_REPS),
+		     NULL, 0);
+	bench_figure("dma_cpu_time_engine_vs_cpu", median_ratio(cpu, DMA_REPS),
+		     NULL, 0);
+	bench_figure("dma_sessions_during_engine_vs_idle",
+		     median_ratio(sp, DMA_REPS), NULL, 0);
+	bench_figure("dma_sessions_during_cpu_vs_idle",
+		     median_ratio(sc, DMA_REPS), NULL, 0);
+}
+
+/*
+ * The DMA-engine copier on the test bed's software engine (tests/dmaeng)
+ * against the CPU copy, forced in turn, on the same buffers: MIGRATE
+ * throughput, the guest's busy CPU time per MiB moved, and how many
+ * sessions another buffer gets while a migration is in flight. The
+ * software engine copies with a CPU of its own (a kernel thread): its
+ * figures say what the copier's overhead is, not what I/OAT or DSA do.
+ */
+static void bench_dma(struct mvgal *m, int g0, int g1)
+{
+	struct dma_run p[DMA_REPS], c[DMA_REPS];
+	struct quiet q;
+	uint32_t h, hs;
+	uint64_t t;
+	int ret;
+
+	printf("# DMA engine (tests/dmaeng, a software engine) vs CPU copy: %llu MiB host -> GPU %d -> host, forced\n",
+	       DMA_SIZE >> 20, g0);
+	if (system("modprobe mvgal_dmaeng") || mvgal_calibrate(m, NULL) ||
+	    mvgal_bo_create(m, DMA_SIZE, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			    MVGAL_GPU_ANY, &h)) {
+		printf("bench: dma: no engine\n");
+		bench_figure("dma_migrate_engine_vs_cpu", NAN, NULL, 0);
+		return;
+	}
+	quiet_begin(&q);
+	ret = resident_bo(m, g1, &hs);
+	t = ret ? 0 : begin_end_ns(m, g1, hs, 2000);
+	for (int i = 0; !ret && i < DMA_REPS; i++)
+		ret = dma_measure(m, g0, g1, h, hs, "1", &p[i]) ?:
+		      dma_measure(m, g0, g1, h, hs, "2", &c[i]);
+	set_param("force_method", "-1");
+	quiet_end(&q);
+	if (ret)
+		printf("bench: dma: %s\n", strerror(-ret));
+	else
+		dma_figures(p, c, t ? 1e9 / t : NAN);
+	mvgal_bo_destroy(m, hs);
+	mvgal_bo_destroy(m, h);
+	if (system("for d in /sys/bus/pci/drivers/mvgal_dmaeng/0000:*; do echo ${d##*/} > /sys/bus/pci/drivers/mvgal_dmaeng/unbind; done; rmmod mvgal_dmaeng"))
+		printf("bench: dma: the engine stays loaded\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct pool_maps pools = { 0 };
@@ -2359,6 +2508,8 @@ int main(int argc, char **argv)
 		bench_watch(m, g0);
 	if (wanted(argc, argv, "vram"))
 		bench_vram(m);
+	if (wanted(argc, argv, "dma"))
+		bench_dma(m, g0, g1);
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;

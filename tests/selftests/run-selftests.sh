@@ -17,7 +17,8 @@
 # the other suites it replaces NUMA node 0's, the one they use most.
 # MVGAL_STANDIN_SUITES, when set, names the suites of the stand-in pass
 # (empty: none; make check's debug lane runs a few, make fuzz-long all);
-# MVGAL_SELFTEST_PASS=standin runs that pass alone.
+# MVGAL_SELFTEST_PASS=standin runs that pass alone (=dma the DMA pass,
+# below).
 dir=$(dirname "$0")
 # unplug_test unbinds and rebinds a GPU, which renumbers the DRM nodes that
 # others (mvgal_info_test.sh) expect in boot order: it runs last. Before
@@ -26,7 +27,7 @@ dir=$(dirname "$0")
 # times after them: an eviction passed by a victim whose host pages were
 # moving to its GPU's node, which it now waits for; evict_test's
 # a_buffer_whose_pages_move_is_not_passed_by.)
-late="vram_test devmem_test unplug_test"
+late="vram_test devmem_test dmaeng_test unplug_test"
 not_standin="prime_test mvgal_info_test.sh mvgal_test abi_test vram_test devmem_test"
 
 # run_one PATH TAG: one program, its TAP lines tagged TAG if not empty.
@@ -75,7 +76,7 @@ wanted() {
 }
 
 for t in $progs; do
-	[ "${MVGAL_SELFTEST_PASS:-}" = standin ] && break
+	[ -n "${MVGAL_SELFTEST_PASS:-}" ] && break
 	[ -x "$t" ] || [ -f "$t" ] || continue
 	wanted "$(basename "$t")" "$@" || continue
 	run_one "$t" ""
@@ -85,6 +86,7 @@ loaded=""
 for t in $progs; do
 	name=$(basename "$t")
 	[ -x "$t" ] || continue
+	[ "${MVGAL_SELFTEST_PASS:-}" = dma ] && break
 	case " $not_standin " in *" $name "*) continue ;; esac
 	wanted "$name" "$@" || continue
 	if [ -n "${MVGAL_STANDIN_SUITES+set}" ]; then
@@ -110,4 +112,45 @@ if [ -n "$loaded" ]; then
 	done
 	modprobe mvgal && rmmod mvgal_vram ||
 		echo "not ok - the stand-in pass: mvgal did not give the stand-in back"
+fi
+
+# The DMA pass: suites that move data run again with the test bed's
+# memcpy DMA engine (tests/dmaeng) loaded, every copy forced through it
+# (MVGAL_TEST_DMA: coh_setup() calibrates, which finds the engine, and
+# sets force_method to P2P), their lines tagged "[dma]": host to pool,
+# pool to pool, device-only buffers, drains, eviction write-back,
+# replication. MVGAL_DMA_SUITES, when set, names them (empty: none).
+dma_suites=${MVGAL_DMA_SUITES-"session_test evict_test policy_test"}
+[ "${MVGAL_SELFTEST_PASS:-}" = standin ] && dma_suites=""
+engine=""
+for t in $progs; do
+	name=$(basename "$t")
+	[ -x "$t" ] || continue
+	case " $dma_suites " in *" $name "*) ;; *) continue ;; esac
+	wanted "$name" "$@" || continue
+	if [ -z "$engine" ]; then
+		if ! modprobe mvgal_dmaeng; then
+			echo "not ok - the DMA pass: modprobe mvgal_dmaeng failed"
+			break
+		fi
+		engine=1
+	fi
+	before=$(cat /sys/module/mvgal_dmaeng/parameters/completed)
+	MVGAL_TEST_DMA=1 run_one "$t" "[dma]"
+	# The pass proves nothing unless the engine made the copies.
+	after=$(cat /sys/module/mvgal_dmaeng/parameters/completed)
+	if [ "$after" -gt "$before" ]; then
+		echo "ok - $name [dma]: the engine completed $((after - before)) descriptors"
+	else
+		echo "not ok - $name [dma]: the engine made no copy"
+	fi
+done
+if [ -n "$engine" ]; then
+	echo -1 >/sys/module/mvgal/parameters/force_method
+	# Unbound, the engine's device makes mvgal let its channel go.
+	for d in /sys/bus/pci/drivers/mvgal_dmaeng/0000:*; do
+		[ -e "$d" ] && echo "${d##*/}" >/sys/bus/pci/drivers/mvgal_dmaeng/unbind
+	done
+	rmmod mvgal_dmaeng ||
+		echo "not ok - the DMA pass: mvgal did not give the engine back"
 fi

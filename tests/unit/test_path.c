@@ -101,11 +101,12 @@ TEST(invariants_over_all_facts)
 {
 	unsigned int bits, m;
 
-	for (bits = 0; bits < 64; bits++) {
+	for (bits = 0; bits < 128; bits++) {
 		struct mvgal_link_facts f = {
 			.dst_imports_src = bits & 1, .dma_engine = bits & 2,
 			.src_mapped = bits & 4, .dst_mapped = bits & 8,
 			.src_iomem = bits & 16, .p2p_copier = bits & 32,
+			.p2p_corrupts = bits & 64,
 		};
 		struct mvgal_link_verdict v;
 		unsigned int order[4] = { MVGAL_METHOD_IN_PLACE, MVGAL_METHOD_P2P,
@@ -127,8 +128,26 @@ TEST(invariants_over_all_facts)
 		EXPECT_EQ(v.chosen == MVGAL_METHOD_NONE, v.why == MVGAL_WHY_NONE);
 		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_IN_PLACE)), f.dst_imports_src);
 		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_P2P)),
-			  f.dma_engine && f.p2p_copier);
+			  f.dma_engine && f.p2p_copier && !f.p2p_corrupts);
 	}
+}
+
+/* An engine whose calibration copy came out wrong is never used. */
+TEST(engine_that_corrupts_is_not_p2p)
+{
+	struct mvgal_link_facts f = {
+		.dma_engine = true, .src_mapped = true, .dst_mapped = true,
+		.p2p_copier = true, .p2p_corrupts = true,
+	};
+	struct mvgal_link_verdict v;
+
+	mvgal_link_judge(&f, &v);
+	EXPECT_FALSE(v.methods & BIT(MVGAL_METHOD_P2P));
+	EXPECT_EQ(MVGAL_REASON_P2P_MISMATCH, v.reasons[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, v.chosen);
+	f.p2p_corrupts = false;
+	mvgal_link_judge(&f, &v);
+	EXPECT_EQ(MVGAL_METHOD_P2P, v.chosen);
 }
 
 /* An engine mvgal cannot drive is reported as such, not as missing. */

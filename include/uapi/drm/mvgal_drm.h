@@ -351,8 +351,9 @@ struct drm_mvgal_gpu_info {
 #define MVGAL_REASON_IMPORT_REFUSED	1 /* see import_error */
 #define MVGAL_REASON_NO_DMA_ENGINE	2 /* no memcpy dmaengine channel */
 #define MVGAL_REASON_NO_CPU_MAPPING	3 /* a pool has no kernel mapping */
-#define MVGAL_REASON_NO_P2P_COPIER	4 /* an engine exists; mvgal cannot drive it yet */
-#define MVGAL_REASON_COUNT		5
+#define MVGAL_REASON_NO_P2P_COPIER	4 /* an engine exists; it does not reach both pools */
+#define MVGAL_REASON_P2P_MISMATCH	5 /* its calibration copy came out wrong */
+#define MVGAL_REASON_COUNT		6
 
 /* Why the chosen method was chosen: &drm_mvgal_gpu_link.why. */
 #define MVGAL_WHY_NONE		0 /* no method possible */

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The copiers: every copy of a buffer's bytes between two locations (a
+ * job's runs, a CPU access bringing chunks home, a drain) goes to the
+ * copier of the method the path selector chose for its pair and size:
+ * the CPU (a direct copy, or staged through a bounce buffer) or a DMA
+ * engine (MVGAL_METHOD_P2P, dev/mvgal_dma.c).
+ *
+ * A copier returns when its copy is done, in the caller's context (the
+ * migration worker, whose job's fence then signals); an error fails the
+ * caller's work, and the chunks keep the holders they had. A copier that
+ * cannot make a copy at all (its engine went, or does not reach a side)
+ * says so with -ENODEV before or after trying, and the CPU makes the
+ * whole copy instead: the bytes an engine did write are written again,
+ * so nothing depends on how far it got.
+ */
+
+#include <linux/errno.h>
+
+#include <drm/mvgal_drm.h>
+
+#include "dev/mvgal_device.h"
+#include "dev/mvgal_dma.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_view.h"
+#include "move/mvgal_copier.h"
+
+struct mvgal_copier {
+	/* 0, -ENODEV: the CPU is to make it, or the copy's error. */
+	int (*copy)(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
+		    u64 off, u64 len, unsigned int method, void *bounce);
+};
+
+/* The DMA engine reaches both copies through their DMA addresses. */
+static int mvgal_copy_dma(struct mvgal_bo *bo, unsigned int dst,
+			  unsigned int src, u64 off, u64 len,
+			  unsigned int method, void *bounce)
+{
+	struct mvgal_dma_side d, s;
+
+	if (mvgal_loc_dma_side(bo, dst, &d) || mvgal_loc_dma_side(bo, src, &s))
+		return -ENODEV;
+	return mvgal_dma_copy(to_mvgal(bo->base.dev), &d, &s, off, len);
+}
+
+static const struct mvgal_copier mvgal_cpu_copier = {
+	.copy = mvgal_loc_copy,
+};
+
+static const struct mvgal_copier mvgal_dma_copier = {
+	.copy = mvgal_copy_dma,
+};
+
+/* In place moves nothing: a copy planned that way is the CPU's. */
+static const struct mvgal_copier *const mvgal_copiers[MVGAL_METHOD_COUNT] = {
+	[MVGAL_METHOD_IN_PLACE] = &mvgal_cpu_copier,
+	[MVGAL_METHOD_P2P] = &mvgal_dma_copier,
+	[MVGAL_METHOD_CPU_COPY] = &mvgal_cpu_copier,
+	[MVGAL_METHOD_STAGING] = &mvgal_cpu_copier,
+};
+
+/**
+ * mvgal_copy() - copy bytes of @bo from location @src to @dst
+ * @bo: the buffer; both locations have storage, host pages populated
+ * @dst: destination location
+ * @src: source location
+ * @off: byte offset, the same at both ends
+ * @len: bytes
+ * @method: (in) the MVGAL_METHOD_* chosen; (out) the one that copied
+ * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node
+ *
+ * Return: 0, the copier's error (-EIO, -ETIMEDOUT for a DMA engine's), or
+ * -EOPNOTSUPP for an unknown method.
+ */
+int mvgal_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
+	       u64 off, u64 len, unsigned int *method, void *bounce)
+{
+	const struct mvgal_copier *c;
+	int ret;
+
+	if (*method >= MVGAL_METHOD_COUNT)
+		return -EOPNOTSUPP;
+	c = mvgal_copiers[*method];
+	if (*method == MVGAL_METHOD_IN_PLACE)
+		*method = MVGAL_METHOD_CPU_COPY;
+	ret = c->copy(bo, dst, src, off, len, *method, bounce);
+	if (ret != -ENODEV || c == &mvgal_cpu_copier)
+		return ret;
+	/* As the selector's static order: read I/O memory once. */
+	*method = mvgal_loc_iomem(bo, src) ? MVGAL_METHOD_STAGING :
+		  MVGAL_METHOD_CPU_COPY;
+	return mvgal_cpu_copier.copy(bo, dst, src, off, len, *method, bounce);
+}
