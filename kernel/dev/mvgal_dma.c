@@ -175,17 +175,21 @@ void mvgal_dma_unreach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 
 /**
  * mvgal_dma_reaches() - can the copier reach @gpu's pool?
- * @mdev: the device; caller holds gpu_lock
- * @gpu: the GPU
+ * @mdev: the device
+ * @gpu: the GPU, kept by gpu_lock or by a placement of a buffer whose
+ *	 lock the caller holds (a CPU access picking a source)
+ *
+ * Without gpu_lock the answer may be stale by the time of the copy:
+ * mvgal_dma_copy() asks again under @use, and the CPU makes a copy the
+ * engine no longer can.
  */
 bool mvgal_dma_reaches(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 {
-	lockdep_assert_held(&mdev->gpu_lock);
-	return gpu->dma.sgt && !READ_ONCE(mdev->dma.gone);
+	return READ_ONCE(gpu->dma.sgt) && !READ_ONCE(mdev->dma.gone);
 }
 
-/* Every GPU's links judged again after the copier came or went. */
-static void mvgal_dma_rejudge(struct mvgal_device *mdev)
+/* Every pair's facts: what the copier reaches now that it came or went. */
+static void mvgal_dma_relink(struct mvgal_device *mdev)
 {
 	unsigned int i, j;
 
@@ -201,7 +205,6 @@ static void mvgal_dma_rejudge(struct mvgal_device *mdev)
 			l->link_flags &= ~MVGAL_LINK_DMA_ENGINE;
 			if (l->facts.dma_engine)
 				l->link_flags |= MVGAL_LINK_DMA_ENGINE;
-			mvgal_link_judge(&l->facts, &l->verdict);
 		}
 	}
 }
@@ -244,7 +247,7 @@ static void mvgal_dma_drop(struct mvgal_device *mdev)
 	chan = dma->chan;
 	dma->chan = NULL;
 	dma->dev = NULL;
-	mvgal_dma_rejudge(mdev);
+	mvgal_dma_relink(mdev);
 	mvgal_dma_forget(mdev);
 	up_write(&dma->use);
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
@@ -333,7 +336,7 @@ void mvgal_dma_scan(struct mvgal_device *mdev)
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (mdev->gpus[i])
 			mvgal_dma_reach_gpu(mdev, mdev->gpus[i]);
-	mvgal_dma_rejudge(mdev);
+	mvgal_dma_relink(mdev);
 	up_write(&mdev->gpu_lock);
 	drm_info(&mdev->drm, "DMA engine %s (%s) copies\n",
 		 dma_chan_name(chan), dev_name(chan->device->dev));

@@ -262,7 +262,6 @@ static void mvgal_link_probe(struct mvgal_link *link, struct mvgal_gpu *src,
 	if (dma_engine)
 		link->link_flags |= MVGAL_LINK_DMA_ENGINE;
 	link->facts = facts;
-	mvgal_link_judge(&facts, &link->verdict);
 }
 
 /* Reads identity and topology of @gpu->dev from the kernel. */

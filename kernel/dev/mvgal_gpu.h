@@ -97,10 +97,12 @@ struct mvgal_gpu {
 /* What was probed for one ordered pair (src pool -> dst GPU). */
 struct mvgal_link {
 	u32 link_flags;
-	/* What the probe found, judged again when the DMA engine changes. */
+	/*
+	 * What the probe found (the DMA engine's reach updated when it
+	 * comes or goes); mvgal_pair_verdict() judges it.
+	 */
 	struct mvgal_link_facts facts;
 	u32 import_error;
-	struct mvgal_link_verdict verdict;
 };
 
 struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,

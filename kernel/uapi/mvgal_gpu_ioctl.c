@@ -22,6 +22,7 @@
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
+#include "dev/mvgal_path.h"
 #include "dev/mvgal_pool.h"
 #include "move/mvgal_place.h"
 #include "uapi/mvgal_gpu_ioctl.h"
@@ -187,6 +188,7 @@ int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_gpu_link *args = data;
 	const struct mvgal_link *link;
+	struct mvgal_link_verdict v;
 	unsigned int i;
 	int ret = 0;
 
@@ -198,13 +200,15 @@ int mvgal_ioctl_gpu_link(struct drm_device *dev, void *data,
 	    !mvgal_gpu_lookup(mdev, args->dst, &ret))
 		goto out;
 	link = &mdev->links[args->src][args->dst];
+	/* As the selector judges it: a calibration may have taken P2P. */
+	mvgal_pair_verdict(mdev, 1 + args->src, 1 + args->dst, &v);
 	args->link_flags = link->link_flags;
-	args->methods = link->verdict.methods;
-	args->chosen = link->verdict.chosen;
-	args->why = link->verdict.why;
+	args->methods = v.methods;
+	args->chosen = v.chosen;
+	args->why = v.why;
 	args->import_error = link->import_error;
 	for (i = 0; i < MVGAL_METHOD_COUNT; i++)
-		args->reasons[i] = link->verdict.reasons[i];
+		args->reasons[i] = v.reasons[i];
 out:
 	up_read(&mdev->gpu_lock);
 	return ret;

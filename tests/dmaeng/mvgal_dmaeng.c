@@ -46,6 +46,11 @@ module_param_named(bandwidth_mbps, mvgal_dmaeng_bandwidth_mbps, uint, 0644);
 MODULE_PARM_DESC(bandwidth_mbps,
 		 "when not 0, a descriptor takes at least len / bandwidth: MB/s (10^6 bytes) per channel (default 0)");
 
+static bool mvgal_dmaeng_corrupt;
+module_param_named(corrupt, mvgal_dmaeng_corrupt, bool, 0644);
+MODULE_PARM_DESC(corrupt,
+		 "when set, every copy ends with the last byte of its destination inverted and completes without error: a silently corrupting peer path (default off)");
+
 static unsigned int mvgal_dmaeng_fail_every;
 module_param_named(fail_every, mvgal_dmaeng_fail_every, uint, 0644);
 MODULE_PARM_DESC(fail_every,
@@ -501,6 +506,22 @@ mvgal_dmaeng_copy(struct mvgal_dmaeng_desc *d, size_t n, size_t *done)
 	return res;
 }
 
+/* corrupt: the last byte written is inverted, and nothing says so. */
+static void mvgal_dmaeng_spoil(struct mvgal_dmaeng_desc *d)
+{
+	struct mvgal_dmaeng_side dst = { .addr = d->dst + d->len - 1, .left = 1 };
+	u8 *t;
+
+	if (!d->len || !mvgal_dmaeng_side_reach(&dst))
+		return;
+	t = mvgal_dmaeng_side_get(&dst);
+	*t ^= 0xff;
+	mvgal_dmaeng_side_put(&dst, t);
+	wmb();
+	if (dst.win)
+		memunmap(dst.win);
+}
+
 /* fail_every counts per device, from the time the knob took its value. */
 static bool mvgal_dmaeng_should_fail(struct mvgal_dmaeng_dev *edev)
 {
@@ -601,6 +622,9 @@ static void mvgal_dmaeng_run(struct mvgal_dmaeng_chan *c,
 		res = mvgal_dmaeng_copy(d, n, &done);
 		if (res == DMA_TRANS_NOERROR && n < d->len)
 			res = DMA_TRANS_WRITE_FAILED;
+		else if (res == DMA_TRANS_NOERROR &&
+			 READ_ONCE(mvgal_dmaeng_corrupt))
+			mvgal_dmaeng_spoil(d);
 		mvgal_dmaeng_pace(c, d, t0);
 	}
 	mvgal_dmaeng_complete(c, d, res, done);

@@ -37,6 +37,7 @@
 
 static const char *const knobs[] = {
 	"latency_us", "bandwidth_mbps", "fail_every", "reorder", "stall",
+	"corrupt",
 };
 
 FIXTURE(dma) {
@@ -195,6 +196,14 @@ static void round_trip(struct __test_metadata *_metadata,
 		EXPECT_EQ(MVGAL_REASON_NO_P2P_COPIER,
 			  p2p_reason(self->m, self->g0, self->g1));
 		SKIP(return, "the engine does not reach GPU %d's pool", self->g0);
+	}
+	/* The stand-in's pool is in its VRAM where the kernel has P2PDMA. */
+	if (standin_role() >= 0) {
+		struct drm_mvgal_gpu_info gi;
+
+		ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gi));
+		EXPECT_EQ(p2p_kernel() ? MVGAL_POOL_MEMORY_DEVICE :
+			  MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 	}
 	ASSERT_EQ(0, write_param(FORCE, "1"));
 	h = pattern_bo(_metadata, self->m, size, s);
@@ -422,6 +431,48 @@ TEST_F(dma, the_selector_takes_the_engine_where_it_is_cheapest)
 	ASSERT_EQ(0, write_param(CAL, line));
 	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, dst, size, &p));
 	EXPECT_NE(MVGAL_METHOD_P2P, p.chosen);
+}
+
+/*
+ * An engine whose copies come out wrong without an error (a corrupting
+ * peer path): calibration finds it out and the pairs lose the method,
+ * even forced; the CPU copies, right. Only a new engine gets it back.
+ */
+TEST_F(dma, an_engine_that_corrupts_loses_the_method)
+{
+	const uint64_t size = 2 * CH + 3000;
+	struct drm_mvgal_stats a, b;
+	struct drm_mvgal_path p;
+	uint32_t h;
+
+	ASSERT_TRUE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g1, &p));
+	ASSERT_EQ(0, write_param(ENG "corrupt", "1"));
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	ASSERT_EQ(0, write_param(ENG "corrupt", "0"));
+	EXPECT_FALSE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g1, &p));
+	EXPECT_FALSE(p2p_possible(self->m, 1 + self->g1, MVGAL_LOC_HOST, &p));
+	EXPECT_EQ(MVGAL_REASON_P2P_MISMATCH,
+		  p2p_reason(self->m, self->g1, self->vg));
+	EXPECT_EQ(0, run("dmesg | grep -q 'DMA engine copied .* wrong'"));
+	/* Forced, the engine is not used: the CPU copies, right. */
+	ASSERT_EQ(0, write_param(FORCE, "1"));
+	h = pattern_bo(_metadata, self->m, size, 9);
+	stats(self->m, &a);
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, 1 + self->g1,
+			     MVGAL_MIGRATE_MOVE));
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, MVGAL_LOC_HOST,
+			     MVGAL_MIGRATE_MOVE));
+	stats(self->m, &b);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_P2P], b.bytes[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 9));
+	mvgal_bo_destroy(self->m, h);
+	/* Calibrated again, the pair stays refused. */
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	EXPECT_FALSE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g1, &p));
+	/* A new engine (unbound, loaded again) is checked afresh. */
+	ASSERT_EQ(0, run(ENG_UNBIND " && rmmod mvgal_dmaeng && modprobe mvgal_dmaeng"));
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	EXPECT_TRUE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g1, &p));
 }
 
 TEST_HARNESS_MAIN

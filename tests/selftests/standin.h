@@ -110,13 +110,6 @@ static inline long check(const uint8_t *p, size_t n, unsigned int seed)
 	return -1;
 }
 
-static inline bool p2p_kernel(void)
-{
-	struct utsname u;
-
-	return !uname(&u) && strstr(u.release, "mvgal-debug");
-}
-
 static inline int standin_write(struct standin *s, const char *attr)
 {
 	char path[PATH_MAX + 32];
