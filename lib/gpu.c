@@ -474,6 +474,7 @@ const char *mvgal_reason_text(uint32_t reason)
 		[MVGAL_REASON_NO_CPU_MAPPING] = "a pool has no kernel CPU mapping",
 		[MVGAL_REASON_NO_P2P_COPIER] = "a DMA engine exists, but it does not reach both pools (peer-to-peer refused, or a pool that moves)",
 		[MVGAL_REASON_P2P_MISMATCH] = "the DMA engine's calibration copy came out wrong: the pair never uses it",
+		[MVGAL_REASON_P2P_UNCHECKED] = "no calibration has checked the DMA engine's copy on this pair yet (or one of its copies failed since)",
 	};
 
 	return reason < MVGAL_REASON_COUNT ? text[reason] : "unknown";

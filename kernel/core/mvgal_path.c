@@ -4,7 +4,8 @@
  *
  * When nothing is measured, methods are preferred from cheap to
  * expensive: using the data in place moves nothing; a DMA engine copies
- * without the CPU; the CPU copies directly between the two
+ * without the CPU (only once a calibration has checked its copy on the
+ * pair: peer copies are known to corrupt silently on some platforms); the CPU copies directly between the two
  * mappings unless reading the source is slow (I/O memory such as a
  * write-combined BAR), where one pass into a cacheable bounce buffer is
  * cheaper. Transfer size and measured bandwidth refine this later, in the
@@ -31,6 +32,8 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 
 	if (f->dma_engine && f->p2p_copier && f->p2p_corrupts)
 		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_P2P_MISMATCH;
+	else if (f->dma_engine && f->p2p_copier && !f->p2p_checked)
+		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_P2P_UNCHECKED;
 	else if (f->dma_engine && f->p2p_copier)
 		v->methods |= 1U << MVGAL_METHOD_P2P;
 	else if (f->dma_engine)

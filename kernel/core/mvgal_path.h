@@ -18,6 +18,7 @@ struct mvgal_link_facts {
 	bool src_iomem;		/* that mapping is I/O memory (e.g. a BAR) */
 	bool p2p_copier;	/* mvgal can drive that engine */
 	bool p2p_corrupts;	/* calibration found its copies wrong */
+	bool p2p_checked;	/* calibration found them right */
 };
 
 struct mvgal_link_verdict {

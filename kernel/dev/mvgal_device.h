@@ -143,7 +143,12 @@ struct mvgal_device {
 	spinlock_t cal_lock;
 	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]
 				 [MVGAL_METHOD_COUNT];
-	/* Pairs whose DMA-engine copy came out wrong; under @cal_lock. */
+	/*
+	 * Pairs whose DMA-engine copy a calibration found right (@dma_ok,
+	 * lost when a copy fails) or wrong (@dma_bad, for as long as the
+	 * engine stays); under @cal_lock.
+	 */
+	bool dma_ok[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
 	bool dma_bad[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
 	u64 calibrated_ns;
 	/* The DMA-engine copier (dev/mvgal_dma.c). */

@@ -18,7 +18,8 @@
  *
  * A descriptor error fails the copy (the caller's job fails and its
  * chunks keep their holders); a stalled engine times out and fails it
- * the same way. A channel whose device is unbound (or that aborts its
+ * the same way. Either way the pair does not use the engine again until
+ * a calibration has checked its copy anew, as it does before any use. A channel whose device is unbound (or that aborts its
  * descriptors) is given up: the copy in flight returns -ENODEV and its
  * caller makes the whole range again with the CPU, which is harmless for
  * the runs the engine did finish.
@@ -219,9 +220,25 @@ static void mvgal_dma_forget(struct mvgal_device *mdev)
 		for (j = 0; j < MVGAL_LOC_COUNT; j++) {
 			memset(&mdev->cal[i][j][MVGAL_METHOD_P2P], 0,
 			       sizeof(mdev->cal[i][j][MVGAL_METHOD_P2P]));
+			mdev->dma_ok[i][j] = false;
 			mdev->dma_bad[i][j] = false;
 		}
 	}
+	spin_unlock(&mdev->cal_lock);
+}
+
+/**
+ * mvgal_dma_distrust() - a copy @src -> @dst failed on the engine: the pair
+ * does not use it again until a calibration has checked it anew
+ * @mdev: the device
+ * @src: source location
+ * @dst: destination location
+ */
+void mvgal_dma_distrust(struct mvgal_device *mdev, unsigned int src,
+			unsigned int dst)
+{
+	spin_lock(&mdev->cal_lock);
+	mdev->dma_ok[src][dst] = false;
 	spin_unlock(&mdev->cal_lock);
 }
 
@@ -233,11 +250,12 @@ static void mvgal_dma_drop(struct mvgal_device *mdev)
 	struct dma_chan *chan;
 	unsigned int i;
 
+	/*
+	 * Copies in flight stop waiting and end their own descriptors
+	 * (mvgal_dma_wait()); new ones see @gone and go to the CPU.
+	 */
 	WRITE_ONCE(dma->gone, true);
-	/* Copies that submitted before they saw @gone stop waiting. */
 	smp_mb();
-	if (dma->chan)
-		dmaengine_terminate_sync(dma->chan);
 	wake_up_all(&dma->wq);
 	down_write(&mdev->gpu_lock);
 	down_write(&dma->use);
@@ -246,6 +264,7 @@ static void mvgal_dma_drop(struct mvgal_device *mdev)
 			mvgal_dma_take(mdev->gpus[i], &r[i]);
 	chan = dma->chan;
 	dma->chan = NULL;
+	dma->owner = NULL;
 	dma->dev = NULL;
 	mvgal_dma_relink(mdev);
 	mvgal_dma_forget(mdev);
@@ -270,7 +289,7 @@ static int mvgal_dma_notify(struct notifier_block *nb, unsigned long action,
 						 dma.nb);
 
 	if (action != BUS_NOTIFY_UNBIND_DRIVER ||
-	    data != READ_ONCE(mdev->dma.dev))
+	    data != READ_ONCE(mdev->dma.owner))
 		return NOTIFY_DONE;
 	drm_info(&mdev->drm, "DMA engine %s unbound: the CPU copies\n",
 		 dev_name(data));
@@ -296,6 +315,38 @@ static int mvgal_dma_watch(struct mvgal_device *mdev, struct device *dev)
 	return ret;
 }
 
+/*
+ * A channel mvgal can stop: a copy that times out, or whose engine goes,
+ * must know that no descriptor of it runs any more before its pages go.
+ */
+static bool mvgal_dma_usable(struct dma_chan *chan)
+{
+	return chan->device->device_terminate_all &&
+	       chan->device->device_synchronize;
+}
+
+/* The channel becomes the copier's and every pool is mapped for it. */
+static void mvgal_dma_install(struct mvgal_device *mdev, struct dma_chan *chan)
+{
+	struct mvgal_dma *dma = &mdev->dma;
+	unsigned int i;
+
+	down_write(&mdev->gpu_lock);
+	down_write(&dma->use);
+	dma->chan = chan;
+	dma->owner = chan->device->dev;
+	dma->dev = dmaengine_get_dma_device(chan);
+	WRITE_ONCE(dma->gone, false);
+	up_write(&dma->use);
+	for (i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (mdev->gpus[i])
+			mvgal_dma_reach_gpu(mdev, mdev->gpus[i]);
+	mvgal_dma_relink(mdev);
+	up_write(&mdev->gpu_lock);
+	drm_info(&mdev->drm, "DMA engine %s (%s) copies\n",
+		 dma_chan_name(chan), dev_name(dma->owner));
+}
+
 /**
  * mvgal_dma_scan() - find a DMA_MEMCPY channel if none is held, and map
  * every GPU's pool for it
@@ -307,9 +358,9 @@ static int mvgal_dma_watch(struct mvgal_device *mdev, struct device *dev)
 void mvgal_dma_scan(struct mvgal_device *mdev)
 {
 	struct mvgal_dma *dma = &mdev->dma;
+	struct device *owner;
 	struct dma_chan *chan;
 	dma_cap_mask_t mask;
-	unsigned int i;
 
 	if (READ_ONCE(dma->chan))
 		return;
@@ -321,25 +372,25 @@ void mvgal_dma_scan(struct mvgal_device *mdev)
 	chan = dma_request_chan_by_mask(&mask);
 	if (IS_ERR(chan))
 		goto out;
+	owner = chan->device->dev;
 	/* Outside gpu_lock: the notifier's call takes it under the bus's. */
-	if (mvgal_dma_watch(mdev, chan->device->dev) ||
-	    !READ_ONCE(chan->device->dev->driver)) {
+	if (!mvgal_dma_usable(chan) || mvgal_dma_watch(mdev, owner)) {
 		dma_release_channel(chan);
 		goto out;
 	}
-	down_write(&mdev->gpu_lock);
-	down_write(&dma->use);
-	dma->chan = chan;
-	dma->dev = chan->device->dev;
-	WRITE_ONCE(dma->gone, false);
-	up_write(&dma->use);
-	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		if (mdev->gpus[i])
-			mvgal_dma_reach_gpu(mdev, mdev->gpus[i]);
-	mvgal_dma_relink(mdev);
-	up_write(&mdev->gpu_lock);
-	drm_info(&mdev->drm, "DMA engine %s (%s) copies\n",
-		 dma_chan_name(chan), dev_name(chan->device->dev));
+	/*
+	 * An unbind holds the device's lock from its notice to its end: a
+	 * device still bound under it is not being unbound, so its notice
+	 * is still to come.
+	 */
+	device_lock(owner);
+	if (!owner->driver) {
+		device_unlock(owner);
+		dma_release_channel(chan);
+		goto out;
+	}
+	mvgal_dma_install(mdev, chan);
+	device_unlock(owner);
 out:
 	mutex_unlock(&dma->scan_lock);
 }
@@ -373,7 +424,10 @@ struct mvgal_dma_cursor {
 /* One descriptor: its run, its host mappings, how it ended. */
 struct mvgal_dma_slot {
 	struct mvgal_dma_batch *b;
-	dma_addr_t map[2];		/* host pages mapped, 0: none */
+	/* The part of a host page mapped for it, per side (@mapped[i]). */
+	dma_addr_t map[2];
+	u32 map_len[2];
+	bool mapped[2];
 	u64 len;
 	enum dmaengine_tx_result result;
 	bool done;
@@ -384,6 +438,8 @@ struct mvgal_dma_batch {
 	struct device *dev;
 	atomic_t left;
 	unsigned int n;
+	/* @dma->ends when the window began: another copy ended it since. */
+	unsigned int ends;
 	struct mvgal_dma_slot slot[MVGAL_DMA_WINDOW];
 };
 
@@ -415,53 +471,46 @@ static int mvgal_dma_pool_addr(struct mvgal_dma_cursor *c, u64 pos,
 	return 0;
 }
 
-/* Host page of byte @pos of a host side, mapped for the engine. */
-static int mvgal_dma_host_addr(struct device *dev,
+/*
+ * The host page of byte @pos of a host side, from @pos to the page's end
+ * mapped for the engine: only what the run covers, so that a bounce
+ * buffer (swiotlb) copied back at the unmap writes no byte outside it.
+ */
+static int mvgal_dma_host_addr(struct mvgal_dma_slot *s, int i,
 			       const struct mvgal_dma_side *sd, u64 pos,
-			       enum dma_data_direction dir, dma_addr_t *addr,
-			       u64 *run, dma_addr_t *map)
+			       u64 end, dma_addr_t *addr, u64 *run)
 {
+	enum dma_data_direction dir = i ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	pgoff_t idx = pos >> PAGE_SHIFT;
 	struct page *page;
+	u32 len;
 
 	page = sd->pages ? xa_load(sd->pages, idx) :
 	       vmalloc_to_page(sd->vmem + ((u64)idx << PAGE_SHIFT));
 	if (!page)
 		return -EINVAL;
-	*map = dma_map_page(dev, page, 0, PAGE_SIZE, dir);
-	if (dma_mapping_error(dev, *map)) {
-		*map = 0;
+	len = min_t(u64, PAGE_SIZE - offset_in_page(pos), end - pos);
+	*addr = dma_map_page(s->b->dev, page, offset_in_page(pos), len, dir);
+	if (dma_mapping_error(s->b->dev, *addr))
 		return -ENOMEM;
-	}
-	*addr = *map + offset_in_page(pos);
-	*run = PAGE_SIZE - offset_in_page(pos);
+	s->map[i] = *addr;
+	s->map_len[i] = len;
+	s->mapped[i] = true;
+	*run = len;
 	return 0;
 }
 
 static void mvgal_dma_unmap_host(struct mvgal_dma_batch *b,
 				 struct mvgal_dma_slot *s)
 {
-	if (s->map[0])
-		dma_unmap_page(b->dev, s->map[0], PAGE_SIZE, DMA_FROM_DEVICE);
-	if (s->map[1])
-		dma_unmap_page(b->dev, s->map[1], PAGE_SIZE, DMA_TO_DEVICE);
-	s->map[0] = 0;
-	s->map[1] = 0;
-}
+	int i;
 
-/* One side's address for byte @pos: index 0 the destination, 1 the source. */
-static int mvgal_dma_addr(struct mvgal_dma_batch *b,
-			  const struct mvgal_dma_side *sd,
-			  struct mvgal_dma_cursor *c, u64 pos, int i,
-			  dma_addr_t *addr, u64 *run)
-{
-	struct mvgal_dma_slot *s = &b->slot[b->n];
-
-	if (sd->gpu)
-		return mvgal_dma_pool_addr(c, sd->base + pos, addr, run);
-	return mvgal_dma_host_addr(b->dev, sd, pos,
-				   i ? DMA_TO_DEVICE : DMA_FROM_DEVICE, addr,
-				   run, &s->map[i]);
+	for (i = 0; i < 2; i++) {
+		if (s->mapped[i])
+			dma_unmap_page(b->dev, s->map[i], s->map_len[i],
+				       i ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		s->mapped[i] = false;
+	}
 }
 
 /* The copy's state across its windows. */
@@ -481,22 +530,26 @@ static int mvgal_dma_queue(struct mvgal_dma_xfer *x, struct mvgal_dma_batch *b)
 	u64 run[2], len;
 	int i, ret;
 
+	memset(s, 0, sizeof(*s));
 	s->b = b;
-	s->done = false;
 	for (i = 0; i < 2; i++) {
-		ret = mvgal_dma_addr(b, x->side[i], &x->cur[i], x->pos, i,
-				     &addr[i], &run[i]);
-		/* What the engine cannot address, the CPU copies. */
-		if (ret) {
-			ret = -ENODEV;
+		const struct mvgal_dma_side *sd = x->side[i];
+
+		ret = sd->gpu ? mvgal_dma_pool_addr(&x->cur[i], sd->base + x->pos,
+						    &addr[i], &run[i]) :
+		      mvgal_dma_host_addr(s, i, sd, x->pos, x->end, &addr[i],
+					  &run[i]);
+		if (ret)
 			goto err;
-		}
 	}
 	len = min3(run[0], run[1], x->end - x->pos);
 	len = min_t(u64, len, MVGAL_DMA_MAX_RUN);
+	/* What the engine cannot take, the CPU copies (all of it). */
+	ret = -ENODEV;
+	if (!is_dma_copy_aligned(x->chan->device, addr[1], addr[0], len))
+		goto err;
 	tx = dmaengine_prep_dma_memcpy(x->chan, addr[0], addr[1], len,
 				       DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
-	ret = -ENODEV;
 	if (!tx)
 		goto err;
 	tx->callback_result = mvgal_dma_done;
@@ -512,7 +565,7 @@ static int mvgal_dma_queue(struct mvgal_dma_xfer *x, struct mvgal_dma_batch *b)
 	return 0;
 err:
 	mvgal_dma_unmap_host(b, s);
-	return ret;
+	return -ENODEV;
 }
 
 /*
@@ -536,20 +589,36 @@ static int mvgal_dma_verdict(struct mvgal_dma_batch *b)
 	return ret;
 }
 
-/* Waits for the window; ends it on a timeout or when the engine goes. */
+/* Done, or no longer waited for: the engine went, or a copy ended it. */
+static bool mvgal_dma_settled(struct mvgal_dma_batch *b)
+{
+	struct mvgal_dma *dma = b->dma;
+
+	return !atomic_read_acquire(&b->left) || READ_ONCE(dma->gone) ||
+	       atomic_read(&dma->ends) != b->ends;
+}
+
+/*
+ * Waits for the window. A timeout ends every descriptor on the channel,
+ * the other copies' too: they see @dma->ends move and are made by the
+ * CPU, as when the engine goes.
+ */
 static int mvgal_dma_wait(struct mvgal_dma_xfer *x, struct mvgal_dma_batch *b)
 {
 	struct mvgal_dma *dma = b->dma;
-	long left;
+	bool timed_out;
 
 	dma_async_issue_pending(x->chan);
-	left = wait_event_timeout(dma->wq, !atomic_read(&b->left) ||
-				  READ_ONCE(dma->gone),
-				  msecs_to_jiffies(mvgal_dma_timeout_ms));
-	if (atomic_read(&b->left)) {
+	timed_out = !wait_event_timeout(dma->wq, mvgal_dma_settled(b),
+					msecs_to_jiffies(mvgal_dma_timeout_ms));
+	if (atomic_read_acquire(&b->left)) {
+		timed_out &= !READ_ONCE(dma->gone) &&
+			     atomic_read(&dma->ends) == b->ends;
 		/* No callback runs after this: the window is the caller's. */
 		dmaengine_terminate_sync(x->chan);
-		if (!left && !READ_ONCE(dma->gone)) {
+		atomic_inc(&dma->ends);
+		wake_up_all(&dma->wq);
+		if (timed_out) {
 			atomic64_inc(&dma->timeouts);
 			mvgal_dma_verdict(b);
 			return -ETIMEDOUT;
@@ -565,6 +634,7 @@ static int mvgal_dma_run(struct mvgal_dma_xfer *x, struct mvgal_dma_batch *b)
 	while (!ret && x->pos < x->end) {
 		b->n = 0;
 		atomic_set(&b->left, 0);
+		b->ends = atomic_read(&b->dma->ends);
 		while (b->n < MVGAL_DMA_WINDOW && x->pos < x->end) {
 			ret = mvgal_dma_queue(x, b);
 			if (ret)
@@ -597,10 +667,11 @@ static void mvgal_dma_cursor_init(struct mvgal_dma_cursor *c,
  * @len: bytes
  *
  * Return: 0; -ENODEV when the engine cannot make this copy (there is none,
- * it does not reach a side, it went during the copy): the caller makes it
- * with the CPU, all of it; -EIO when a descriptor failed, -ETIMEDOUT when
- * the engine did not finish in dma_timeout_ms, -ENOMEM: the copy failed
- * and what it wrote is not to be used.
+ * it does not reach or cannot address a side, it went or another copy
+ * ended its descriptors meanwhile): the caller makes it with the CPU,
+ * all of it; -EIO when a descriptor failed, -ETIMEDOUT when the engine
+ * did not finish in dma_timeout_ms: the copy failed and what it wrote is
+ * not to be used.
  */
 int mvgal_dma_copy(struct mvgal_device *mdev, const struct mvgal_dma_side *d,
 		   const struct mvgal_dma_side *s, u64 off, u64 len)
@@ -612,9 +683,10 @@ int mvgal_dma_copy(struct mvgal_device *mdev, const struct mvgal_dma_side *d,
 	};
 	int ret = -ENODEV;
 
-	b = kmalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	/* Without room for its state the copy is the CPU's. */
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
-		return -ENOMEM;
+		return -ENODEV;
 	down_read(&dma->use);
 	x.chan = dma->chan;
 	if (!x.chan || READ_ONCE(dma->gone) ||

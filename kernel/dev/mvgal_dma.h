@@ -34,10 +34,13 @@ struct mvgal_dma {
 	struct mutex scan_lock;
 	struct rw_semaphore use;
 	struct dma_chan *chan;
-	struct device *dev;		/* the channel's: DMA addresses are its */
+	struct device *owner;		/* the channel's device, whose unbind ends it */
+	struct device *dev;		/* the device DMA addresses are mapped for */
 	bool gone;
 	/* Copies waiting for their descriptors; woken by callbacks, @gone. */
 	wait_queue_head_t wq;
+	/* Times a copy ended every descriptor on the channel (a timeout). */
+	atomic_t ends;
 	/*
 	 * On the bus of @watched (a reference), registered once and kept
 	 * until unload: a notifier cannot leave its chain from its own call.
@@ -75,6 +78,8 @@ void mvgal_dma_scan(struct mvgal_device *mdev);
 bool mvgal_dma_reaches(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 void mvgal_dma_reach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 void mvgal_dma_unreach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+void mvgal_dma_distrust(struct mvgal_device *mdev, unsigned int src,
+			unsigned int dst);
 int mvgal_dma_copy(struct mvgal_device *mdev, const struct mvgal_dma_side *d,
 		   const struct mvgal_dma_side *s, u64 off, u64 len);
 

@@ -36,33 +36,48 @@
 
 #define MVGAL_CAL_REPEAT	3
 
-/*
- * What is possible from @src to @dst; false if a location is absent.
- * Caller holds gpu_lock.
- */
-bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
-			unsigned int dst, struct mvgal_link_verdict *v)
+/* What is known of @src -> @dst; false if a location is absent. */
+static bool mvgal_pair_facts(struct mvgal_device *mdev, unsigned int src,
+			     unsigned int dst, struct mvgal_link_facts *f)
 {
-	struct mvgal_link_facts f = { .src_mapped = true, .dst_mapped = true };
 	struct mvgal_gpu *g;
 
+	memset(f, 0, sizeof(*f));
 	if (src != MVGAL_LOC_HOST && dst != MVGAL_LOC_HOST) {
 		if (!mdev->gpus[src - 1] || !mdev->gpus[dst - 1])
 			return false;
-		f = mdev->links[src - 1][dst - 1].facts;
+		*f = mdev->links[src - 1][dst - 1].facts;
 	} else {
 		/* Host memory and a pool: the CPU reaches both. */
 		g = mdev->gpus[(src == MVGAL_LOC_HOST ? dst : src) - 1];
 		if (!g)
 			return false;
-		f.src_iomem = src != MVGAL_LOC_HOST &&
-			      mvgal_pool_is_device(&g->pool);
-		f.dma_engine = mvgal_dma_reaches(mdev, g);
-		f.p2p_copier = f.dma_engine;
+		f->src_mapped = true;
+		f->dst_mapped = true;
+		f->src_iomem = src != MVGAL_LOC_HOST &&
+			       mvgal_pool_is_device(&g->pool);
+		f->dma_engine = mvgal_dma_reaches(mdev, g);
+		f->p2p_copier = f->dma_engine;
 	}
 	spin_lock(&mdev->cal_lock);
-	f.p2p_corrupts = mdev->dma_bad[src][dst];
+	f->p2p_corrupts = mdev->dma_bad[src][dst];
+	f->p2p_checked = mdev->dma_ok[src][dst];
 	spin_unlock(&mdev->cal_lock);
+	return true;
+}
+
+/*
+ * What is possible from @src to @dst; false if a location is absent.
+ * Caller holds gpu_lock, or keeps the GPUs by a placement (see
+ * mvgal_dma_reaches()).
+ */
+bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
+			unsigned int dst, struct mvgal_link_verdict *v)
+{
+	struct mvgal_link_facts f;
+
+	if (!mvgal_pair_facts(mdev, src, dst, &f))
+		return false;
 	mvgal_link_judge(&f, v);
 	return true;
 }
@@ -194,10 +209,15 @@ static void mvgal_cal_prepare(struct mvgal_device *mdev, struct mvgal_cal *c)
 	for (src = 0; src < MVGAL_LOC_COUNT; src++) {
 		for (dst = 0; dst < MVGAL_LOC_COUNT; dst++) {
 			struct mvgal_link_verdict v;
+			struct mvgal_link_facts f;
 
-			if (src != dst && c->loc[src].ok && c->loc[dst].ok &&
-			    mvgal_pair_verdict(mdev, src, dst, &v))
-				c->methods[src][dst] = v.methods;
+			if (src == dst || !c->loc[src].ok || !c->loc[dst].ok ||
+			    !mvgal_pair_facts(mdev, src, dst, &f))
+				continue;
+			/* The engine is what this calibration checks. */
+			f.p2p_checked = true;
+			mvgal_link_judge(&f, &v);
+			c->methods[src][dst] = v.methods;
 		}
 	}
 }
@@ -295,13 +315,13 @@ static bool mvgal_cal_p2p(struct mvgal_device *mdev, struct mvgal_cal *c,
 	int ret;
 
 	ret = mvgal_cal_verify(mdev, d, s);
-	if (ret == -EILSEQ) {
+	if (ret == -EILSEQ)
 		drm_warn(&mdev->drm, "DMA engine copied %u -> %u wrong: the pair copies with the CPU\n",
 			 src, dst);
-		spin_lock(&mdev->cal_lock);
-		mdev->dma_bad[src][dst] = true;
-		spin_unlock(&mdev->cal_lock);
-	}
+	spin_lock(&mdev->cal_lock);
+	mdev->dma_bad[src][dst] |= ret == -EILSEQ;
+	mdev->dma_ok[src][dst] = !ret;
+	spin_unlock(&mdev->cal_lock);
 	if (ret)
 		return false;
 	t1 = mvgal_cal_time_dma(mdev, d, s, MVGAL_CAL_SMALL);
@@ -415,6 +435,10 @@ void mvgal_cal_forget(struct mvgal_device *mdev, unsigned int loc)
 	for (l = 0; l < MVGAL_LOC_COUNT; l++) {
 		memset(mdev->cal[loc][l], 0, sizeof(mdev->cal[loc][l]));
 		memset(mdev->cal[l][loc], 0, sizeof(mdev->cal[l][loc]));
+		mdev->dma_ok[loc][l] = false;
+		mdev->dma_ok[l][loc] = false;
+		mdev->dma_bad[loc][l] = false;
+		mdev->dma_bad[l][loc] = false;
 	}
 	spin_unlock(&mdev->cal_lock);
 }

@@ -36,11 +36,17 @@ static int mvgal_copy_dma(struct mvgal_bo *bo, unsigned int dst,
 			  unsigned int src, u64 off, u64 len,
 			  unsigned int method, void *bounce)
 {
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	struct mvgal_dma_side d, s;
+	int ret;
 
 	if (mvgal_loc_dma_side(bo, dst, &d) || mvgal_loc_dma_side(bo, src, &s))
 		return -ENODEV;
-	return mvgal_dma_copy(to_mvgal(bo->base.dev), &d, &s, off, len);
+	ret = mvgal_dma_copy(mdev, &d, &s, off, len);
+	/* A failed or stalled engine is not trusted there until checked. */
+	if (ret && ret != -ENODEV)
+		mvgal_dma_distrust(mdev, src, dst);
+	return ret;
 }
 
 static const struct mvgal_copier mvgal_cpu_copier = {

@@ -310,6 +310,8 @@ TEST_F(dma, a_failed_descriptor_fails_the_job_and_loses_nothing)
 	stats(self->m, &b);
 	EXPECT_LT(failed, eng_count("failed"));
 	EXPECT_EQ(a.failed + 1, b.failed);
+	/* The pair is not trusted with the engine until checked again. */
+	EXPECT_FALSE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g0, &p));
 	/* The host copy stayed the only valid one. */
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 5));
 	/* The pool's copy is made again, whole, before a session uses it. */
@@ -318,6 +320,9 @@ TEST_F(dma, a_failed_descriptor_fails_the_job_and_loses_nothing)
 	EXPECT_LE(size, copied);
 	EXPECT_EQ(-1, check(self->pool[self->g0] + at, size, 0, 5));
 	mvgal_bo_destroy(self->m, h);
+	/* A calibration checks it again, and it is used again. */
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	EXPECT_TRUE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g0, &p));
 }
 
 /* An engine that never finishes times out: the job fails, nothing lost. */
@@ -337,8 +342,15 @@ TEST_F(dma, a_stalled_engine_times_out)
 				      MVGAL_MIGRATE_MOVE));
 	ASSERT_EQ(0, write_param(ENG "stall", "0"));
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 6));
-	/* The engine works again for the next copy. */
+	/* Not trusted there until checked: the CPU makes the next copy. */
+	EXPECT_FALSE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g0, &p));
 	ASSERT_EQ(1, migrate(self->m, h, 0, size, 1 + self->g0,
+			     MVGAL_MIGRATE_MOVE));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 6));
+	/* Checked again, the engine makes the copy home. */
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	ASSERT_TRUE(p2p_possible(self->m, 1 + self->g0, MVGAL_LOC_HOST, &p));
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, MVGAL_LOC_HOST,
 			     MVGAL_MIGRATE_MOVE));
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 6));
 	mvgal_bo_destroy(self->m, h);

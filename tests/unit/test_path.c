@@ -14,7 +14,8 @@
 
 TEST(everything_possible_prefers_in_place)
 {
-	struct mvgal_link_facts f = { true, true, true, true, false, true };
+	struct mvgal_link_facts f = { true, true, true, true, false, true,
+				      false, true };
 	struct mvgal_link_verdict v;
 
 	mvgal_link_judge(&f, &v);
@@ -25,7 +26,8 @@ TEST(everything_possible_prefers_in_place)
 
 TEST(refused_import_with_dma_engine_is_p2p)
 {
-	struct mvgal_link_facts f = { false, true, true, true, false, true };
+	struct mvgal_link_facts f = { false, true, true, true, false, true,
+				      false, true };
 	struct mvgal_link_verdict v;
 
 	mvgal_link_judge(&f, &v);
@@ -101,12 +103,12 @@ TEST(invariants_over_all_facts)
 {
 	unsigned int bits, m;
 
-	for (bits = 0; bits < 128; bits++) {
+	for (bits = 0; bits < 256; bits++) {
 		struct mvgal_link_facts f = {
 			.dst_imports_src = bits & 1, .dma_engine = bits & 2,
 			.src_mapped = bits & 4, .dst_mapped = bits & 8,
 			.src_iomem = bits & 16, .p2p_copier = bits & 32,
-			.p2p_corrupts = bits & 64,
+			.p2p_corrupts = bits & 64, .p2p_checked = bits & 128,
 		};
 		struct mvgal_link_verdict v;
 		unsigned int order[4] = { MVGAL_METHOD_IN_PLACE, MVGAL_METHOD_P2P,
@@ -128,7 +130,8 @@ TEST(invariants_over_all_facts)
 		EXPECT_EQ(v.chosen == MVGAL_METHOD_NONE, v.why == MVGAL_WHY_NONE);
 		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_IN_PLACE)), f.dst_imports_src);
 		EXPECT_EQ(!!(v.methods & BIT(MVGAL_METHOD_P2P)),
-			  f.dma_engine && f.p2p_copier && !f.p2p_corrupts);
+			  f.dma_engine && f.p2p_copier && !f.p2p_corrupts &&
+			  f.p2p_checked);
 	}
 }
 
@@ -137,7 +140,7 @@ TEST(engine_that_corrupts_is_not_p2p)
 {
 	struct mvgal_link_facts f = {
 		.dma_engine = true, .src_mapped = true, .dst_mapped = true,
-		.p2p_copier = true, .p2p_corrupts = true,
+		.p2p_copier = true, .p2p_corrupts = true, .p2p_checked = true,
 	};
 	struct mvgal_link_verdict v;
 
@@ -148,6 +151,12 @@ TEST(engine_that_corrupts_is_not_p2p)
 	f.p2p_corrupts = false;
 	mvgal_link_judge(&f, &v);
 	EXPECT_EQ(MVGAL_METHOD_P2P, v.chosen);
+	/* Not checked yet: not used, even ahead of the CPU in the order. */
+	f.p2p_checked = false;
+	mvgal_link_judge(&f, &v);
+	EXPECT_FALSE(v.methods & BIT(MVGAL_METHOD_P2P));
+	EXPECT_EQ(MVGAL_REASON_P2P_UNCHECKED, v.reasons[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, v.chosen);
 }
 
 /* An engine mvgal cannot drive is reported as such, not as missing. */

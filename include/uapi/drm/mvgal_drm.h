@@ -353,7 +353,8 @@ struct drm_mvgal_gpu_info {
 #define MVGAL_REASON_NO_CPU_MAPPING	3 /* a pool has no kernel mapping */
 #define MVGAL_REASON_NO_P2P_COPIER	4 /* an engine exists; it does not reach both pools */
 #define MVGAL_REASON_P2P_MISMATCH	5 /* its calibration copy came out wrong */
-#define MVGAL_REASON_COUNT		6
+#define MVGAL_REASON_P2P_UNCHECKED	6 /* no calibration checked its copy yet */
+#define MVGAL_REASON_COUNT		7
 
 /* Why the chosen method was chosen: &drm_mvgal_gpu_link.why. */
 #define MVGAL_WHY_NONE		0 /* no method possible */
