@@ -5,11 +5,12 @@
  * When nothing is measured, methods are preferred from cheap to
  * expensive: using the data in place moves nothing; a DMA engine copies
  * without the CPU (only once a calibration has checked its copy on the
- * pair: peer copies are known to corrupt silently on some platforms); the CPU copies directly between the two
- * mappings unless reading the source is slow (I/O memory such as a
- * write-combined BAR), where one pass into a cacheable bounce buffer is
- * cheaper. Transfer size and measured bandwidth refine this later, in the
- * same function, so every caller keeps getting one answer.
+ * pair: peer copies are known to corrupt silently on some platforms);
+ * the CPU copies directly between the two mappings unless reading the
+ * source is slow (I/O memory such as a write-combined BAR), where one
+ * pass into a cacheable bounce buffer is cheaper. Transfer size and
+ * measured bandwidth refine this later, in the same function, so every
+ * caller keeps getting one answer.
  */
 #include <drm/mvgal_drm.h>
 

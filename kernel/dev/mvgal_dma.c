@@ -19,8 +19,9 @@
  * A descriptor error fails the copy (the caller's job fails and its
  * chunks keep their holders); a stalled engine times out and fails it
  * the same way. Either way the pair does not use the engine again until
- * a calibration has checked its copy anew, as it does before any use. A channel whose device is unbound (or that aborts its
- * descriptors) is given up: the copy in flight returns -ENODEV and its
+ * a calibration has checked its copy anew, as it does before any use.
+ * A channel whose device is unbound (or that aborts its descriptors) is
+ * given up: the copy in flight returns -ENODEV and its
  * caller makes the whole range again with the CPU, which is harmless for
  * the runs the engine did finish.
  */
@@ -255,6 +256,7 @@ static void mvgal_dma_drop(struct mvgal_device *mdev)
 	 * (mvgal_dma_wait()); new ones see @gone and go to the CPU.
 	 */
 	WRITE_ONCE(dma->gone, true);
+	/* Seen by a copy that submitted before it looked (the wait's test). */
 	smp_mb();
 	wake_up_all(&dma->wq);
 	down_write(&mdev->gpu_lock);
