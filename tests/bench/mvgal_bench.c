@@ -48,7 +48,8 @@
  *    through the test bed's software engine (tests/dmaeng) against the
  *    CPU copy, in turn: throughput, the guest's busy CPU time per MiB,
  *    and sessions per second on another buffer while each migrates
- *    (against none migrating).
+ *    (against none migrating); then one MIGRATE each way per pair (host
+ *    to pool, pool to host, pool to pool) and size (256 KiB, 4 MiB).
  *
  * Nothing here passes or fails: each figure's human lines are followed by
  * one line "bench: NAME value=X goal=OP Y met=yes|no" (bench_figure()).
@@ -2405,6 +2406,59 @@ static void dma_figures(const struct dma_run *p, const struct dma_run *c,
 		     median_ratio(sc, DMA_REPS), NULL, 0);
 }
 
+/* One timed MIGRATE MOVE of @h from @from to @to with @method, MB/s. */
+static double dma_one(struct mvgal *m, uint32_t h, uint64_t size,
+		      uint32_t from, uint32_t to, const char *method)
+{
+	uint64_t t0;
+
+	set_param("force_method", "2");
+	if (migrate_to(m, h, size, from, MVGAL_MIGRATE_MOVE))
+		return NAN;
+	set_param("force_method", method);
+	t0 = now_ns();
+	if (migrate_to(m, h, size, to, MVGAL_MIGRATE_MOVE))
+		return NAN;
+	return size / 1e6 / ((now_ns() - t0) / 1e9);
+}
+
+/* MIGRATE throughput per copier, pair and size: engine against CPU. */
+static void dma_pairs(struct mvgal *m, int g0, int g1, uint32_t h)
+{
+	const struct { const char *name; uint32_t from, to; } pair[] = {
+		{ "host_to_pool", MVGAL_LOC_HOST, 1 + g0 },
+		{ "pool_to_host", 1 + g0, MVGAL_LOC_HOST },
+		{ "pool_to_pool", 1 + g0, 1 + g1 },
+	};
+	const uint64_t sizes[] = { 256 << 10, 4 << 20 };
+	char name[96];
+
+	for (size_t i = 0; i < sizeof(pair) / sizeof(pair[0]); i++) {
+		for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+			double e[3], c[3], r[3];
+
+			for (int k = 0; k < 3; k++) {
+				e[k] = dma_one(m, h, sizes[j], pair[i].from,
+					       pair[i].to, "1");
+				c[k] = dma_one(m, h, sizes[j], pair[i].from,
+					       pair[i].to, "2");
+				r[k] = e[k] / c[k];
+			}
+			qsort(e, 3, sizeof(e[0]), cmp_double);
+			qsort(c, 3, sizeof(c[0]), cmp_double);
+			printf("bench: dma %-12s %5llu KiB: engine %7.1f MB/s, CPU copy %7.1f MB/s (medians of 3)\n",
+			       pair[i].name,
+			       (unsigned long long)(sizes[j] >> 10), e[1], c[1]);
+			snprintf(name, sizeof(name), "dma_%s_%lluk_engine_vs_cpu",
+				 pair[i].name,
+				 (unsigned long long)(sizes[j] >> 10));
+			bench_figure(name, median_ratio(r, 3), NULL, 0);
+		}
+	}
+	set_param("force_method", "2");
+	migrate_to(m, h, DMA_SIZE, MVGAL_LOC_HOST, MVGAL_MIGRATE_MOVE);
+}
+
 /*
  * The DMA-engine copier on the test bed's software engine (tests/dmaeng)
  * against the CPU copy, forced in turn, on the same buffers: MIGRATE
@@ -2436,6 +2490,8 @@ static void bench_dma(struct mvgal *m, int g0, int g1)
 	for (int i = 0; !ret && i < DMA_REPS; i++)
 		ret = dma_measure(m, g0, g1, h, hs, "1", &p[i]) ?:
 		      dma_measure(m, g0, g1, h, hs, "2", &c[i]);
+	if (!ret)
+		dma_pairs(m, g0, g1, h);
 	set_param("force_method", "-1");
 	quiet_end(&q);
 	if (ret)
