@@ -227,8 +227,8 @@ lane "make demo shows the GPUs, heap and paths and runs the three examples in th
 # The selftests the debug lane runs (empty: all of them).
 debug_tests=${MVGAL_DEBUG_SELFTESTS-}
 # Their stand-in pass (run-selftests.sh) there: sessions both ways,
-# eviction, the DMA engine reaching the stand-in's VRAM (peer-to-peer is
-# granted on that kernel only), and the stand-in unbound, about 130 s; every suite's
+# eviction, the DMA engine reaching the stand-in's pinned pool, and the
+# stand-in unbound, about 130 s; every suite's
 # stand-in pass on that kernel (380 s more) is make fuzz-long's.
 debug_standin=${MVGAL_DEBUG_STANDIN-session_test evict_test dmaeng_test unplug_test}
 echo "# guest, debug kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection): ${debug_tests:-every selftest}"
