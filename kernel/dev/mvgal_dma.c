@@ -35,6 +35,7 @@
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/scatterlist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -66,19 +67,94 @@ static bool mvgal_dma_may_reach(struct mvgal_gpu *gpu, struct device *dev)
 #endif
 }
 
+/*
+ * The pool's driver is about to move it (its reservation is held): the
+ * engine's copies in flight finish first (they hold @use to read), and
+ * none starts with the old addresses after. The work item maps the pool
+ * again once the move is done; until then copies go to the CPU.
+ */
 static void mvgal_dma_pool_moved(struct dma_buf_attachment *att)
 {
-	/*
-	 * Only pools that cannot move are mapped for the engine; a driver
-	 * that moves one anyway leaves the engine's addresses stale.
-	 */
-	WARN_ONCE(1, "mvgal: a pinned pool moved under its DMA engine mapping\n");
+	struct mvgal_gpu *gpu = att->importer_priv;
+	struct mvgal_dma *dma = &gpu->mdev->dma;
+	struct sg_table *sgt;
+
+	down_write(&dma->use);
+	sgt = gpu->dma.att == att ? gpu->dma.sgt : NULL;
+	if (sgt) {
+		gpu->dma.sgt = NULL;
+		gpu->dma.stale = true;
+	}
+	up_write(&dma->use);
+	/* No mapping: the move is the one the mapping itself asked for. */
+	if (!sgt)
+		return;
+	atomic64_inc(&gpu->dma.moves);
+	dma_buf_unmap_attachment(att, sgt, DMA_BIDIRECTIONAL);
+	queue_work(system_unbound_wq, &gpu->dma.remap);
 }
 
 static const struct dma_buf_attach_ops mvgal_dma_importer_ops = {
 	.allow_peer2peer = true,
 	.move_notify = mvgal_dma_pool_moved,
 };
+
+/*
+ * Maps a moved pool again for the engine, under its reservation. The
+ * attachment stays while the reservation is held: the engine's unmap
+ * and detach (mvgal_dma_unmap()) take it after it was taken under @use.
+ */
+static void mvgal_dma_remap_work(struct work_struct *work)
+{
+	struct mvgal_gpu *gpu = container_of(work, struct mvgal_gpu,
+					     dma.remap);
+	struct dma_resv *resv = gpu->pool.dmabuf->resv;
+	struct mvgal_dma *dma = &gpu->mdev->dma;
+	struct dma_buf_attachment *att;
+	struct sg_table *sgt;
+
+	dma_resv_lock(resv, NULL);
+	down_read(&dma->use);
+	att = gpu->dma.stale ? gpu->dma.att : NULL;
+	up_read(&dma->use);
+	if (!att)
+		goto out;
+	sgt = dma_buf_map_attachment(att, DMA_BIDIRECTIONAL);
+	down_write(&dma->use);
+	if (gpu->dma.att == att && gpu->dma.stale) {
+		gpu->dma.stale = false;
+		if (IS_ERR(sgt))
+			gpu->dma.err = -PTR_ERR(sgt);
+		else
+			gpu->dma.sgt = sgt;
+		sgt = NULL;
+	}
+	up_write(&dma->use);
+	if (!IS_ERR_OR_NULL(sgt))
+		dma_buf_unmap_attachment(att, sgt, DMA_BIDIRECTIONAL);
+out:
+	dma_resv_unlock(resv);
+}
+
+/* At the GPU's creation: its pool is mapped for no engine yet. */
+void mvgal_dma_gpu_init(struct mvgal_gpu *gpu)
+{
+	INIT_WORK(&gpu->dma.remap, mvgal_dma_remap_work);
+	atomic64_set(&gpu->dma.moves, 0);
+}
+
+/*
+ * Whether the engine may keep the attachment: a pool that is or may come
+ * to be in device memory only through peer-to-peer, so that the engine
+ * never makes its driver move it to system memory (amdgpu and xe do for
+ * an importer without it).
+ */
+static bool mvgal_dma_keeps(struct mvgal_gpu *gpu,
+			    struct dma_buf_attachment *att)
+{
+	return att->peer2peer || (!mvgal_pool_is_device(&gpu->pool) &&
+				  !(gpu->pool.flags & MVGAL_POOL_MOVABLE));
+}
 
 /* See mvgal_dma_reach_gpu(). */
 static void mvgal_dma_map_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
@@ -90,13 +166,9 @@ static void mvgal_dma_map_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 
 	/* The channel changes only under gpu_lock held to write. */
 	lockdep_assert_held_write(&mdev->gpu_lock);
-	if (!dma->chan || gpu->dma.sgt)
+	if (!dma->chan || gpu->dma.att)
 		return;
 	gpu->dma.err = 0;
-	if (gpu->pool.flags & MVGAL_POOL_MOVABLE) {
-		gpu->dma.err = EBUSY;
-		return;
-	}
 	if (!mvgal_dma_may_reach(gpu, dma->dev)) {
 		gpu->dma.err = EXDEV;
 		return;
@@ -108,18 +180,28 @@ static void mvgal_dma_map_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 		gpu->dma.err = -PTR_ERR(att);
 		return;
 	}
-	dma_resv_lock(dmabuf->resv, NULL);
-	sgt = dma_buf_map_attachment(att, DMA_BIDIRECTIONAL);
-	dma_resv_unlock(dmabuf->resv);
-	if (IS_ERR(sgt)) {
-		gpu->dma.err = -PTR_ERR(sgt);
+	if (!mvgal_dma_keeps(gpu, att)) {
+		gpu->dma.err = EXDEV;
 		dma_buf_detach(dmabuf, att);
 		return;
 	}
+	/* Published first: a move while it is mapped finds it. */
 	down_write(&dma->use);
 	gpu->dma.att = att;
-	gpu->dma.sgt = sgt;
 	up_write(&dma->use);
+	dma_resv_lock(dmabuf->resv, NULL);
+	sgt = dma_buf_map_attachment(att, DMA_BIDIRECTIONAL);
+	down_write(&dma->use);
+	if (IS_ERR(sgt)) {
+		gpu->dma.err = -PTR_ERR(sgt);
+		gpu->dma.att = NULL;
+	} else {
+		gpu->dma.sgt = sgt;
+	}
+	up_write(&dma->use);
+	dma_resv_unlock(dmabuf->resv);
+	if (IS_ERR(sgt))
+		dma_buf_detach(dmabuf, att);
 }
 
 /**
@@ -127,9 +209,9 @@ static void mvgal_dma_map_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
  * @mdev: the device; caller holds gpu_lock to write
  * @gpu: the GPU
  *
- * A pool its driver may move is not mapped: a move would leave the
- * engine's addresses behind (mvgal cannot wait for the engine from the
- * driver's move_notify).
+ * A pool its driver may move is mapped as any other: the driver's
+ * move_notify waits for the engine's copies and unmaps it, and a work
+ * item maps it again after the move.
  */
 void mvgal_dma_reach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 {
@@ -145,18 +227,29 @@ void mvgal_dma_reach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
  * with mvgal_dma_unmap() once @use is dropped (the driver's unmap takes
  * the pool's reservation, which is never taken under @use).
  */
-static void mvgal_dma_take(struct mvgal_gpu *gpu, struct mvgal_dma_reach *out)
+struct mvgal_dma_taken {
+	struct dma_buf_attachment *att;
+	struct sg_table *sgt;
+};
+
+static void mvgal_dma_take(struct mvgal_gpu *gpu, struct mvgal_dma_taken *out)
 {
-	*out = gpu->dma;
+	out->att = gpu->dma.att;
+	out->sgt = gpu->dma.sgt;
 	gpu->dma.att = NULL;
 	gpu->dma.sgt = NULL;
 	gpu->dma.err = 0;
+	gpu->dma.stale = false;
 }
 
-static void mvgal_dma_unmap(struct mvgal_gpu *gpu, struct mvgal_dma_reach *r)
+/* After it the remap work does not run again: no attachment is left. */
+static void mvgal_dma_unmap(struct mvgal_gpu *gpu, struct mvgal_dma_taken *r)
 {
 	if (r->sgt)
 		mvgal_pool_detach_for(&gpu->pool, r->att, r->sgt);
+	else if (r->att)
+		dma_buf_detach(gpu->pool.dmabuf, r->att);
+	cancel_work_sync(&gpu->dma.remap);
 }
 
 /**
@@ -166,7 +259,7 @@ static void mvgal_dma_unmap(struct mvgal_gpu *gpu, struct mvgal_dma_reach *r)
  */
 void mvgal_dma_unreach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 {
-	struct mvgal_dma_reach r;
+	struct mvgal_dma_taken r;
 
 	lockdep_assert_held_write(&mdev->gpu_lock);
 	down_write(&mdev->dma.use);
@@ -246,7 +339,7 @@ void mvgal_dma_distrust(struct mvgal_device *mdev, unsigned int src,
 /* The copier goes: every pool unmapped, the channel released. */
 static void mvgal_dma_drop(struct mvgal_device *mdev)
 {
-	struct mvgal_dma_reach r[MVGAL_MAX_GPUS] = { };
+	struct mvgal_dma_taken r[MVGAL_MAX_GPUS];
 	struct mvgal_dma *dma = &mdev->dma;
 	struct dma_chan *chan;
 	unsigned int i;
@@ -414,6 +507,45 @@ void mvgal_dma_fini(struct mvgal_device *mdev)
 		bus_unregister_notifier(dma->watched->bus, &dma->nb);
 		put_device(dma->watched);
 	}
+}
+
+/**
+ * mvgal_dma_show() - the copier's state, for debugfs
+ * @m: the file
+ * @mdev: the device
+ *
+ * "channel NAME DEVICE" (or "channel none"), the copies the engine did
+ * not finish, then per GPU whether its pool is mapped for the engine
+ * ("mapped", "moving" while its driver moves it, or "no" and why) and
+ * how often its driver moved it under the engine's mapping.
+ */
+void mvgal_dma_show(struct seq_file *m, struct mvgal_device *mdev)
+{
+	struct mvgal_dma *dma = &mdev->dma;
+	unsigned int i;
+
+	down_read(&mdev->gpu_lock);
+	down_read(&dma->use);
+	if (dma->chan)
+		seq_printf(m, "channel %s %s\n", dma_chan_name(dma->chan),
+			   dev_name(dma->owner));
+	else
+		seq_puts(m, "channel none\n");
+	seq_printf(m, "timeouts %lld errors %lld takeovers %lld\n",
+		   atomic64_read(&dma->timeouts), atomic64_read(&dma->errors),
+		   atomic64_read(&dma->takeovers));
+	for (i = 0; i < MVGAL_MAX_GPUS; i++) {
+		struct mvgal_gpu *gpu = mdev->gpus[i];
+
+		if (!gpu)
+			continue;
+		seq_printf(m, "gpu %u %s %d moves %lld\n", i,
+			   gpu->dma.sgt ? "mapped" :
+			   gpu->dma.stale ? "moving" : "no", -gpu->dma.err,
+			   atomic64_read(&gpu->dma.moves));
+	}
+	up_read(&dma->use);
+	up_read(&mdev->gpu_lock);
 }
 
 /* Where a side's byte @pos is for the engine, and how far that runs. */

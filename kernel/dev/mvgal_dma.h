@@ -11,12 +11,14 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 struct dma_buf_attachment;
 struct dma_chan;
 struct device;
 struct mvgal_device;
 struct mvgal_gpu;
+struct seq_file;
 struct sg_table;
 struct xarray;
 
@@ -57,11 +59,17 @@ struct mvgal_dma {
  * peer-to-peer, so the pool's driver decides by its own rules (its
  * pci_p2pdma_distance() check) whether the engine reaches device memory.
  * @err: why not, as a positive errno, 0 when reached or never tried.
+ * @stale: the pool's driver moved it; @remap maps it again (a pool that
+ * may move). @att, @sgt, @err and @stale change under mvgal_dma.use held
+ * to write.
  */
 struct mvgal_dma_reach {
 	struct dma_buf_attachment *att;
 	struct sg_table *sgt;
 	int err;
+	bool stale;
+	struct work_struct remap;
+	atomic64_t moves;
 };
 
 /* One side of a copy: host pages (an xarray or vmalloc memory) or a pool. */
@@ -75,6 +83,8 @@ struct mvgal_dma_side {
 void mvgal_dma_init(struct mvgal_device *mdev);
 void mvgal_dma_fini(struct mvgal_device *mdev);
 void mvgal_dma_scan(struct mvgal_device *mdev);
+void mvgal_dma_gpu_init(struct mvgal_gpu *gpu);
+void mvgal_dma_show(struct seq_file *m, struct mvgal_device *mdev);
 bool mvgal_dma_reaches(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 void mvgal_dma_reach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
 void mvgal_dma_unreach_gpu(struct mvgal_device *mdev, struct mvgal_gpu *gpu);

@@ -381,6 +381,7 @@ static struct mvgal_gpu *mvgal_gpu_new(struct mvgal_device *mdev,
 	init_llist_head(&gpu->adopted_gone);
 	xa_init(&gpu->adopted);
 	INIT_WORK(&gpu->adopted_work, mvgal_gpu_adopted_work);
+	mvgal_dma_gpu_init(gpu);
 	/* Without it the GPU works, only nothing is prefetched for it. */
 	gpu->pred = kvmalloc(sizeof(*gpu->pred), GFP_KERNEL);
 	if (gpu->pred)

@@ -39,6 +39,15 @@
  *                                        user that holds or waits
  * so tests can see each user's share and when a write waits for it.
  *
+ * <debugfs>/mvgal/dma_engine: the DMA-engine copier (dev/mvgal_dma.c):
+ *   cat dma_engine                       "channel NAME DEVICE" or "channel
+ *                                        none", "timeouts N errors N
+ *                                        takeovers N", then one "gpu I
+ *                                        mapped|moving|no ERRNO moves N"
+ *                                        line per GPU
+ * so tests can see which pools the engine reaches and that it follows
+ * their drivers' moves.
+ *
  * <debugfs>/mvgal/path_cal sets the figures of one method on one path by
  * hand, as if a calibration had measured them, so that tests can make
  * the path selector's choice depend on the size. Root only (0200).
@@ -73,6 +82,7 @@
 
 #include "core/mvgal_path.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_path.h"
 #include "dev/mvgal_pool.h"
@@ -427,6 +437,13 @@ static int mvgal_debug_staging_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_ATTRIBUTE(mvgal_debug_staging);
 
+static int mvgal_debug_dma_show(struct seq_file *m, void *unused)
+{
+	mvgal_dma_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_dma);
+
 /*
  * The figures of @method on the path @src -> @dst become @cal. Only
  * between locations that exist: figures left in an empty slot would
@@ -534,6 +551,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_staged_fops);
 	debugfs_create_file("staging", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_staging_fops);
+	debugfs_create_file("dma_engine", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_dma_fops);
 	debugfs_create_file("path_cal", 0200, mdev->debugfs, mdev,
 			    &mvgal_debug_cal_fops);
 	debugfs_create_file("bo_hold", 0200, mdev->debugfs, mdev,

@@ -70,6 +70,7 @@ static atomic_long_t mvgal_dmaeng_completed;
 static atomic_long_t mvgal_dmaeng_failed;
 static atomic_long_t mvgal_dmaeng_aborted;
 static atomic_long_t mvgal_dmaeng_bytes;
+static atomic_long_t mvgal_dmaeng_iomem;
 
 static int mvgal_dmaeng_counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -90,6 +91,9 @@ MODULE_PARM_DESC(aborted,
 		 "descriptors terminated (no callback) or completed with DMA_TRANS_ABORTED by an unbind");
 module_param_cb(bytes_copied, &mvgal_dmaeng_counter_ops, &mvgal_dmaeng_bytes, 0444);
 MODULE_PARM_DESC(bytes_copied, "bytes copied, the halves of failed descriptors included");
+module_param_cb(bytes_iomem, &mvgal_dmaeng_counter_ops, &mvgal_dmaeng_iomem, 0444);
+MODULE_PARM_DESC(bytes_iomem,
+		 "of those, bytes read from or written to memory that is not RAM (a BAR)");
 
 /* Frees devices and aborts late descriptors; module exit drains it. */
 static struct workqueue_struct *mvgal_dmaeng_wq;
@@ -491,6 +495,8 @@ mvgal_dmaeng_copy(struct mvgal_dmaeng_desc *d, size_t n, size_t *done)
 		s = mvgal_dmaeng_side_get(&src);
 		t = mvgal_dmaeng_side_get(&dst);
 		memcpy(t, s, ns);
+		if (!src.ram || !dst.ram)
+			atomic_long_add(ns, &mvgal_dmaeng_iomem);
 		mvgal_dmaeng_side_put(&dst, t);
 		mvgal_dmaeng_side_put(&src, s);
 		mvgal_dmaeng_side_advance(&src, ns);

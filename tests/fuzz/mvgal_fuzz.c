@@ -46,6 +46,7 @@
  * Prints the seed first, then per call the count and the errnos seen.
  * Exit status: 0, or 1 when a failed write changed bytes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <fcntl.h>
@@ -1878,6 +1879,46 @@ static void print_owner(const char *name, pthread_mutex_t *m)
 		fprintf(stderr, "fuzz: %s is held by tid %d\n", name, m->__data.__owner);
 }
 
+/*
+ * The kernel stacks (root only) of the tasks in directory @dir: every one,
+ * or those whose stack names @only (kernel threads working for mvgal).
+ */
+static void dump_stacks(const char *dir, const char *only)
+{
+	char path[300], comm[64], stack[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stack", dir, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, stack, sizeof(stack) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stack[n] = '\0';
+		if (only && !strstr(stack, only))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/comm", dir, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+		if (fd >= 0)
+			close(fd);
+		comm[n > 0 ? n - 1 : 0] = '\0';
+		fprintf(stderr, "fuzz: task %s (%s):\n%s", e->d_name, comm, stack);
+	}
+	closedir(d);
+}
+
 /* No call has returned for a long time: say where each worker is, and end. */
 static void stall_check(unsigned int threads)
 {
@@ -1912,6 +1953,9 @@ static void stall_check(unsigned int threads)
 	print_owner("fences", &fences.lock);
 	print_owner("dma-bufs", &dmabufs.lock);
 	print_owner("mappings", &maps.lock);
+	/* Where the kernel has them: this process's and mvgal's workers. */
+	dump_stacks("/proc/self/task", NULL);
+	dump_stacks("/proc", "mvgal");
 	_exit(3);
 }
 

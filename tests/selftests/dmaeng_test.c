@@ -490,4 +490,281 @@ TEST_F(dma, an_engine_that_corrupts_loses_the_method)
 	EXPECT_TRUE(p2p_possible(self->m, MVGAL_LOC_HOST, 1 + self->g1, &p));
 }
 
+/*
+ * The engine on a pool in device memory: a VRAM stand-in's pool, lent as
+ * the boot step lends one and following its driver's moves (movable
+ * pools). Where the kernel has PCI_P2PDMA (the debug kernel), the
+ * amdgpu-like driver keeps the pool in VRAM and grants the engine, a PCI
+ * function behind the same switch, the BAR's bus addresses: mvgal asks
+ * pci_p2pdma_distance() before it attaches and the driver asks it again.
+ * The engine then copies to and from the BAR itself. Elsewhere (Debian's
+ * kernels) the driver keeps the pool pinned in system memory and the
+ * engine copies to those pages. Not in the stand-in pass, whose boot
+ * step lent the stand-ins' pools already.
+ */
+#define VRAM_POOL_MIB 16
+#define MOVABLE "/sys/module/mvgal/parameters/movable_pools"
+#define DMA_STATE "/sys/kernel/debug/mvgal/dma_engine"
+
+FIXTURE(vram) {
+	struct standin s;
+	bool found;
+	struct mvgal *m;
+	uint32_t gpu, paths;
+	bool attached;
+};
+
+/* Lends a VRAM_POOL_MIB dumb buffer of the stand-in: GPU_ATTACH's errno. */
+static int vram_lend(FIXTURE_DATA(vram) *self)
+{
+	struct drm_mode_create_dumb d = {
+		.width = 1024, .height = VRAM_POOL_MIB * 256, .bpp = 32,
+	};
+	struct drm_gem_close c = { 0 };
+	int pfd, node, ret;
+
+	if (standin_set_mode(&self->s, "amdgpu") ||
+	    drmIoctl(self->s.fd, DRM_IOCTL_MODE_CREATE_DUMB, &d) ||
+	    drmPrimeHandleToFD(self->s.fd, d.handle, DRM_CLOEXEC | DRM_RDWR, &pfd))
+		return -EPROTO;
+	/* No handle of it but mvgal's: moves reach mvgal through it alone. */
+	c.handle = d.handle;
+	node = standin_render_open(&self->s);
+	if (drmIoctl(self->s.fd, DRM_IOCTL_GEM_CLOSE, &c) || node < 0) {
+		close(pfd);
+		return -EPROTO;
+	}
+	ret = mvgal_gpu_attach(self->m, node, pfd, MVGAL_GPU_ANY, &self->gpu);
+	close(node);
+	close(pfd);
+	self->attached = !ret;
+	return ret;
+}
+
+FIXTURE_SETUP(vram)
+{
+	if (standin_role() >= 0)
+		SKIP(return, "the stand-in pass lent the stand-ins' pools already");
+	ASSERT_EQ(0, run("modprobe mvgal_dmaeng && modprobe mvgal_vram"));
+	knobs_off();
+	ASSERT_EQ(0, standin_get(&self->s));
+	self->found = true;
+	ASSERT_EQ(0, mvgal_open(&self->m));
+	ASSERT_EQ(0, write_param(MOVABLE, "1"));
+	ASSERT_EQ(0, vram_lend(self));
+	/* In VRAM (the debug kernel), whatever moved it before. */
+	ASSERT_EQ(0, standin_validate(&self->s));
+	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+}
+
+FIXTURE_TEARDOWN(vram)
+{
+	if (!self->found)
+		return;
+	write_param(FORCE, "0");
+	mvgal_close(self->m);
+	if (self->attached && !mvgal_open(&self->m)) {
+		if (mvgal_gpu_detach(self->m, self->gpu))
+			fprintf(stderr, "# the stand-in's pool stays attached\n");
+		mvgal_close(self->m);
+	}
+	close(self->s.fd);
+	write_param(MOVABLE, "0");
+	if (run(ENG_UNBIND " && rmmod mvgal_dmaeng && rmmod mvgal_vram"))
+		fprintf(stderr, "# the engine or the stand-in stays loaded\n");
+}
+
+/*
+ * GPU @gpu's line of the copier's state: 1 if mapped for the engine, 0
+ * if not (moving, or refused), -1 if there is none; @moves its count.
+ */
+static int dma_mapped(uint32_t gpu, long long *moves)
+{
+	char line[128], state[16];
+	unsigned int g;
+	int err, ret = -1;
+	FILE *f = fopen(DMA_STATE, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "gpu %u %15s %d moves %lld", &g, state, &err,
+			   moves) == 4 && g == gpu)
+			ret = !strcmp(state, "mapped");
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Waits up to 10 s for the pool to settle after its driver moved it:
+ * mvgal's mapping and the engine's made again, the pool where its driver
+ * keeps it (VRAM on the P2PDMA kernel). 0 when it did.
+ */
+static int vram_settled(FIXTURE_DATA(vram) *self, long long *moves)
+{
+	struct drm_mvgal_gpu_info gi;
+
+	for (int i = 0; i < 100; i++) {
+		if (dma_mapped(self->gpu, moves) == 1 &&
+		    !mvgal_gpu_info(self->m, self->gpu, &gi) &&
+		    gi.pool_memory == (p2p_kernel() ? MVGAL_POOL_MEMORY_DEVICE :
+						      MVGAL_POOL_MEMORY_SYSTEM))
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/*
+ * Bytes [@at, @at + @len) of the pool as its driver holds them, compared
+ * with pattern @s from byte @off of the buffer: the BAR through sysfs (not
+ * a mapping of mvgal's) while the pool is in VRAM, else the stand-in's own
+ * mapping of its system pages. The index of the first wrong byte, or -1.
+ */
+static long vram_check(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(vram) *self, uint64_t at, uint64_t len,
+		       uint64_t off, unsigned int s)
+{
+	struct drm_mvgal_pool_fd pf = { .gpu = self->gpu };
+	struct drm_mvgal_vram_bo_info pi;
+	struct drm_gem_close c = { 0 };
+	size_t maplen = len + ((at) & 4095);
+	uint8_t *p;
+	void *base;
+	long ret;
+
+	if (drmIoctl(mvgal_fd(self->m), DRM_IOCTL_MVGAL_POOL_FD, &pf))
+		return -2;
+	ret = drmPrimeFDToHandle(self->s.fd, pf.fd, &c.handle);
+	close(pf.fd);
+	if (ret || standin_bo_info(self->s.fd, c.handle, &pi))
+		return -2;
+	EXPECT_EQ(p2p_kernel() ? MVGAL_VRAM_DOMAIN_VRAM : MVGAL_VRAM_DOMAIN_SYSTEM,
+		  pi.domain);
+	if (pi.domain == MVGAL_VRAM_DOMAIN_VRAM) {
+		maplen = len + ((pi.offset + at) & 4095);
+		p = standin_bar_map(&self->s, pi.offset + at, len, &base);
+	} else {
+		p = standin_bo_map(self->s.fd, c.handle, at + len);
+		base = p;
+		maplen = at + len;
+		if (p)
+			p += at;
+	}
+	ret = p ? check(p, len, off, s) : -2;
+	if (p)
+		munmap(base, maplen);
+	drmIoctl(self->s.fd, DRM_IOCTL_GEM_CLOSE, &c);
+	return ret;
+}
+
+/*
+ * Forced, the engine copies host -> VRAM pool -> host; on the P2PDMA
+ * kernel its copies are the BAR's (its own count of bytes outside RAM),
+ * and the bytes are in the BAR, read through sysfs. The driver moves the
+ * pool to system memory and back: mvgal's engine mapping follows (its
+ * move count), and the engine's next copies reach the pool where it is.
+ */
+TEST_F(vram, the_engine_copies_to_vram_and_follows_the_pools_moves)
+{
+	const uint64_t size = 3 * CH + 4321, off = CH + 100;
+	struct drm_mvgal_stats a, b;
+	long long moves0, moves, iom;
+	uint64_t copied;
+	long long at;
+	uint32_t h;
+
+	ASSERT_EQ(1, dma_mapped(self->gpu, &moves0));
+	ASSERT_EQ(0, write_param(FORCE, "1"));
+	h = pattern_bo(_metadata, self->m, size, 31);
+	stats(self->m, &a);
+	iom = eng_count("bytes_iomem");
+	ASSERT_EQ(1, migrate(self->m, h, off, size - off, 1 + self->gpu,
+			     MVGAL_MIGRATE_MOVE));
+	stats(self->m, &b);
+	EXPECT_LE(size - off, b.bytes[MVGAL_METHOD_P2P] - a.bytes[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_STAGING], b.bytes[MVGAL_METHOD_STAGING]);
+	if (p2p_kernel()) {
+		EXPECT_LE(iom + (long long)(size - off), eng_count("bytes_iomem"));
+	} else {
+		EXPECT_EQ(iom, eng_count("bytes_iomem"));
+	}
+	at = pool_offset(_metadata, self->m, self->gpu, h, size, &copied);
+	ASSERT_LE(0, at);
+	/* The part still at home came with the session, by the engine too. */
+	EXPECT_EQ(-1, vram_check(_metadata, self, at, size, 0, 31));
+
+	/* Out to system memory: the engine's mapping goes with mvgal's. */
+	ASSERT_EQ(0, standin_evict(&self->s));
+	ASSERT_EQ(0, vram_settled(self, &moves));
+	if (p2p_kernel()) {
+		EXPECT_LT(moves0, moves);
+	} else {
+		EXPECT_EQ(moves0, moves);	/* pinned: never moved */
+	}
+	EXPECT_EQ(-1, vram_check(_metadata, self, at, size, 0, 31));
+
+	/*
+	 * Home again by the engine, from where the pool is now: what the
+	 * move took away (the session copied the rest, which home kept).
+	 */
+	stats(self->m, &a);
+	iom = eng_count("bytes_iomem");
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, MVGAL_LOC_HOST,
+			     MVGAL_MIGRATE_MOVE));
+	stats(self->m, &b);
+	EXPECT_LE(size - off, b.bytes[MVGAL_METHOD_P2P] - a.bytes[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_STAGING], b.bytes[MVGAL_METHOD_STAGING]);
+	if (p2p_kernel()) {
+		EXPECT_LE(iom + (long long)(size - off), eng_count("bytes_iomem"));
+	}
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 31));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * A move while the engine copies: the driver's move_notify waits for the
+ * engine's descriptors (slowed to take long), so no byte lands in the
+ * memory the pool left; what comes after the move goes to the CPU until
+ * the engine's mapping is made again. Every byte is where it should be.
+ */
+TEST_F(vram, a_move_waits_for_the_engines_copies)
+{
+	const uint64_t size = 4 * CH + 777;
+	struct drm_mvgal_migrate mg = {
+		.offset = 0, .size = size, .location = 0,
+		.flags = MVGAL_MIGRATE_MOVE, .in_fence_fd = -1,
+	};
+	long long moves0, moves;
+	uint32_t h;
+
+	ASSERT_EQ(1, dma_mapped(self->gpu, &moves0));
+	ASSERT_EQ(0, write_param(FORCE, "1"));
+	h = pattern_bo(_metadata, self->m, size, 32);
+	/* Each descriptor takes 20 ms: the copy is in flight at the move. */
+	ASSERT_EQ(0, write_param(ENG "latency_us", "20000"));
+	mg.handle = h;
+	mg.location = 1 + self->gpu;
+	ASSERT_EQ(0, mvgal_migrate(self->m, &mg));
+	usleep(50000);
+	ASSERT_EQ(0, standin_evict(&self->s));
+	if (mg.out_fence_fd >= 0) {
+		EXPECT_EQ(0, mvgal_fence_wait(mg.out_fence_fd, 60000));
+		EXPECT_EQ(1, mvgal_fence_status(mg.out_fence_fd));
+		close(mg.out_fence_fd);
+	}
+	ASSERT_EQ(0, write_param(ENG "latency_us", "0"));
+	ASSERT_EQ(0, vram_settled(self, &moves));
+	if (p2p_kernel()) {
+		EXPECT_LT(moves0, moves);
+	}
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 32));
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, MVGAL_LOC_HOST,
+			     MVGAL_MIGRATE_MOVE));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 32));
+	mvgal_bo_destroy(self->m, h);
+}
+
 TEST_HARNESS_MAIN

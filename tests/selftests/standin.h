@@ -28,34 +28,15 @@ static inline int find_standins(struct standin *s, int max)
 	return standin_find(s, max);
 }
 
-/* A new file of @s's render node: never the DRM master, as a card node
- * file opened first would be.
- */
+/* A new file of @s's render node: never the DRM master. */
 static inline int render_open(struct standin *s)
 {
-	drmDevicePtr d;
-	int fd = -1;
-
-	if (drmGetDevice2(s->fd, 0, &d))
-		return -1;
-	if (d->available_nodes & (1 << DRM_NODE_RENDER))
-		fd = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
-	drmFreeDevice(&d);
-	return fd;
+	return standin_render_open(s);
 }
 
 static inline int set_mode(struct standin *s, const char *mode)
 {
-	char path[PATH_MAX + 32];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/mode", s->pci);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, mode, strlen(mode)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
+	return standin_set_mode(s, mode);
 }
 
 static inline int bo_create(struct standin *s, uint64_t size, uint32_t flags, uint32_t *handle)
@@ -110,31 +91,16 @@ static inline long check(const uint8_t *p, size_t n, unsigned int seed)
 	return -1;
 }
 
-static inline int standin_write(struct standin *s, const char *attr)
-{
-	char path[PATH_MAX + 32];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/%s", s->pci, attr);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, "1", 1) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-
 /* Every unpinned buffer to system memory, as TTM's eviction does. */
 static inline int evict(struct standin *s)
 {
-	return standin_write(s, "evict");
+	return standin_evict(s);
 }
 
 /* Every unpinned buffer back to VRAM, as a GPU submission validates them. */
 static inline int validate(struct standin *s)
 {
-	return standin_write(s, "validate");
+	return standin_validate(s);
 }
 
 #endif

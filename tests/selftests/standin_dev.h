@@ -169,4 +169,55 @@ static inline uint8_t *standin_map_dmabuf(const struct standin *s, int dmabuf,
 	return p;
 }
 
+/*
+ * A new file of @s's render node: never the DRM master, as a card node
+ * file opened first would be.
+ */
+static inline int standin_render_open(const struct standin *s)
+{
+	drmDevicePtr d;
+	int fd = -1;
+
+	if (drmGetDevice2(s->fd, 0, &d))
+		return -1;
+	if (d->available_nodes & (1 << DRM_NODE_RENDER))
+		fd = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+	drmFreeDevice(&d);
+	return fd;
+}
+
+/* Writes @val to the stand-in's sysfs attribute @attr; 0 or -errno. */
+static inline int standin_attr(const struct standin *s, const char *attr,
+			       const char *val)
+{
+	char path[PATH_MAX + 32];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", s->pci, attr);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* Whose dma-buf rules the stand-in follows: amdgpu, xe, i915, ... */
+static inline int standin_set_mode(const struct standin *s, const char *mode)
+{
+	return standin_attr(s, "mode", mode);
+}
+
+/* Every unpinned buffer to system memory, as TTM's eviction does. */
+static inline int standin_evict(const struct standin *s)
+{
+	return standin_attr(s, "evict", "1");
+}
+
+/* Every unpinned buffer back to VRAM, as a GPU submission validates them. */
+static inline int standin_validate(const struct standin *s)
+{
+	return standin_attr(s, "validate", "1");
+}
+
 #endif
