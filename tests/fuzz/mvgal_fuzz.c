@@ -136,6 +136,12 @@ static struct slots maps;	/* addr << 0, len in mapl[] */
 static size_t mapl[NSLOTS];
 static int vgem = -1;
 static int rival_sock = -1;	/* to the other process (--rival), or -1 */
+/*
+ * The rival says it stalled on this pipe, so that root, which may read
+ * the kernel's stacks of its tasks, prints them before it ends.
+ */
+static int stall_pipe[2] = { -1, -1 };
+static pid_t rival_pid_seen;
 static _Atomic uint64_t last_job;	/* the newest job id seen */
 static char mvgal_path[64];
 
@@ -1954,8 +1960,13 @@ static void stall_check(unsigned int threads)
 	print_owner("dma-bufs", &dmabufs.lock);
 	print_owner("mappings", &maps.lock);
 	/* Where the kernel has them: this process's and mvgal's workers. */
-	dump_stacks("/proc/self/task", NULL);
-	dump_stacks("/proc", "mvgal");
+	if (getuid() && stall_pipe[1] >= 0) {
+		if (write(stall_pipe[1], "s", 1) == 1)
+			sleep(5);
+	} else {
+		dump_stacks("/proc/self/task", NULL);
+		dump_stacks("/proc", "mvgal");
+	}
 	_exit(3);
 }
 
@@ -2009,7 +2020,7 @@ static pid_t rival_start(unsigned int uid)
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-		       sv)) {
+		       sv) || pipe2(stall_pipe, O_CLOEXEC | O_NONBLOCK)) {
 		perror("socketpair");
 		return -1;
 	}
@@ -2021,17 +2032,38 @@ static pid_t rival_start(unsigned int uid)
 	}
 	rival_sock = sv[pid ? 0 : 1];
 	close(sv[pid ? 1 : 0]);
+	close(stall_pipe[pid ? 1 : 0]);
+	stall_pipe[pid ? 1 : 0] = -1;
+	rival_pid_seen = pid;
 	if (!pid)
 		printf("# rival: uid %u\n", uid);
 	return pid;
 }
 
+/* In root: the rival stalled, and its tasks' kernel stacks are printed. */
+static void rival_watch(void)
+{
+	char dir[64], c;
+
+	if (stall_pipe[0] < 0 || read(stall_pipe[0], &c, 1) != 1)
+		return;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)rival_pid_seen);
+	fprintf(stderr, "fuzz: the rival stalled; its tasks:\n");
+	dump_stacks(dir, NULL);
+	dump_stacks("/proc", "mvgal");
+}
+
 /* Waits for the rival; true when it found changed bytes or failed. */
 static bool rival_end(pid_t pid)
 {
+	pid_t got;
 	int st;
 
-	if (waitpid(pid, &st, 0) != pid)
+	while (!(got = waitpid(pid, &st, WNOHANG))) {
+		rival_watch();
+		usleep(100000);
+	}
+	if (got != pid)
 		return true;
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		printf("# the rival ended with status 0x%x\n", st);
@@ -2167,6 +2199,7 @@ int main(int argc, char **argv)
 		if (seconds_max && t1.tv_sec - t0.tv_sec >= seconds_max)
 			atomic_store(&stop, 1);
 		stall_check(threads);
+		rival_watch();
 	}
 	for (unsigned int i = 0; i < threads; i++) {
 		struct timespec until;
