@@ -130,6 +130,19 @@ struct file_state {
 };
 
 static struct file_state files[NFILES];
+/*
+ * Every session begun, per file, for the end of a worker: a session may
+ * have left the slots (displaced) and still be open, and a call of the
+ * other worker may wait for work that waits for it. The first worker to
+ * finish ends them all, so that the last is not left waiting for
+ * sessions only a finished worker would have ended.
+ */
+#define NBEGUN 8192
+static struct {
+	pthread_mutex_t lock;
+	unsigned int n;
+	uint32_t id[NBEGUN];
+} begun[NFILES];
 static struct slots fences;	/* sync_file fds */
 static struct slots dmabufs;	/* dma-buf fds */
 static struct slots maps;	/* addr << 0, len in mapl[] */
@@ -875,6 +888,10 @@ static int do_begin(int f, bool *made)
 	if (!ret) {
 		*made = true;
 		put(&files[f].sessions, b.session, NULL);
+		pthread_mutex_lock(&begun[f].lock);
+		if (begun[f].n < NBEGUN)
+			begun[f].id[begun[f].n++] = b.session;
+		pthread_mutex_unlock(&begun[f].lock);
 		if (b.out_fence_fd >= 0)
 			put(&fences, b.out_fence_fd, drop_fd);
 	}
@@ -1814,6 +1831,23 @@ static int pick_op(void)
 static _Atomic int busy_op[16];
 static _Atomic int busy_tid[16];
 
+/* Ends every session this process began that is still open. */
+static void end_begun(void)
+{
+	for (int f = 0; f < NFILES; f++) {
+		pthread_mutex_lock(&begun[f].lock);
+		for (unsigned int i = 0; i < begun[f].n; i++) {
+			struct drm_mvgal_end e = {
+				.session = begun[f].id[i], .fence_fd = -1,
+			};
+
+			ioctl(files[f].fd, DRM_IOCTL_MVGAL_END, &e);
+		}
+		begun[f].n = 0;
+		pthread_mutex_unlock(&begun[f].lock);
+	}
+}
+
 static void *worker(void *p)
 {
 	uintptr_t id = (uintptr_t)p;
@@ -1848,6 +1882,7 @@ static void *worker(void *p)
 		if (calls_max && atomic_load(&total) >= calls_max)
 			atomic_store(&stop, 1);
 	}
+	end_begun();
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
 	return NULL;
@@ -2178,6 +2213,7 @@ int main(int argc, char **argv)
 		pthread_mutex_init(&files[f].handles.lock, NULL);
 		pthread_mutex_init(&files[f].sessions.lock, NULL);
 		pthread_mutex_init(&files[f].jobs.lock, NULL);
+		pthread_mutex_init(&begun[f].lock, NULL);
 	}
 	pthread_mutex_init(&fences.lock, NULL);
 	pthread_mutex_init(&dmabufs.lock, NULL);

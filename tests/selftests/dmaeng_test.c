@@ -339,6 +339,11 @@ TEST_F(dma, a_stalled_engine_times_out)
 		SKIP(return, "the engine does not reach GPU %d's pool", self->g0);
 	ASSERT_EQ(0, write_param(FORCE, "1"));
 	h = pattern_bo(_metadata, self->m, size, 6);
+	/* A timeout of nothing, or of no number, is refused and changes none. */
+	EXPECT_EQ(-ERANGE, write_param(TIMEOUT, "0"));
+	EXPECT_EQ(-ERANGE, write_param(TIMEOUT, "1000001"));
+	EXPECT_EQ(-EINVAL, write_param(TIMEOUT, "5s"));
+	EXPECT_EQ(10000, read_ll(TIMEOUT));
 	ASSERT_EQ(0, write_param(TIMEOUT, "300"));
 	ASSERT_EQ(0, write_param(ENG "stall", "1"));
 	EXPECT_EQ(-ETIMEDOUT, migrate(self->m, h, 0, size, 1 + self->g0,
@@ -554,7 +559,10 @@ FIXTURE_SETUP(vram)
 	ASSERT_EQ(0, vram_lend(self));
 	/* In VRAM (the debug kernel), whatever moved it before. */
 	ASSERT_EQ(0, standin_validate(&self->s));
+	/* The engine reaches the new pool; its copy there is not checked. */
+	ASSERT_EQ(MVGAL_REASON_P2P_UNCHECKED, p2p_reason(self->m, self->gpu, 0));
 	ASSERT_EQ(0, mvgal_calibrate(self->m, &self->paths));
+	ASSERT_EQ(MVGAL_REASON_OK, p2p_reason(self->m, self->gpu, 0));
 }
 
 FIXTURE_TEARDOWN(vram)
