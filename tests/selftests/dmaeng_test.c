@@ -667,6 +667,32 @@ static long vram_check(struct __test_metadata *_metadata,
 }
 
 /*
+ * MOVE [@off, @off + @len) of @h to @loc, forced to the engine: at least
+ * @least bytes are the engine's copies and none the CPU's; on the P2PDMA
+ * kernel they are the BAR's too (the engine's count of bytes outside RAM),
+ * elsewhere none is.
+ */
+static void engine_move(struct __test_metadata *_metadata,
+			FIXTURE_DATA(vram) *self, uint32_t h, uint64_t off,
+			uint64_t len, uint32_t loc, uint64_t least)
+{
+	long long iom = eng_count("bytes_iomem");
+	struct drm_mvgal_stats a, b;
+
+	stats(self->m, &a);
+	ASSERT_EQ(1, migrate(self->m, h, off, len, loc, MVGAL_MIGRATE_MOVE));
+	stats(self->m, &b);
+	EXPECT_LE(least, b.bytes[MVGAL_METHOD_P2P] - a.bytes[MVGAL_METHOD_P2P]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
+	EXPECT_EQ(a.bytes[MVGAL_METHOD_STAGING], b.bytes[MVGAL_METHOD_STAGING]);
+	if (p2p_kernel()) {
+		EXPECT_LE(iom + (long long)least, eng_count("bytes_iomem"));
+	} else {
+		EXPECT_EQ(iom, eng_count("bytes_iomem"));
+	}
+}
+
+/*
  * Forced, the engine copies host -> VRAM pool -> host; on the P2PDMA
  * kernel its copies are the BAR's (its own count of bytes outside RAM),
  * and the bytes are in the BAR, read through sysfs. The driver moves the
@@ -676,8 +702,7 @@ static long vram_check(struct __test_metadata *_metadata,
 TEST_F(vram, the_engine_copies_to_vram_and_follows_the_pools_moves)
 {
 	const uint64_t size = 3 * CH + 4321, off = CH + 100;
-	struct drm_mvgal_stats a, b;
-	long long moves0, moves, iom;
+	long long moves0, moves;
 	uint64_t copied;
 	long long at;
 	uint32_t h;
@@ -685,19 +710,8 @@ TEST_F(vram, the_engine_copies_to_vram_and_follows_the_pools_moves)
 	ASSERT_EQ(1, dma_mapped(self->gpu, &moves0));
 	ASSERT_EQ(0, write_param(FORCE, "1"));
 	h = pattern_bo(_metadata, self->m, size, 31);
-	stats(self->m, &a);
-	iom = eng_count("bytes_iomem");
-	ASSERT_EQ(1, migrate(self->m, h, off, size - off, 1 + self->gpu,
-			     MVGAL_MIGRATE_MOVE));
-	stats(self->m, &b);
-	EXPECT_LE(size - off, b.bytes[MVGAL_METHOD_P2P] - a.bytes[MVGAL_METHOD_P2P]);
-	EXPECT_EQ(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
-	EXPECT_EQ(a.bytes[MVGAL_METHOD_STAGING], b.bytes[MVGAL_METHOD_STAGING]);
-	if (p2p_kernel()) {
-		EXPECT_LE(iom + (long long)(size - off), eng_count("bytes_iomem"));
-	} else {
-		EXPECT_EQ(iom, eng_count("bytes_iomem"));
-	}
+	engine_move(_metadata, self, h, off, size - off, 1 + self->gpu,
+		    size - off);
 	at = pool_offset(_metadata, self->m, self->gpu, h, size, &copied);
 	ASSERT_LE(0, at);
 	/* The part still at home came with the session, by the engine too. */
@@ -717,17 +731,7 @@ TEST_F(vram, the_engine_copies_to_vram_and_follows_the_pools_moves)
 	 * Home again by the engine, from where the pool is now: what the
 	 * move took away (the session copied the rest, which home kept).
 	 */
-	stats(self->m, &a);
-	iom = eng_count("bytes_iomem");
-	ASSERT_EQ(1, migrate(self->m, h, 0, size, MVGAL_LOC_HOST,
-			     MVGAL_MIGRATE_MOVE));
-	stats(self->m, &b);
-	EXPECT_LE(size - off, b.bytes[MVGAL_METHOD_P2P] - a.bytes[MVGAL_METHOD_P2P]);
-	EXPECT_EQ(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
-	EXPECT_EQ(a.bytes[MVGAL_METHOD_STAGING], b.bytes[MVGAL_METHOD_STAGING]);
-	if (p2p_kernel()) {
-		EXPECT_LE(iom + (long long)(size - off), eng_count("bytes_iomem"));
-	}
+	engine_move(_metadata, self, h, 0, size, MVGAL_LOC_HOST, size - off);
 	EXPECT_EQ(-1, bo_check(self->m, h, size, 31));
 	mvgal_bo_destroy(self->m, h);
 }

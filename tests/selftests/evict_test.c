@@ -114,6 +114,26 @@ static bool placed(struct mvgal *m, uint32_t g, uint32_t h)
 }
 
 /* A read session of all of @h on @g, ended at once. */
+/*
+ * Waits (up to 5 s) until @h's host pages are on GPU @g's node: END sets
+ * their move going in the background (policy/mvgal_numa.c), and while
+ * the move holds the buffer's lock, eviction passes the buffer by as one
+ * in use. These tests are about which idle buffer goes.
+ */
+static void numa_settle(struct mvgal *m, uint32_t g, uint32_t h)
+{
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_bo_info bi;
+
+	if (mvgal_gpu_info(m, g, &gi) || gi.numa_node == MVGAL_NUMA_NONE)
+		return;
+	for (int i = 0; i < 50; i++) {
+		if (mvgal_bo_info(m, h, &bi) || bi.numa_node == gi.numa_node)
+			return;
+		usleep(100000);
+	}
+}
+
 static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
 {
 	struct drm_mvgal_access a;
@@ -132,6 +152,7 @@ static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
 		return ret;
 	ret = settle(fence);
 	mvgal_end(m, s, -1, NULL, 0);
+	numa_settle(m, g, h);
 	return ret;
 }
 
