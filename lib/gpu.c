@@ -455,14 +455,15 @@ int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
 
 const char *mvgal_method_name(uint32_t method)
 {
-	static const char *const names[MVGAL_METHOD_COUNT] = {
+	static const char *const names[MVGAL_METHOD_EXEC + 1] = {
 		[MVGAL_METHOD_IN_PLACE] = "in-place",
 		[MVGAL_METHOD_P2P] = "p2p",
 		[MVGAL_METHOD_CPU_COPY] = "cpu-copy",
 		[MVGAL_METHOD_STAGING] = "staging",
+		[MVGAL_METHOD_EXEC] = "executor",
 	};
 
-	return method < MVGAL_METHOD_COUNT ? names[method] : "none";
+	return method <= MVGAL_METHOD_EXEC ? names[method] : "none";
 }
 
 const char *mvgal_reason_text(uint32_t reason)

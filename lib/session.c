@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/ioctl.h>
+
 #include <linux/sync_file.h>
 
 #include <mvgal/mvgal.h>
@@ -194,6 +196,46 @@ int mvgal_place_adopt(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 	if (!dev)
 		return mvgal_bad("!dev");
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_PLACE_ADOPT, &p);
+}
+
+int mvgal_exec_register(struct mvgal *dev, uint32_t gpu, uint32_t flags)
+{
+	struct drm_mvgal_exec_register r = { .gpu = gpu, .flags = flags };
+
+	if (!dev)
+		return mvgal_bad("!dev");
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_EXEC_REGISTER, &r);
+}
+
+int mvgal_exec_take(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+		    struct drm_mvgal_exec_take *take)
+{
+	struct drm_mvgal_exec_take t = { .gpu = gpu, .flags = flags };
+	int ret;
+
+	if (!dev || !take)
+		return mvgal_bad("!dev || !take");
+	/* Not mvgal_ioctl(): -EAGAIN is an answer here, not a retry. */
+	do {
+		ret = ioctl(dev->fd, DRM_IOCTL_MVGAL_EXEC_TAKE, &t);
+	} while (ret == -1 && errno == EINTR);
+	if (ret)
+		return mvgal_fail(__func__, "", "DRM_IOCTL_MVGAL_EXEC_TAKE",
+				  -errno);
+	*take = t;
+	return 0;
+}
+
+int mvgal_exec_done(struct mvgal *dev, uint32_t gpu, uint64_t job,
+		    int fence_fd, int status)
+{
+	struct drm_mvgal_exec_done d = {
+		.gpu = gpu, .job = job, .fence_fd = fence_fd, .status = status,
+	};
+
+	if (!dev)
+		return mvgal_bad("!dev");
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_EXEC_DONE, &d);
 }
 
 int (mvgal_get_stats)(struct mvgal *dev, struct drm_mvgal_stats *stats)

@@ -255,7 +255,10 @@ MVGAL_API int mvgal_attach_all(struct mvgal *dev,
 			       const struct mvgal_config *cfg,
 			       mvgal_attach_cb cb, void *ctx);
 
-/** mvgal_method_name() - "in-place", "p2p", "cpu-copy", "staging", "none". */
+/**
+ * mvgal_method_name() - "in-place", "p2p", "cpu-copy", "staging",
+ * "executor", "none".
+ */
 MVGAL_API const char *mvgal_method_name(uint32_t method);
 /** mvgal_reason_text() - why a method is not possible (MVGAL_REASON_*). */
 MVGAL_API const char *mvgal_reason_text(uint32_t reason);
@@ -442,6 +445,46 @@ MVGAL_API int mvgal_place_free(struct mvgal *dev, uint32_t handle,
  */
 MVGAL_API int mvgal_place_fd(struct mvgal *dev, uint32_t handle, uint32_t gpu,
 			     uint32_t flags, int *fd, uint64_t *size);
+/**
+ * mvgal_exec_register() - become, or with MVGAL_EXEC_UNREGISTER stop
+ * being, GPU @gpu's copy executor (DRM_IOCTL_MVGAL_EXEC_REGISTER; see
+ * "copy executors" in <drm/mvgal_drm.h>). Needs CAP_SYS_ADMIN; the
+ * registration is @dev's and ends with mvgal_close().
+ * @dev: the device
+ * @gpu: the GPU
+ * @flags: 0 or MVGAL_EXEC_UNREGISTER
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_exec_register).
+ */
+MVGAL_API int mvgal_exec_register(struct mvgal *dev, uint32_t gpu,
+				  uint32_t flags);
+/**
+ * mvgal_exec_take() - the next copy for GPU @gpu's executor
+ * (DRM_IOCTL_MVGAL_EXEC_TAKE), waiting for one unless
+ * MVGAL_EXEC_TAKE_NONBLOCK; call it on a thread that makes no other
+ * mvgal call: the copies it takes may be ones that thread waits for
+ * @dev: the device, registered
+ * @gpu: the GPU
+ * @flags: 0 or MVGAL_EXEC_TAKE_NONBLOCK
+ * @take: (out) the copy; close @take->host_fd once it is reported
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_exec_take).
+ */
+MVGAL_API int mvgal_exec_take(struct mvgal *dev, uint32_t gpu, uint32_t flags,
+			      struct drm_mvgal_exec_take *take);
+/**
+ * mvgal_exec_done() - report copy @job (DRM_IOCTL_MVGAL_EXEC_DONE)
+ * @dev: the device, registered
+ * @gpu: the GPU
+ * @job: &drm_mvgal_exec_take.job
+ * @fence_fd: a sync_file that signals when the copy is complete, or -1
+ *	      when it is complete already; still the caller's
+ * @status: 0, or the copy's negative errno (with @fence_fd -1)
+ *
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_exec_done).
+ */
+MVGAL_API int mvgal_exec_done(struct mvgal *dev, uint32_t gpu, uint64_t job,
+			      int fence_fd, int status);
 /**
  * mvgal_place_adopt() - lend a dma-buf that @gpu's driver made for @gpu
  * as the buffer's placement there (DRM_IOCTL_MVGAL_PLACE_ADOPT): the

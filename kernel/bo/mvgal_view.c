@@ -10,6 +10,7 @@
 #include <linux/error-injection.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sync_file.h>
@@ -28,6 +29,7 @@
 
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_dma.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_pool.h"
 #include "dev/mvgal_transfer.h"
@@ -253,6 +255,74 @@ int mvgal_loc_dma_side(struct mvgal_bo *bo, unsigned int loc,
 	sd->gpu = p->gpu;
 	sd->base = p->alloc.node.start;
 	return 0;
+}
+
+/**
+ * mvgal_loc_host_pages() - the host pages behind bytes of @bo
+ * @bo: the buffer; the range's host pages populated
+ * @off: byte offset
+ * @len: bytes
+ * @h: (out) the pages (a kvmalloc'd array the caller frees) and @off's
+ *     offset in the first
+ *
+ * Return: 0, -ENODEV (a buffer without host pages of its own, or a page
+ * missing), -ENOMEM.
+ */
+int mvgal_loc_host_pages(struct mvgal_bo *bo, u64 off, u64 len,
+			 struct mvgal_exec_host *h)
+{
+	pgoff_t first = off >> PAGE_SHIFT;
+	unsigned long i;
+
+	if (mvgal_bo_device_only(bo) || !bo->host || !len)
+		return -ENODEV;
+	h->off = off & ~PAGE_MASK;
+	h->npages = (h->off + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	h->pages = kvmalloc_array(h->npages, sizeof(*h->pages), GFP_KERNEL);
+	if (!h->pages)
+		return -ENOMEM;
+	for (i = 0; i < h->npages; i++) {
+		h->pages[i] = xa_load(&bo->pages, first + i);
+		if (!h->pages[i]) {
+			kvfree(h->pages);
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+#define MVGAL_SAMPLE	64
+
+/*
+ * mvgal_loc_differ() - do @a and @b disagree on bytes [off, off + len)?
+ * Three samples, at the start, at the end and at a random place between,
+ * are compared, reading @a and @b as the CPU does: enough to catch a copy
+ * that was not made, went elsewhere or came out garbled, at a cost that
+ * does not grow with the copy. A view that cannot be had counts as a
+ * disagreement.
+ */
+bool mvgal_loc_differ(struct mvgal_bo *bo, unsigned int a, unsigned int b,
+		      u64 off, u64 len)
+{
+	u8 x[MVGAL_SAMPLE], y[MVGAL_SAMPLE];
+	struct mvgal_view va, vb;
+	u64 at[3], n = min_t(u64, len, MVGAL_SAMPLE);
+	bool differ = false;
+	unsigned int i;
+
+	if (mvgal_loc_views(bo, a, b, &va, &vb))
+		return true;
+	at[0] = off;
+	at[1] = off + len - n;
+	at[2] = off + get_random_u64() % (len - n + 1);
+	for (i = 0; i < ARRAY_SIZE(at) && !differ; i++) {
+		mvgal_view_rw(&va, at[i], x, n, false);
+		mvgal_view_rw(&vb, at[i], y, n, false);
+		differ = memcmp(x, y, n) != 0;
+	}
+	mvgal_view_put(&vb);
+	mvgal_view_put(&va);
+	return differ;
 }
 
 /* Is location @loc's copy of @bo in device memory the CPU reads slowly? */

@@ -10,6 +10,7 @@
 
 struct mvgal_bo;
 struct mvgal_dma_side;
+struct mvgal_exec_host;
 struct mvgal_view;
 
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
@@ -26,5 +27,9 @@ int mvgal_loc_copy(struct mvgal_bo *bo, unsigned int dst,
 int mvgal_loc_dma_side(struct mvgal_bo *bo, unsigned int loc,
 		       struct mvgal_dma_side *sd);
 bool mvgal_loc_iomem(struct mvgal_bo *bo, unsigned int loc);
+int mvgal_loc_host_pages(struct mvgal_bo *bo, u64 off, u64 len,
+			 struct mvgal_exec_host *h);
+bool mvgal_loc_differ(struct mvgal_bo *bo, unsigned int a, unsigned int b,
+		      u64 off, u64 len);
 
 #endif /* MVGAL_BO_VIEW_H */

@@ -42,6 +42,10 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 	else
 		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_NO_DMA_ENGINE;
 
+	/* Possible, but used only where forced: nothing prices it yet. */
+	if (f->executor)
+		v->methods |= 1U << MVGAL_METHOD_EXEC;
+
 	if (cpu) {
 		v->methods |= 1U << MVGAL_METHOD_CPU_COPY;
 		v->methods |= 1U << MVGAL_METHOD_STAGING;
@@ -122,7 +126,7 @@ void mvgal_path_select(const struct mvgal_link_verdict *v,
 		if (out->cost[m] == MVGAL_COST_NEVER)
 			all_measured = false;
 	}
-	if (force >= 0 && force < MVGAL_METHOD_COUNT &&
+	if (force >= 0 && force <= MVGAL_METHOD_EXEC &&
 	    (v->methods & (1U << force))) {
 		out->method = force;
 		out->forced = true;

@@ -19,6 +19,7 @@ struct mvgal_link_facts {
 	bool p2p_copier;	/* mvgal can drive that engine */
 	bool p2p_corrupts;	/* calibration found its copies wrong */
 	bool p2p_checked;	/* calibration found them right */
+	bool executor;		/* a copy executor serves the pair's GPU */
 };
 
 struct mvgal_link_verdict {

@@ -20,6 +20,7 @@
 
 #include "core/mvgal_path.h"
 #include "dev/mvgal_dma.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 
 struct dentry;
@@ -33,6 +34,9 @@ struct workqueue_struct;
 #define MVGAL_DRIVER_MAJOR	0
 #define MVGAL_DRIVER_MINOR	1
 
+/* Every method, the executor's too (the uapi's arrays stop before it). */
+#define MVGAL_NR_METHODS	(MVGAL_METHOD_EXEC + 1)
+
 /* Counters of the migration engine (DRM_IOCTL_MVGAL_GET_STATS). */
 struct mvgal_counters {
 	atomic64_t scheduled;
@@ -41,8 +45,8 @@ struct mvgal_counters {
 	atomic64_t cancelled;
 	atomic64_t depth;
 	atomic64_t jobs[MVGAL_PRIO_COUNT];
-	atomic64_t bytes[MVGAL_METHOD_COUNT];
-	atomic64_t copies[MVGAL_METHOD_COUNT];
+	atomic64_t bytes[MVGAL_NR_METHODS];
+	atomic64_t copies[MVGAL_NR_METHODS];
 	atomic64_t sessions;
 	atomic64_t busy;
 	atomic64_t cpu_faults;
@@ -153,6 +157,8 @@ struct mvgal_device {
 	u64 calibrated_ns;
 	/* The DMA-engine copier (dev/mvgal_dma.c). */
 	struct mvgal_dma dma;
+	/* The copy executors (dev/mvgal_exec.c). */
+	struct mvgal_execs exec;
 };
 
 static inline struct mvgal_device *to_mvgal(struct drm_device *dev)

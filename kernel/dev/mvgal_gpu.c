@@ -21,6 +21,7 @@
 #include "core/mvgal_path.h"
 #include "core/mvgal_predict.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "dev/mvgal_path.h"
@@ -500,6 +501,7 @@ static void mvgal_gpu_remove(struct mvgal_device *mdev, struct mvgal_gpu *gpu)
 	drm_info(&mdev->drm, "GPU %u detached: %s %s\n", gpu->index,
 		 gpu->driver, gpu->slot);
 	mvgal_dma_unreach_gpu(mdev, gpu);
+	mvgal_exec_gpu_gone(mdev, gpu->index);
 	mvgal_gpu_free(gpu);
 }
 

@@ -107,7 +107,7 @@ static int mvgal_param_set_force_method(const char *val,
 	ret = kstrtoint(val, 10, &v);
 	if (ret)
 		return ret;
-	if (v < -1 || v >= MVGAL_METHOD_COUNT)
+	if (v < -1 || v > MVGAL_METHOD_EXEC)
 		return -ERANGE;
 	WRITE_ONCE(*(int *)kp->arg, v);
 	return 0;
@@ -122,7 +122,7 @@ module_param_cb(force_method, &mvgal_force_method_ops, &mvgal_force_method,
 		0644);
 
 MODULE_PARM_DESC(force_method,
-		 "Use this transfer method where possible: -1 auto, 0 in place, 1 p2p, 2 cpu copy, 3 staging (default: -1)");
+		 "Use this transfer method where possible: -1 auto, 0 in place, 1 p2p, 2 cpu copy, 3 staging, 4 copy executor (default: -1)");
 
 unsigned int mvgal_evict_policy = MVGAL_EVICT_POLICY_PREDICT;
 
@@ -291,6 +291,18 @@ module_param_cb(dma_timeout_ms, &mvgal_pos_ops, &mvgal_dma_timeout_ms, 0644);
 
 MODULE_PARM_DESC(dma_timeout_ms,
 		 "Milliseconds a window of DMA-engine descriptors may take before the copy fails (default: 10000)");
+
+/*
+ * How long a copy executor may take to report a copy and have its fence
+ * signal. Past it the copy fails and the executor is unregistered: its
+ * GPU may still write, so the CPU does not make the copy in its place.
+ */
+unsigned int mvgal_exec_timeout_ms = 10000;
+
+module_param_cb(exec_timeout_ms, &mvgal_pos_ops, &mvgal_exec_timeout_ms, 0644);
+
+MODULE_PARM_DESC(exec_timeout_ms,
+		 "Milliseconds a copy executor may take for one copy, 1..1000000 (default: 10000)");
 
 /*
  * What one user's staged writes may hold of staging_kb. Each waits for

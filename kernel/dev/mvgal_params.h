@@ -19,6 +19,7 @@ extern unsigned int mvgal_max_gpus;
 extern unsigned int mvgal_max_pool_mb;
 extern int mvgal_force_method;
 extern unsigned int mvgal_dma_timeout_ms;
+extern unsigned int mvgal_exec_timeout_ms;
 extern unsigned int mvgal_evict_policy;
 extern bool mvgal_prefetch;
 extern unsigned int mvgal_mirror_window_ms;

@@ -24,6 +24,7 @@
 #include "core/mvgal_path.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_dma.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "dev/mvgal_path.h"
@@ -58,6 +59,7 @@ static bool mvgal_pair_facts(struct mvgal_device *mdev, unsigned int src,
 			       mvgal_pool_is_device(&g->pool);
 		f->dma_engine = mvgal_dma_reaches(mdev, g);
 		f->p2p_copier = f->dma_engine;
+		f->executor = mvgal_exec_present(mdev, g->index);
 	}
 	spin_lock(&mdev->cal_lock);
 	f->p2p_corrupts = mdev->dma_bad[src][dst];

@@ -3,8 +3,9 @@
  * The copiers: every copy of a buffer's bytes between two locations (a
  * job's runs, a CPU access bringing chunks home, a drain) goes to the
  * copier of the method the path selector chose for its pair and size:
- * the CPU (a direct copy, or staged through a bounce buffer) or a DMA
- * engine (MVGAL_METHOD_P2P, dev/mvgal_dma.c).
+ * the CPU (a direct copy, or staged through a bounce buffer), a DMA
+ * engine (MVGAL_METHOD_P2P, dev/mvgal_dma.c) or the copy executor of the
+ * GPU whose pool is one side (MVGAL_METHOD_EXEC, dev/mvgal_exec.c).
  *
  * A copier returns when its copy is done, in the caller's context (the
  * migration worker, whose job's fence then signals); an error fails the
@@ -16,11 +17,13 @@
  */
 
 #include <linux/errno.h>
+#include <linux/mm.h>
 
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_dma.h"
+#include "dev/mvgal_exec.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_copier.h"
@@ -49,6 +52,37 @@ static int mvgal_copy_dma(struct mvgal_bo *bo, unsigned int dst,
 	return ret;
 }
 
+/*
+ * The executor of the GPU whose pool is one side copies between that pool
+ * and the buffer's host pages. Then both ends are sampled: an executor
+ * whose bytes came out wrong copies nothing more, and the CPU makes the
+ * copy.
+ */
+static int mvgal_copy_exec(struct mvgal_bo *bo, unsigned int dst,
+			   unsigned int src, u64 off, u64 len,
+			   unsigned int method, void *bounce)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	bool to_pool = src == MVGAL_LOC_HOST;
+	struct mvgal_exec_host host;
+	struct mvgal_dma_side sd;
+	int ret;
+
+	if ((src != MVGAL_LOC_HOST && dst != MVGAL_LOC_HOST) ||
+	    mvgal_loc_dma_side(bo, to_pool ? dst : src, &sd) ||
+	    mvgal_loc_host_pages(bo, off, len, &host))
+		return -ENODEV;
+	ret = mvgal_exec_copy(mdev, sd.gpu->index,
+			      to_pool ? MVGAL_EXEC_TO_POOL : MVGAL_EXEC_FROM_POOL,
+			      &host, sd.base + off, len);
+	kvfree(host.pages);
+	if (!ret && mvgal_loc_differ(bo, dst, src, off, len)) {
+		mvgal_exec_distrust(mdev, sd.gpu->index);
+		ret = -ENODEV;
+	}
+	return ret;
+}
+
 static const struct mvgal_copier mvgal_cpu_copier = {
 	.copy = mvgal_loc_copy,
 };
@@ -57,12 +91,17 @@ static const struct mvgal_copier mvgal_dma_copier = {
 	.copy = mvgal_copy_dma,
 };
 
+static const struct mvgal_copier mvgal_exec_copier = {
+	.copy = mvgal_copy_exec,
+};
+
 /* In place moves nothing: a copy planned that way is the CPU's. */
-static const struct mvgal_copier *const mvgal_copiers[MVGAL_METHOD_COUNT] = {
+static const struct mvgal_copier *const mvgal_copiers[MVGAL_NR_METHODS] = {
 	[MVGAL_METHOD_IN_PLACE] = &mvgal_cpu_copier,
 	[MVGAL_METHOD_P2P] = &mvgal_dma_copier,
 	[MVGAL_METHOD_CPU_COPY] = &mvgal_cpu_copier,
 	[MVGAL_METHOD_STAGING] = &mvgal_cpu_copier,
+	[MVGAL_METHOD_EXEC] = &mvgal_exec_copier,
 };
 
 /**
@@ -75,7 +114,8 @@ static const struct mvgal_copier *const mvgal_copiers[MVGAL_METHOD_COUNT] = {
  * @method: (in) the MVGAL_METHOD_* chosen; (out) the one that copied
  * @bounce: MVGAL_BOUNCE_SIZE bytes on the destination's node
  *
- * Return: 0, the copier's error (-EIO, -ETIMEDOUT for a DMA engine's), or
+ * Return: 0, the copier's error (-EIO, -ETIMEDOUT for a DMA engine's or
+ * an executor's), or
  * -EOPNOTSUPP for an unknown method.
  */
 int mvgal_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
@@ -84,7 +124,7 @@ int mvgal_copy(struct mvgal_bo *bo, unsigned int dst, unsigned int src,
 	const struct mvgal_copier *c;
 	int ret;
 
-	if (*method >= MVGAL_METHOD_COUNT)
+	if (*method >= MVGAL_NR_METHODS)
 		return -EOPNOTSUPP;
 	c = mvgal_copiers[*method];
 	if (*method == MVGAL_METHOD_IN_PLACE)

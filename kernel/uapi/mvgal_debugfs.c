@@ -48,6 +48,13 @@
  * so tests can see which pools the engine reaches and that it follows
  * their drivers' moves.
  *
+ * <debugfs>/mvgal/executors: the copy executors (dev/mvgal_exec.c):
+ *   cat executors                        "copies N fallbacks N timeouts N
+ *                                        errors N wrong N gone N", then
+ *                                        one "gpu I pid P queued N taken
+ *                                        N" line per registered executor
+ * so tests can see how each executor's copies ended.
+ *
  * <debugfs>/mvgal/path_cal sets the figures of one method on one path by
  * hand, as if a calibration had measured them, so that tests can make
  * the path selector's choice depend on the size. Root only (0200).
@@ -83,6 +90,7 @@
 #include "core/mvgal_path.h"
 #include "dev/mvgal_device.h"
 #include "dev/mvgal_dma.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_path.h"
 #include "dev/mvgal_pool.h"
@@ -444,6 +452,13 @@ static int mvgal_debug_dma_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(mvgal_debug_dma);
 
+static int mvgal_debug_exec_show(struct seq_file *m, void *unused)
+{
+	mvgal_exec_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mvgal_debug_exec);
+
 /*
  * The figures of @method on the path @src -> @dst become @cal. Only
  * between locations that exist: figures left in an empty slot would
@@ -553,6 +568,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_staging_fops);
 	debugfs_create_file("dma_engine", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_dma_fops);
+	debugfs_create_file("executors", 0400, mdev->debugfs, mdev,
+			    &mvgal_debug_exec_fops);
 	debugfs_create_file("path_cal", 0200, mdev->debugfs, mdev,
 			    &mvgal_debug_cal_fops);
 	debugfs_create_file("bo_hold", 0200, mdev->debugfs, mdev,

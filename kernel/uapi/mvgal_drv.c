@@ -28,6 +28,7 @@
 #include "move/mvgal_prime.h"
 #include "policy/mvgal_prefetch.h"
 #include "uapi/mvgal_bo_ioctl.h"
+#include "uapi/mvgal_exec_ioctl.h"
 #include "uapi/mvgal_debugfs.h"
 #include "uapi/mvgal_gpu_ioctl.h"
 #include "uapi/mvgal_harvest_ioctl.h"
@@ -100,6 +101,12 @@ static const struct drm_ioctl_desc mvgal_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(MVGAL_REPLICATE, mvgal_ioctl_replicate,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(MVGAL_ADVISE, mvgal_ioctl_advise, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_EXEC_REGISTER, mvgal_ioctl_exec_register,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_EXEC_TAKE, mvgal_ioctl_exec_take,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(MVGAL_EXEC_DONE, mvgal_ioctl_exec_done,
+			  DRM_RENDER_ALLOW),
 };
 
 /*
@@ -138,11 +145,34 @@ static bool mvgal_out_unwritable(unsigned int cmd, void __user *uargs)
 	return fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)) != 0;
 }
 
+/*
+ * drm_ioctl() fits a caller's shorter struct by zero-filling the rest and
+ * copying out only what fits. The executors' calls hand out a job and an
+ * fd, or take a fence, that would be lost or misread that way: they take
+ * their struct at exactly its size.
+ */
+static bool mvgal_size_wrong(unsigned int cmd)
+{
+	static const unsigned int exact[] = {
+		DRM_IOCTL_MVGAL_EXEC_REGISTER, DRM_IOCTL_MVGAL_EXEC_TAKE,
+		DRM_IOCTL_MVGAL_EXEC_DONE,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(exact); i++)
+		if (_IOC_TYPE(cmd) == DRM_IOCTL_BASE &&
+		    _IOC_NR(cmd) == _IOC_NR(exact[i]))
+			return cmd != exact[i];
+	return false;
+}
+
 static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 			unsigned long arg)
 {
 	void __user *uargs = (void __user *)arg;
 
+	if (mvgal_size_wrong(cmd))
+		return -EINVAL;
 	if (mvgal_is_begin(cmd))
 		return mvgal_begin_user(filp, cmd, uargs, NULL);
 	if (mvgal_out_unwritable(cmd, uargs))
@@ -157,6 +187,8 @@ static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 {
 	void __user *uargs = compat_ptr(arg);
 
+	if (mvgal_size_wrong(cmd))
+		return -EINVAL;
 	if (mvgal_is_begin(cmd))
 		return mvgal_begin_user(filp, cmd, uargs, NULL);
 	if (mvgal_out_unwritable(cmd, uargs))
@@ -210,6 +242,7 @@ static int __init mvgal_dev_setup(struct mvgal_device *mdev)
 	mutex_init(&mdev->cal_mutex);
 	INIT_LIST_HEAD(&mdev->bos);
 	spin_lock_init(&mdev->cal_lock);
+	mvgal_exec_init(mdev);
 	/* Freed with the devres group, as the device is. */
 	mdev->staged = devm_kcalloc(&mdev->pdev->dev, nr_node_ids,
 				    sizeof(*mdev->staged), GFP_KERNEL);

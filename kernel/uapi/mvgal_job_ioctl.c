@@ -84,7 +84,8 @@ int mvgal_ioctl_cancel(struct drm_device *dev, void *data,
 int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 			  struct drm_file *file)
 {
-	struct mvgal_counters *c = &to_mvgal(dev)->ctr;
+	struct mvgal_device *mdev = to_mvgal(dev);
+	struct mvgal_counters *c = &mdev->ctr;
 	struct drm_mvgal_stats *args = data;
 	unsigned int i;
 
@@ -112,6 +113,10 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 	args->prefetch_cancelled = atomic64_read(&c->prefetch_cancelled);
 	args->numa_moved = atomic64_read(&c->numa_moved);
 	args->staged_writes = atomic64_read(&c->staged_writes);
+	args->exec_bytes = atomic64_read(&c->bytes[MVGAL_METHOD_EXEC]);
+	args->exec_copies = atomic64_read(&c->copies[MVGAL_METHOD_EXEC]);
+	args->exec_fallbacks = atomic64_read(&mdev->exec.fallbacks);
+	args->exec_timeouts = atomic64_read(&mdev->exec.timeouts);
 	return 0;
 }
 

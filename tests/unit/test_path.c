@@ -292,6 +292,39 @@ TEST(impossible_force_is_ignored)
 	EXPECT_EQ(MVGAL_COST_NEVER, ch.cost[MVGAL_METHOD_P2P]);
 }
 
+/*
+ * A copy executor is possible where one serves the pair, never in the
+ * static order and never by price (nothing measures it yet): only forced.
+ */
+TEST(executor_is_used_only_where_forced)
+{
+	struct mvgal_link_facts f = { .src_mapped = true, .dst_mapped = true,
+				      .executor = true };
+	struct mvgal_path_cal cal[4] = {
+		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 1, .bw = 1 * MB },
+		[MVGAL_METHOD_STAGING] = { .latency_ns = 1, .bw = 1 * MB },
+	};
+	struct mvgal_link_verdict v;
+	struct mvgal_path_choice ch;
+
+	mvgal_link_judge(&f, &v);
+	EXPECT_EQ(BIT(MVGAL_METHOD_EXEC) | BIT(MVGAL_METHOD_CPU_COPY) |
+		  BIT(MVGAL_METHOD_STAGING), v.methods);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, v.chosen);
+	mvgal_path_select(&v, cal, 64 << 20, -1, &ch);
+	EXPECT_NE(MVGAL_METHOD_EXEC, ch.method);
+	mvgal_path_select(&v, cal, 64 << 20, MVGAL_METHOD_EXEC, &ch);
+	EXPECT_EQ(MVGAL_METHOD_EXEC, ch.method);
+	EXPECT_TRUE(ch.forced);
+	/* Without an executor, forcing it changes nothing. */
+	f.executor = false;
+	mvgal_link_judge(&f, &v);
+	EXPECT_FALSE(v.methods & BIT(MVGAL_METHOD_EXEC));
+	mvgal_path_select(&v, cal, 64 << 20, MVGAL_METHOD_EXEC, &ch);
+	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	EXPECT_FALSE(ch.forced);
+}
+
 TEST(nothing_possible_selects_none)
 {
 	struct mvgal_link_verdict v = { .methods = 0, .chosen = MVGAL_METHOD_NONE };

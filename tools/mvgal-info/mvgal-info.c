@@ -509,7 +509,7 @@ static void methods_text(uint32_t methods, char *buf, size_t len)
 	unsigned int m;
 
 	snprintf(buf, len, "none");
-	for (m = 0; m < MVGAL_METHOD_COUNT; m++)
+	for (m = 0; m <= MVGAL_METHOD_EXEC; m++)
 		if (methods & (1U << m))
 			at += snprintf(buf + at, at < len ? len - at : 0, "%s%s",
 				       at ? "," : "", mvgal_method_name(m));

@@ -344,6 +344,13 @@ struct drm_mvgal_gpu_info {
 #define MVGAL_METHOD_CPU_COPY	2
 #define MVGAL_METHOD_STAGING	3
 #define MVGAL_METHOD_COUNT	4
+/*
+ * MVGAL_METHOD_EXEC: the GPU's own copy engine, driven by a userspace
+ * executor (see "copy executors"). It has no entry in the per-method
+ * arrays, which are MVGAL_METHOD_COUNT long forever; its figures are in
+ * fields of their own.
+ */
+#define MVGAL_METHOD_EXEC	4
 #define MVGAL_METHOD_NONE	0xffffffffU
 
 /* Why a method is not possible: &drm_mvgal_gpu_link.reasons[]. */
@@ -1319,6 +1326,20 @@ struct drm_mvgal_stats {
 	 * their chunks rather than made at once.
 	 */
 	__u64 staged_writes;
+	/**
+	 * @exec_bytes: (out) bytes copied by MVGAL_METHOD_EXEC (copy
+	 * executors). Past MVGAL_V1 size: an older module leaves 0.
+	 */
+	__u64 exec_bytes;
+	/** @exec_copies: (out) chunk copies by MVGAL_METHOD_EXEC. */
+	__u64 exec_copies;
+	/**
+	 * @exec_fallbacks: (out) executor copies the CPU made instead: the
+	 * executor went, failed the copy, or its bytes came out wrong.
+	 */
+	__u64 exec_fallbacks;
+	/** @exec_timeouts: (out) executor copies past exec_timeout_ms. */
+	__u64 exec_timeouts;
 };
 
 /**
@@ -2070,6 +2091,126 @@ struct drm_mvgal_bo_mark {
 	__u64 size;
 };
 
+/*
+ * DOC: copy executors
+ *
+ * No kernel interface drives a GPU's own copy engines (SDMA, blitters,
+ * copy engines), but every GPU's userspace driver does: a Vulkan
+ * transfer queue copies between any two dma-bufs its device imports. A
+ * copy executor is a process that registers for one GPU
+ * (DRM_IOCTL_MVGAL_EXEC_REGISTER), imports that GPU's pool once
+ * (DRM_IOCTL_MVGAL_POOL_FD), and then, on a thread of its own, takes
+ * copies between the pool and host pages (DRM_IOCTL_MVGAL_EXEC_TAKE) and
+ * reports each done (DRM_IOCTL_MVGAL_EXEC_DONE), with a sync_file fence
+ * that signals when its GPU finished the copy.
+ *
+ * The host side of each copy is a dma-buf of exactly the pages the copy
+ * touches, made for that copy and revoked when mvgal stops waiting for
+ * it: its CPU mappings are taken away (a later access is SIGBUS) and a
+ * new mmap is refused. Pages are never handed out for longer, because
+ * mvgal moves a buffer's host pages (NUMA placement, eviction).
+ *
+ * mvgal trusts an executor with nothing it cannot check. A copy whose
+ * executor goes away (its file closed), reports an error, or signals a
+ * fence with an error is made again by the CPU, whole. A copy whose
+ * bytes come out wrong (mvgal compares samples of both ends after every
+ * copy) is made again by the CPU and the executor is unregistered. A
+ * copy not done within the module parameter exec_timeout_ms fails with
+ * -ETIMEDOUT (the job fails, its chunks stay where they were) and the
+ * executor is unregistered: mvgal cannot stop a GPU that may still
+ * write, so it does not let the CPU race it. The path selector uses an
+ * executor only where MVGAL_METHOD_EXEC is forced (module parameter
+ * force_method=4) or where calibration found it right and cheapest.
+ */
+
+/* &drm_mvgal_exec_register.flags */
+#define MVGAL_EXEC_UNREGISTER	(1U << 0)
+
+/**
+ * struct drm_mvgal_exec_register - DRM_IOCTL_MVGAL_EXEC_REGISTER
+ *
+ * Makes the calling file the copy executor of GPU @gpu, or with
+ * MVGAL_EXEC_UNREGISTER ends that (copies it has not reported done are
+ * made by the CPU). Closing the file ends it too. Needs CAP_SYS_ADMIN.
+ * Errors: -EINVAL (unknown flags, a slot out of range, a struct of
+ * another size), -ENODEV (an empty slot), -EBUSY (another executor is
+ * registered for @gpu, or this file is already), -ENOENT (unregistering
+ * a GPU this file is not the executor of), -EPERM.
+ */
+struct drm_mvgal_exec_register {
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) 0 or MVGAL_EXEC_UNREGISTER. */
+	__u32 flags;
+};
+
+/* &drm_mvgal_exec_take.flags */
+#define MVGAL_EXEC_TAKE_NONBLOCK	(1U << 0)
+
+/* &drm_mvgal_exec_take.dir */
+#define MVGAL_EXEC_TO_POOL	0	/* host pages -> pool */
+#define MVGAL_EXEC_FROM_POOL	1	/* pool -> host pages */
+
+/**
+ * struct drm_mvgal_exec_take - DRM_IOCTL_MVGAL_EXEC_TAKE
+ *
+ * Takes the next copy for GPU @gpu's executor, waiting (interruptibly)
+ * for one unless MVGAL_EXEC_TAKE_NONBLOCK. Copy @length bytes between
+ * [@host_offset, +@length) of @host_fd and [@pool_offset, +@length) of
+ * the pool's dma-buf (DRM_IOCTL_MVGAL_POOL_FD), in direction @dir, then
+ * report it with DRM_IOCTL_MVGAL_EXEC_DONE; close @host_fd after.
+ * Errors: -EINVAL (unknown flags, a slot out of range, a struct of
+ * another size), -EPERM (this file is not, or no longer, @gpu's
+ * executor), -EAGAIN (nothing to take and MVGAL_EXEC_TAKE_NONBLOCK),
+ * -ENODEV (the registration ended while waiting: the GPU went, a copy
+ * came out wrong or past its deadline), -EINTR, -EMFILE.
+ */
+struct drm_mvgal_exec_take {
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) 0 or MVGAL_EXEC_TAKE_NONBLOCK. */
+	__u32 flags;
+	/** @job: (out) the copy's id, for DRM_IOCTL_MVGAL_EXEC_DONE. */
+	__u64 job;
+	/** @dir: (out) MVGAL_EXEC_TO_POOL or MVGAL_EXEC_FROM_POOL. */
+	__u32 dir;
+	/** @host_fd: (out) a dma-buf (O_CLOEXEC) of the copy's host pages. */
+	__s32 host_fd;
+	/** @host_offset: (out) the copy's first byte in @host_fd. */
+	__u64 host_offset;
+	/** @pool_offset: (out) the copy's first byte in the pool. */
+	__u64 pool_offset;
+	/** @length: (out) bytes. */
+	__u64 length;
+};
+
+/**
+ * struct drm_mvgal_exec_done - DRM_IOCTL_MVGAL_EXEC_DONE
+ *
+ * Reports copy @job of GPU @gpu's executor: submitted, with @fence_fd a
+ * sync_file that signals when the copy is complete (an error on the
+ * fence fails it), or complete already with @fence_fd -1; or failed,
+ * with a negative errno in @status. Errors: -EINVAL (unknown flags, a
+ * slot out of range, a struct of another size, a @status that is
+ * positive or not an errno, a @fence_fd that is not a sync_file, or one
+ * given with a failure), -EPERM (this file is not, or no longer, @gpu's
+ * executor), -ENOENT (no copy @job is
+ * taken by this executor and not yet reported: an unknown id, one
+ * reported or given up on already).
+ */
+struct drm_mvgal_exec_done {
+	/** @gpu: (in) GPU index. */
+	__u32 gpu;
+	/** @flags: (in) must be 0. */
+	__u32 flags;
+	/** @job: (in) &drm_mvgal_exec_take.job. */
+	__u64 job;
+	/** @fence_fd: (in) a sync_file, or -1. */
+	__s32 fence_fd;
+	/** @status: (in) 0, or the copy's negative errno. */
+	__s32 status;
+};
+
 #define DRM_MVGAL_GET_INFO	0x00
 
 #define DRM_MVGAL_GPU_ATTACH	0x01
@@ -2102,6 +2243,9 @@ struct drm_mvgal_bo_mark {
 #define DRM_MVGAL_BO_USERPTR	0x1c
 #define DRM_MVGAL_BO_MARK	0x1d
 #define DRM_MVGAL_PLACE_ADOPT	0x1e
+#define DRM_MVGAL_EXEC_REGISTER	0x1f
+#define DRM_MVGAL_EXEC_TAKE	0x20
+#define DRM_MVGAL_EXEC_DONE	0x21
 
 #define DRM_IOCTL_MVGAL_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_GET_INFO, struct drm_mvgal_get_info)
@@ -2165,6 +2309,12 @@ struct drm_mvgal_bo_mark {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_BO_MARK, struct drm_mvgal_bo_mark)
 #define DRM_IOCTL_MVGAL_PLACE_ADOPT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_PLACE_ADOPT, struct drm_mvgal_place_adopt)
+#define DRM_IOCTL_MVGAL_EXEC_REGISTER \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_EXEC_REGISTER, struct drm_mvgal_exec_register)
+#define DRM_IOCTL_MVGAL_EXEC_TAKE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_MVGAL_EXEC_TAKE, struct drm_mvgal_exec_take)
+#define DRM_IOCTL_MVGAL_EXEC_DONE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_MVGAL_EXEC_DONE, struct drm_mvgal_exec_done)
 
 #if defined(__cplusplus)
 }
