@@ -278,7 +278,8 @@ int mvgal_loc_host_pages(struct mvgal_bo *bo, u64 off, u64 len,
 		return -ENODEV;
 	h->off = off & ~PAGE_MASK;
 	h->npages = (h->off + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	h->pages = kvmalloc_array(h->npages, sizeof(*h->pages), GFP_KERNEL);
+	h->pages = kvmalloc_array(h->npages, sizeof(*h->pages),
+				  GFP_KERNEL_ACCOUNT);
 	if (!h->pages)
 		return -ENOMEM;
 	for (i = 0; i < h->npages; i++) {

@@ -23,7 +23,7 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 	unsigned int i;
 
 	v->methods = 0;
-	for (i = 0; i < MVGAL_METHOD_COUNT; i++)
+	for (i = 0; i < MVGAL_NR_METHODS; i++)
 		v->reasons[i] = MVGAL_REASON_OK;
 
 	if (f->dst_imports_src)
@@ -42,7 +42,10 @@ void mvgal_link_judge(const struct mvgal_link_facts *f,
 	else
 		v->reasons[MVGAL_METHOD_P2P] = MVGAL_REASON_NO_DMA_ENGINE;
 
-	/* Possible, but used only where forced: nothing prices it yet. */
+	/*
+	 * Possible; never in the static order below: only once measured
+	 * (a calibration checks its copy first), or forced.
+	 */
 	if (f->executor)
 		v->methods |= 1U << MVGAL_METHOD_EXEC;
 
@@ -101,7 +104,9 @@ unsigned long long mvgal_path_cost(const struct mvgal_path_cal *cal,
  * copying methods, the cheapest by the cost model wins when every
  * possible one has been measured; until then, the static order of
  * mvgal_link_judge() stands, because an unmeasured method has no cost to
- * compare.
+ * compare. A copy executor is a process mvgal cannot vouch for: it takes
+ * part only once a calibration has checked and measured it, and never
+ * holds the others back.
  */
 void mvgal_path_select(const struct mvgal_link_verdict *v,
 		       const struct mvgal_path_cal *cal,
@@ -115,7 +120,7 @@ void mvgal_path_select(const struct mvgal_link_verdict *v,
 	out->method = MVGAL_METHOD_NONE;
 	out->forced = false;
 	out->measured = false;
-	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+	for (m = 0; m < MVGAL_NR_METHODS; m++) {
 		out->cost[m] = MVGAL_COST_NEVER;
 		if (!(v->methods & (1U << m)))
 			continue;
@@ -123,7 +128,8 @@ void mvgal_path_select(const struct mvgal_link_verdict *v,
 			out->cost[m] = 0;
 		else
 			out->cost[m] = mvgal_path_cost(&cal[m], bytes);
-		if (out->cost[m] == MVGAL_COST_NEVER)
+		/* An executor not measured is not in the running. */
+		if (out->cost[m] == MVGAL_COST_NEVER && m != MVGAL_METHOD_EXEC)
 			all_measured = false;
 	}
 	if (force >= 0 && force <= MVGAL_METHOD_EXEC &&
@@ -140,7 +146,7 @@ void mvgal_path_select(const struct mvgal_link_verdict *v,
 		out->method = v->chosen;
 		return;
 	}
-	for (m = 0; m < MVGAL_METHOD_COUNT; m++) {
+	for (m = 0; m < MVGAL_NR_METHODS; m++) {
 		if ((v->methods & (1U << m)) && out->cost[m] < best) {
 			best = out->cost[m];
 			out->method = m;

@@ -7,7 +7,15 @@
 #ifndef MVGAL_PATH_H
 #define MVGAL_PATH_H
 
+#include <drm/mvgal_drm.h>
+
 #include "mvgal_core_types.h"
+
+/*
+ * Every method, the copy executor's too: the uapi's per-method arrays stop
+ * before it (MVGAL_METHOD_COUNT), mvgal's own do not.
+ */
+#define MVGAL_NR_METHODS	(MVGAL_METHOD_EXEC + 1)
 
 /* What the module found out about an ordered pair (src pool -> dst GPU). */
 struct mvgal_link_facts {
@@ -24,7 +32,7 @@ struct mvgal_link_facts {
 
 struct mvgal_link_verdict {
 	unsigned int methods;	/* bit MVGAL_METHOD_x: possible */
-	unsigned int reasons[4]; /* MVGAL_REASON_x per method */
+	unsigned int reasons[MVGAL_NR_METHODS]; /* MVGAL_REASON_x per method */
 	unsigned int chosen;	/* MVGAL_METHOD_x or MVGAL_METHOD_NONE */
 	unsigned int why;	/* MVGAL_WHY_x */
 };
@@ -48,7 +56,7 @@ struct mvgal_path_choice {
 	unsigned int method;		/* MVGAL_METHOD_x or _NONE */
 	bool forced;			/* the force knob decided */
 	bool measured;			/* costs decided, not the static order */
-	unsigned long long cost[4];	/* per method; MVGAL_COST_NEVER */
+	unsigned long long cost[MVGAL_NR_METHODS]; /* MVGAL_COST_NEVER: none */
 };
 
 void mvgal_path_select(const struct mvgal_link_verdict *v,

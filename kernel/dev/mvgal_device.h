@@ -34,9 +34,6 @@ struct workqueue_struct;
 #define MVGAL_DRIVER_MAJOR	0
 #define MVGAL_DRIVER_MINOR	1
 
-/* Every method, the executor's too (the uapi's arrays stop before it). */
-#define MVGAL_NR_METHODS	(MVGAL_METHOD_EXEC + 1)
-
 /* Counters of the migration engine (DRM_IOCTL_MVGAL_GET_STATS). */
 struct mvgal_counters {
 	atomic64_t scheduled;
@@ -146,13 +143,15 @@ struct mvgal_device {
 	/* Calibrated paths between locations; @cal_lock guards them. */
 	spinlock_t cal_lock;
 	struct mvgal_path_cal cal[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT]
-				 [MVGAL_METHOD_COUNT];
+				 [MVGAL_NR_METHODS];
 	/*
 	 * Pairs whose DMA-engine copy a calibration found right (@dma_ok,
 	 * lost when a copy fails) or wrong (@dma_bad, for as long as the
 	 * engine stays); under @cal_lock.
 	 */
 	bool dma_ok[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
+	/* The executor registration whose figures @cal holds, per pair. */
+	u64 exec_cal_id[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
 	bool dma_bad[MVGAL_LOC_COUNT][MVGAL_LOC_COUNT];
 	u64 calibrated_ns;
 	/* The DMA-engine copier (dev/mvgal_dma.c). */

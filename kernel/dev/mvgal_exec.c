@@ -74,6 +74,7 @@ struct mvgal_exec {
 	struct kref ref;
 	struct drm_file *file;
 	unsigned int gpu;
+	u64 id;				/* of the registration, from 1 */
 	pid_t tgid;
 	/* Unregistered; under execs.lock, as the lists. */
 	bool gone;
@@ -120,7 +121,7 @@ static struct sg_table *mvgal_exec_buf_map(struct dma_buf_attachment *a,
 	struct sg_table *sgt;
 	int ret = -ENODEV;
 
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL_ACCOUNT);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&b->lock);
@@ -128,7 +129,7 @@ static struct sg_table *mvgal_exec_buf_map(struct dma_buf_attachment *a,
 		goto err_free;
 	ret = sg_alloc_table_from_pages(sgt, b->pages, b->npages, 0,
 					(u64)b->npages << PAGE_SHIFT,
-					GFP_KERNEL);
+					GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_free;
 	ret = dma_map_sgtable(a->dev, sgt, dir, 0);
@@ -183,7 +184,7 @@ static struct dma_buf *mvgal_exec_buf_new(const struct mvgal_exec_host *h)
 	struct dma_buf *dmabuf;
 	unsigned long i;
 
-	b = kvzalloc(struct_size(b, pages, h->npages), GFP_KERNEL);
+	b = kvzalloc(struct_size(b, pages, h->npages), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&b->lock);
@@ -330,6 +331,7 @@ int mvgal_exec_register(struct mvgal_device *mdev, struct drm_file *file,
 		kfree(e);
 		return -EBUSY;
 	}
+	e->id = ++x->next_id;
 	x->by_gpu[gpu] = e;
 	spin_unlock(&x->lock);
 	return 0;
@@ -364,14 +366,16 @@ void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu)
 	mvgal_exec_end(mdev, NULL, gpu, NULL);
 }
 
-bool mvgal_exec_present(struct mvgal_device *mdev, unsigned int gpu)
+/* GPU @gpu's executor's registration (never 0), or 0: none. */
+u64 mvgal_exec_id(struct mvgal_device *mdev, unsigned int gpu)
 {
-	bool ret;
+	u64 id = 0;
 
 	spin_lock(&mdev->exec.lock);
-	ret = gpu < MVGAL_MAX_GPUS && mdev->exec.by_gpu[gpu];
+	if (gpu < MVGAL_MAX_GPUS && mdev->exec.by_gpu[gpu])
+		id = mdev->exec.by_gpu[gpu]->id;
 	spin_unlock(&mdev->exec.lock);
-	return ret;
+	return id;
 }
 
 /* @file's registration for @gpu, referenced; NULL if it has none. */
@@ -554,7 +558,7 @@ mvgal_exec_job_new(const struct mvgal_exec_host *host, u32 dir, u64 pool_off,
 {
 	struct mvgal_exec_job *j;
 
-	j = kzalloc(sizeof(*j), GFP_KERNEL);
+	j = kzalloc(sizeof(*j), GFP_KERNEL_ACCOUNT);
 	if (!j)
 		return NULL;
 	j->dmabuf = mvgal_exec_buf_new(host);

@@ -21,12 +21,13 @@ struct seq_file;
 /*
  * struct mvgal_execs - the device's executors, one per GPU at most
  *
- * @lock guards @by_gpu, and each executor's queues and state; never held
- * across a wait, an fd install or a dma-buf call.
+ * @lock is never held across a wait, an fd install or a dma-buf call.
  */
 struct mvgal_execs {
+	/* Guards @by_gpu, and each executor's queues and state. */
 	spinlock_t lock;
 	struct mvgal_exec *by_gpu[MVGAL_MAX_GPUS];
+	u64 next_id;
 	atomic64_t copies;
 	atomic64_t fallbacks;	/* the CPU made the copy instead */
 	atomic64_t timeouts;
@@ -50,7 +51,7 @@ int mvgal_exec_unregister(struct mvgal_device *mdev, struct drm_file *file,
 void mvgal_exec_file_close(struct mvgal_device *mdev, struct drm_file *file);
 void mvgal_exec_gpu_gone(struct mvgal_device *mdev, unsigned int gpu);
 void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu);
-bool mvgal_exec_present(struct mvgal_device *mdev, unsigned int gpu);
+u64 mvgal_exec_id(struct mvgal_device *mdev, unsigned int gpu);
 int mvgal_exec_take(struct mvgal_device *mdev, struct drm_file *file,
 		    struct drm_mvgal_exec_take *args);
 int mvgal_exec_done(struct mvgal_device *mdev, struct drm_file *file,

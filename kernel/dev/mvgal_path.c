@@ -13,6 +13,7 @@
 
 #include <linux/lockdep.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/string.h>
@@ -59,7 +60,7 @@ static bool mvgal_pair_facts(struct mvgal_device *mdev, unsigned int src,
 			       mvgal_pool_is_device(&g->pool);
 		f->dma_engine = mvgal_dma_reaches(mdev, g);
 		f->p2p_copier = f->dma_engine;
-		f->executor = mvgal_exec_present(mdev, g->index);
+		f->executor = mvgal_exec_id(mdev, g->index) != 0;
 	}
 	spin_lock(&mdev->cal_lock);
 	f->p2p_corrupts = mdev->dma_bad[src][dst];
@@ -84,6 +85,35 @@ bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 	return true;
 }
 
+/* The registration of the executor serving @src <-> @dst; 0: none. */
+static u64 mvgal_pair_exec(struct mvgal_device *mdev, unsigned int src,
+			   unsigned int dst)
+{
+	if ((src == MVGAL_LOC_HOST) == (dst == MVGAL_LOC_HOST))
+		return 0;
+	return mvgal_exec_id(mdev, (src == MVGAL_LOC_HOST ? dst : src) - 1);
+}
+
+/**
+ * mvgal_pair_cal() - the calibrated figures of @src -> @dst
+ * @mdev: the device
+ * @src: location of the data
+ * @dst: location that needs it
+ * @cal: (out) per method; an executor's only if they were measured on the
+ *	 one registered now (a new one is checked anew)
+ */
+void mvgal_pair_cal(struct mvgal_device *mdev, unsigned int src,
+		    unsigned int dst, struct mvgal_path_cal *cal)
+{
+	u64 id = mvgal_pair_exec(mdev, src, dst);
+
+	spin_lock(&mdev->cal_lock);
+	memcpy(cal, mdev->cal[src][dst], sizeof(mdev->cal[src][dst]));
+	if (!id || mdev->exec_cal_id[src][dst] != id)
+		memset(&cal[MVGAL_METHOD_EXEC], 0, sizeof(*cal));
+	spin_unlock(&mdev->cal_lock);
+}
+
 /**
  * mvgal_select() - the method that moves @bytes from @src to @dst
  * @mdev: the device
@@ -98,7 +128,7 @@ unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,
 			  unsigned int dst, u64 bytes,
 			  struct mvgal_path_choice *choice)
 {
-	struct mvgal_path_cal cal[MVGAL_METHOD_COUNT];
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS];
 	struct mvgal_link_verdict v;
 
 	if (src >= MVGAL_LOC_COUNT || dst >= MVGAL_LOC_COUNT || src == dst ||
@@ -107,9 +137,7 @@ unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,
 		choice->method = MVGAL_METHOD_NONE;
 		return MVGAL_METHOD_NONE;
 	}
-	spin_lock(&mdev->cal_lock);
-	memcpy(cal, mdev->cal[src][dst], sizeof(cal));
-	spin_unlock(&mdev->cal_lock);
+	mvgal_pair_cal(mdev, src, dst, cal);
 	mvgal_path_select(&v, cal, bytes, READ_ONCE(mvgal_force_method),
 			  choice);
 	return choice->method;
@@ -243,6 +271,48 @@ static void mvgal_cal_side(struct mvgal_cal_loc *l, struct mvgal_dma_side *sd)
 	sd->base = l->alloc.node.start;
 }
 
+/* A copy by an engine between two scratch locations. */
+typedef int (*mvgal_cal_copy_t)(struct mvgal_device *mdev,
+				struct mvgal_cal_loc *d,
+				struct mvgal_cal_loc *s, u64 off, u64 len);
+
+static int mvgal_cal_copy_dma(struct mvgal_device *mdev,
+			      struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
+			      u64 off, u64 len)
+{
+	struct mvgal_dma_side ds, ss;
+
+	mvgal_cal_side(d, &ds);
+	mvgal_cal_side(s, &ss);
+	return mvgal_dma_copy(mdev, &ds, &ss, off, len);
+}
+
+/* The pool's GPU's executor copies between host scratch and the pool's. */
+static int mvgal_cal_copy_exec(struct mvgal_device *mdev,
+			       struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
+			       u64 off, u64 len)
+{
+	struct mvgal_cal_loc *host = d->host ? d : s, *pool = d->host ? s : d;
+	pgoff_t first = off >> PAGE_SHIFT;
+	struct mvgal_exec_host h;
+	unsigned long i;
+	int ret;
+
+	h.off = off & ~PAGE_MASK;
+	h.npages = ((off + len - 1) >> PAGE_SHIFT) - first + 1;
+	h.pages = kmalloc_array(h.npages, sizeof(*h.pages), GFP_KERNEL_ACCOUNT);
+	if (!h.pages)
+		return -ENOMEM;
+	for (i = 0; i < h.npages; i++)
+		h.pages[i] = vmalloc_to_page(host->host +
+					     ((first + i) << PAGE_SHIFT));
+	ret = mvgal_exec_copy(mdev, pool->gpu->index,
+			      d->host ? MVGAL_EXEC_FROM_POOL : MVGAL_EXEC_TO_POOL,
+			      &h, pool->alloc.node.start + off, len);
+	kfree(h.pages);
+	return ret;
+}
+
 /*
  * Does the engine copy @src -> @dst right? A range that starts and ends
  * inside pages is copied over other bytes, and both the range and what
@@ -251,10 +321,9 @@ static void mvgal_cal_side(struct mvgal_cal_loc *l, struct mvgal_dma_side *sd)
  * Return: 0, -EILSEQ for a wrong copy, or the copy's error.
  */
 static int mvgal_cal_verify(struct mvgal_device *mdev, struct mvgal_cal_loc *d,
-			    struct mvgal_cal_loc *s)
+			    struct mvgal_cal_loc *s, mvgal_cal_copy_t copy)
 {
 	const u64 off = 100, len = MVGAL_CAL_LARGE - 300;
-	struct mvgal_dma_side ds, ss;
 	u8 *want, *got;
 	int ret;
 
@@ -266,9 +335,7 @@ static int mvgal_cal_verify(struct mvgal_device *mdev, struct mvgal_cal_loc *d,
 	mvgal_view_rw(&s->view, 0, want, MVGAL_CAL_LARGE, true);
 	memset(got, 0xa5, MVGAL_CAL_LARGE);
 	mvgal_view_rw(&d->view, 0, got, MVGAL_CAL_LARGE, true);
-	mvgal_cal_side(d, &ds);
-	mvgal_cal_side(s, &ss);
-	ret = mvgal_dma_copy(mdev, &ds, &ss, off, len);
+	ret = copy(mdev, d, s, off, len);
 	if (ret)
 		goto out;
 	mvgal_view_rw(&d->view, 0, got, MVGAL_CAL_LARGE, false);
@@ -282,20 +349,18 @@ out:
 }
 
 /* The fastest of a few timed engine copies of @len bytes, in ns. */
-static u64 mvgal_cal_time_dma(struct mvgal_device *mdev,
-			      struct mvgal_cal_loc *d, struct mvgal_cal_loc *s,
-			      u64 len)
+static u64 mvgal_cal_time_engine(struct mvgal_device *mdev,
+				 struct mvgal_cal_loc *d,
+				 struct mvgal_cal_loc *s, u64 len,
+				 mvgal_cal_copy_t copy)
 {
-	struct mvgal_dma_side ds, ss;
 	u64 best = U64_MAX;
 	unsigned int i;
 
-	mvgal_cal_side(d, &ds);
-	mvgal_cal_side(s, &ss);
 	for (i = 0; i < MVGAL_CAL_REPEAT; i++) {
 		u64 t0 = ktime_get_ns();
 
-		if (mvgal_dma_copy(mdev, &ds, &ss, 0, len))
+		if (copy(mdev, d, s, 0, len))
 			return U64_MAX;
 		best = min(best, ktime_get_ns() - t0);
 		cond_resched();
@@ -303,31 +368,15 @@ static u64 mvgal_cal_time_dma(struct mvgal_device *mdev,
 	return best;
 }
 
-/*
- * The engine's figures on @src -> @dst, once its copy is verified; a
- * wrong copy takes the method from the pair for good (until the engine
- * goes). Both pools are mapped by the caller.
- */
-static bool mvgal_cal_p2p(struct mvgal_device *mdev, struct mvgal_cal *c,
-			  unsigned int src, unsigned int dst,
-			  struct mvgal_path_cal *cal)
+/* An engine's latency and bandwidth from timed copies; false: none. */
+static bool mvgal_cal_fit_engine(struct mvgal_device *mdev,
+				 struct mvgal_cal_loc *d,
+				 struct mvgal_cal_loc *s, mvgal_cal_copy_t copy,
+				 struct mvgal_path_cal *cal)
 {
-	struct mvgal_cal_loc *d = &c->loc[dst], *s = &c->loc[src];
-	u64 t1, t2;
-	int ret;
+	u64 t1 = mvgal_cal_time_engine(mdev, d, s, MVGAL_CAL_SMALL, copy);
+	u64 t2 = mvgal_cal_time_engine(mdev, d, s, MVGAL_CAL_LARGE, copy);
 
-	ret = mvgal_cal_verify(mdev, d, s);
-	if (ret == -EILSEQ)
-		drm_warn(&mdev->drm, "DMA engine copied %u -> %u wrong: the pair copies with the CPU\n",
-			 src, dst);
-	spin_lock(&mdev->cal_lock);
-	mdev->dma_bad[src][dst] |= ret == -EILSEQ;
-	mdev->dma_ok[src][dst] = !ret;
-	spin_unlock(&mdev->cal_lock);
-	if (ret)
-		return false;
-	t1 = mvgal_cal_time_dma(mdev, d, s, MVGAL_CAL_SMALL);
-	t2 = mvgal_cal_time_dma(mdev, d, s, MVGAL_CAL_LARGE);
 	if (t1 == U64_MAX || t2 == U64_MAX || !t2)
 		return false;
 	if (!mvgal_path_fit(MVGAL_CAL_SMALL, t1, MVGAL_CAL_LARGE, t2, cal))
@@ -343,13 +392,62 @@ static bool mvgal_cal_p2p(struct mvgal_device *mdev, struct mvgal_cal *c,
 	return true;
 }
 
+/*
+ * The engine's figures on @src -> @dst, once its copy is verified; a
+ * wrong copy takes the method from the pair for good (until the engine
+ * goes). Both pools are mapped by the caller.
+ */
+static bool mvgal_cal_p2p(struct mvgal_device *mdev, struct mvgal_cal *c,
+			  unsigned int src, unsigned int dst,
+			  struct mvgal_path_cal *cal)
+{
+	struct mvgal_cal_loc *d = &c->loc[dst], *s = &c->loc[src];
+	int ret;
+
+	ret = mvgal_cal_verify(mdev, d, s, mvgal_cal_copy_dma);
+	if (ret == -EILSEQ)
+		drm_warn(&mdev->drm, "DMA engine copied %u -> %u wrong: the pair copies with the CPU\n",
+			 src, dst);
+	spin_lock(&mdev->cal_lock);
+	mdev->dma_bad[src][dst] |= ret == -EILSEQ;
+	mdev->dma_ok[src][dst] = !ret;
+	spin_unlock(&mdev->cal_lock);
+	return !ret && mvgal_cal_fit_engine(mdev, d, s, mvgal_cal_copy_dma, cal);
+}
+
+/*
+ * The executor's figures on @src -> @dst (host pages and its GPU's pool),
+ * once its copy is verified; a wrong copy unregisters it. @id: the
+ * registration measured.
+ */
+static bool mvgal_cal_exec(struct mvgal_device *mdev, struct mvgal_cal *c,
+			   unsigned int src, unsigned int dst,
+			   struct mvgal_path_cal *cal, u64 *id)
+{
+	struct mvgal_cal_loc *d = &c->loc[dst], *s = &c->loc[src];
+	unsigned int gpu = (d->host ? s : d)->gpu->index;
+	int ret;
+
+	*id = mvgal_exec_id(mdev, gpu);
+	if (!*id)
+		return false;
+	ret = mvgal_cal_verify(mdev, d, s, mvgal_cal_copy_exec);
+	if (ret == -EILSEQ) {
+		drm_warn(&mdev->drm, "copy executor of GPU %u copied %u -> %u wrong: unregistered\n",
+			 gpu, src, dst);
+		mvgal_exec_distrust(mdev, gpu);
+	}
+	return !ret && mvgal_cal_fit_engine(mdev, d, s, mvgal_cal_copy_exec, cal);
+}
+
 /* Times each method @src -> @dst allows; true if one fit. */
 static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 			   unsigned int src, unsigned int dst, void *bounce)
 {
-	struct mvgal_path_cal cal[MVGAL_METHOD_COUNT] = { };
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = { };
 	bool measured = false;
 	unsigned int m;
+	u64 id = 0;
 
 	if (!mvgal_cal_map(&c->loc[dst]))
 		return false;
@@ -373,10 +471,14 @@ static bool mvgal_cal_pair(struct mvgal_device *mdev, struct mvgal_cal *c,
 	if ((c->methods[src][dst] & (1U << MVGAL_METHOD_P2P)) &&
 	    mvgal_cal_p2p(mdev, c, src, dst, &cal[MVGAL_METHOD_P2P]))
 		measured = true;
+	if ((c->methods[src][dst] & (1U << MVGAL_METHOD_EXEC)) &&
+	    mvgal_cal_exec(mdev, c, src, dst, &cal[MVGAL_METHOD_EXEC], &id))
+		measured = true;
 	mvgal_cal_unmap(&c->loc[src]);
 	mvgal_cal_unmap(&c->loc[dst]);
 	spin_lock(&mdev->cal_lock);
 	memcpy(mdev->cal[src][dst], cal, sizeof(cal));
+	mdev->exec_cal_id[src][dst] = id;
 	spin_unlock(&mdev->cal_lock);
 	return measured;
 }

@@ -13,6 +13,8 @@ struct mvgal_path_choice;
 
 bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 			unsigned int dst, struct mvgal_link_verdict *v);
+void mvgal_pair_cal(struct mvgal_device *mdev, unsigned int src,
+		    unsigned int dst, struct mvgal_path_cal *cal);
 unsigned int mvgal_select(struct mvgal_device *mdev, unsigned int src,
 			  unsigned int dst, u64 bytes,
 			  struct mvgal_path_choice *choice);

@@ -60,7 +60,8 @@
  * the path selector's choice depend on the size. Root only (0200).
  *   echo "SRC DST METHOD LATENCY_NS BYTES_PER_S" > path_cal
  * SRC and DST are locations (0 the host, 1 + GPU), METHOD an
- * MVGAL_METHOD_*; a bandwidth of 0 is "not measured". GET_PATH shows the
+ * MVGAL_METHOD_* (an executor's figures count only once a calibration
+ * has checked it); a bandwidth of 0 is "not measured". GET_PATH shows the
  * figures, and the next CALIBRATE replaces them.
  *
  * <debugfs>/mvgal/bo_hold holds one buffer's lock for a while, as a slow
@@ -462,7 +463,8 @@ DEFINE_SHOW_ATTRIBUTE(mvgal_debug_exec);
 /*
  * The figures of @method on the path @src -> @dst become @cal. Only
  * between locations that exist: figures left in an empty slot would
- * price the next GPU attached there.
+ * price the next GPU attached there. An executor's count only for the
+ * registration a calibration checked: these change its price, not that.
  */
 static int mvgal_debug_cal_set(struct mvgal_device *mdev, u32 src, u32 dst,
 			       u32 method, const struct mvgal_path_cal *cal)
@@ -471,7 +473,7 @@ static int mvgal_debug_cal_set(struct mvgal_device *mdev, u32 src, u32 dst,
 	int ret = 0;
 
 	if (src >= MVGAL_LOC_COUNT || dst >= MVGAL_LOC_COUNT || src == dst ||
-	    method >= MVGAL_METHOD_COUNT)
+	    method > MVGAL_METHOD_EXEC)
 		return -EINVAL;
 	/* Not into a calibration under way, which would overwrite them. */
 	mutex_lock(&mdev->cal_mutex);

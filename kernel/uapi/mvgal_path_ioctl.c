@@ -41,7 +41,7 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 {
 	struct mvgal_device *mdev = to_mvgal(dev);
 	struct drm_mvgal_path *args = data;
-	struct mvgal_path_cal cal[MVGAL_METHOD_COUNT];
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS];
 	struct mvgal_path_choice ch;
 	struct mvgal_link_verdict v;
 	unsigned int m;
@@ -56,8 +56,8 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 		goto out;
 	}
 	mvgal_select(mdev, args->src, args->dst, args->size, &ch);
+	mvgal_pair_cal(mdev, args->src, args->dst, cal);
 	spin_lock(&mdev->cal_lock);
-	memcpy(cal, mdev->cal[args->src][args->dst], sizeof(cal));
 	args->calibrated_ns = mdev->calibrated_ns;
 	spin_unlock(&mdev->cal_lock);
 	args->methods = v.methods;
@@ -70,6 +70,9 @@ int mvgal_ioctl_get_path(struct drm_device *dev, void *data,
 		args->bandwidth[m] = cal[m].bw;
 		args->cost_ns[m] = ch.cost[m];
 	}
+	args->exec_latency_ns = cal[MVGAL_METHOD_EXEC].latency_ns;
+	args->exec_bandwidth = cal[MVGAL_METHOD_EXEC].bw;
+	args->exec_cost_ns = ch.cost[MVGAL_METHOD_EXEC];
 out:
 	up_read(&mdev->gpu_lock);
 	return ret;

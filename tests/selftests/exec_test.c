@@ -526,6 +526,88 @@ TEST_F(exec, a_garbled_copy_is_caught)
 	lies(_metadata, self, GARBLE, 62);
 }
 
+/* Prices @src -> @dst's executor as cheapest (over measured figures). */
+static int price_cheap(uint32_t src, uint32_t dst)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "%u %u %u 1 1000000000000", src, dst,
+		 MVGAL_METHOD_EXEC);
+	return write_param("/sys/kernel/debug/mvgal/path_cal", line);
+}
+
+/*
+ * A calibration checks the executor's copy byte for byte and measures it
+ * both ways; priced cheapest, the selector then picks it unforced. A new
+ * registration is not priced until a calibration has checked it.
+ */
+TEST_F(exec, calibration_checks_and_prices_the_executor)
+{
+	const uint32_t host = MVGAL_LOC_HOST, gpu = 1 + self->g0;
+	long long copies = execs_count("copies");
+	struct drm_mvgal_stats a, b;
+	struct drm_mvgal_path p;
+	uint32_t h;
+
+	self->pid = executor_start(_metadata, self->g0, COPY);
+	ASSERT_LT(0, self->pid);
+	ASSERT_EQ(0, mvgal_get_path(self->m, host, gpu, 1 << 20, &p));
+	EXPECT_EQ(0, p.exec_bandwidth);
+	EXPECT_EQ(~0ULL, p.exec_cost_ns);
+	/* Unmeasured, it does not take part: nothing forced picks it. */
+	EXPECT_EQ(0, price_cheap(host, gpu));
+	ASSERT_EQ(0, mvgal_get_path(self->m, host, gpu, 1 << 20, &p));
+	EXPECT_NE(MVGAL_METHOD_EXEC, p.chosen);
+	ASSERT_EQ(0, mvgal_calibrate(self->m, NULL));
+	/* A check and two timings of 3 copies, each way. */
+	EXPECT_LE(copies + 14, execs_count("copies"));
+	ASSERT_EQ(0, mvgal_get_path(self->m, host, gpu, 1 << 20, &p));
+	EXPECT_LT(0, p.exec_bandwidth);
+	EXPECT_NE(~0ULL, p.exec_cost_ns);
+	ASSERT_EQ(0, mvgal_get_path(self->m, gpu, host, 1 << 20, &p));
+	EXPECT_LT(0, p.exec_bandwidth);
+	ASSERT_EQ(0, price_cheap(host, gpu));
+	ASSERT_EQ(0, mvgal_get_path(self->m, host, gpu, 1 << 20, &p));
+	EXPECT_EQ(MVGAL_METHOD_EXEC, p.chosen);
+	EXPECT_EQ(0, p.forced);
+	EXPECT_EQ(1, p.measured);
+	ASSERT_EQ(0, host_bo(self->m, SIZE, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, SIZE, 81));
+	stats(self->m, &a);
+	ASSERT_EQ(1, migrate(self->m, h, 0, SIZE, gpu));
+	stats(self->m, &b);
+	EXPECT_LE(SIZE, b.exec_bytes - a.exec_bytes);
+	in_pool(_metadata, self, h, 81);
+	mvgal_bo_destroy(self->m, h);
+	/* Another registration: its figures are not the last one's. */
+	executor_stop(self->pid);
+	self->pid = executor_start(_metadata, self->g0, COPY);
+	ASSERT_LT(0, self->pid);
+	ASSERT_EQ(0, mvgal_get_path(self->m, host, gpu, 1 << 20, &p));
+	EXPECT_EQ(0, p.exec_bandwidth);
+	EXPECT_NE(MVGAL_METHOD_EXEC, p.chosen);
+}
+
+/* A calibration's check catches an executor that copies wrong. */
+TEST_F(exec, calibration_catches_a_lying_executor)
+{
+	long long wrong = execs_count("wrong");
+	struct drm_mvgal_path p;
+	int st;
+
+	self->pid = executor_start(_metadata, self->g0, GARBLE);
+	ASSERT_LT(0, self->pid);
+	ASSERT_EQ(0, mvgal_calibrate(self->m, NULL));
+	EXPECT_EQ(wrong + 1, execs_count("wrong"));
+	EXPECT_FALSE(exec_possible(self->m, self->g0));
+	ASSERT_EQ(0, mvgal_get_path(self->m, MVGAL_LOC_HOST, 1 + self->g0,
+				    1 << 20, &p));
+	EXPECT_EQ(0, p.exec_bandwidth);
+	ASSERT_EQ(self->pid, waitpid(self->pid, &st, 0));
+	self->pid = 0;
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
 static void drop_cap_sys_admin(struct __test_metadata *_metadata)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };

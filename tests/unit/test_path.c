@@ -194,7 +194,7 @@ TEST(cost_is_latency_plus_bytes_over_bandwidth)
 
 TEST(uncalibrated_keeps_static_order)
 {
-	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = { 0 };
 	struct mvgal_path_choice ch;
 
 	mvgal_path_select(&cpu_and_staging, cal, 1 << 20, -1, &ch);
@@ -213,7 +213,7 @@ TEST(uncalibrated_keeps_static_order)
  */
 TEST(size_decides_between_direct_and_staged)
 {
-	struct mvgal_path_cal cal[4] = {
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = {
 		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 500, .bw = 100 * MB },
 		[MVGAL_METHOD_STAGING] = { .latency_ns = 20000, .bw = 1000 * MB },
 	};
@@ -242,7 +242,7 @@ TEST(size_decides_between_cpu_and_engine)
 			   BIT(MVGAL_METHOD_STAGING),
 		.chosen = MVGAL_METHOD_P2P,
 	};
-	struct mvgal_path_cal cal[4] = {
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = {
 		[MVGAL_METHOD_P2P] = { .latency_ns = 50000, .bw = 12000 * MB },
 		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 200, .bw = 3000 * MB },
 		[MVGAL_METHOD_STAGING] = { .latency_ns = 400, .bw = 1500 * MB },
@@ -262,7 +262,7 @@ TEST(in_place_wins_unless_forced)
 			   BIT(MVGAL_METHOD_STAGING),
 		.chosen = MVGAL_METHOD_IN_PLACE,
 	};
-	struct mvgal_path_cal cal[4] = {
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = {
 		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 1, .bw = 100000 * MB },
 		[MVGAL_METHOD_STAGING] = { .latency_ns = 1, .bw = 100000 * MB },
 	};
@@ -279,7 +279,7 @@ TEST(in_place_wins_unless_forced)
 /* Forcing a method the pair cannot do changes nothing. */
 TEST(impossible_force_is_ignored)
 {
-	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = { 0 };
 	struct mvgal_path_choice ch;
 
 	mvgal_path_select(&cpu_and_staging, cal, 1, MVGAL_METHOD_IN_PLACE, &ch);
@@ -294,15 +294,16 @@ TEST(impossible_force_is_ignored)
 
 /*
  * A copy executor is possible where one serves the pair, never in the
- * static order and never by price (nothing measures it yet): only forced.
+ * static order: unmeasured, it is used only where forced, and it does not
+ * hold the measured methods back; measured, it wins where it is cheaper.
  */
 TEST(executor_is_used_only_where_forced)
 {
 	struct mvgal_link_facts f = { .src_mapped = true, .dst_mapped = true,
 				      .executor = true };
-	struct mvgal_path_cal cal[4] = {
-		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 1, .bw = 1 * MB },
-		[MVGAL_METHOD_STAGING] = { .latency_ns = 1, .bw = 1 * MB },
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = {
+		[MVGAL_METHOD_CPU_COPY] = { .latency_ns = 1, .bw = 1000 * MB },
+		[MVGAL_METHOD_STAGING] = { .latency_ns = 1, .bw = 2000 * MB },
 	};
 	struct mvgal_link_verdict v;
 	struct mvgal_path_choice ch;
@@ -311,8 +312,20 @@ TEST(executor_is_used_only_where_forced)
 	EXPECT_EQ(BIT(MVGAL_METHOD_EXEC) | BIT(MVGAL_METHOD_CPU_COPY) |
 		  BIT(MVGAL_METHOD_STAGING), v.methods);
 	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, v.chosen);
+	/* Unmeasured: the measured methods are priced as without it. */
 	mvgal_path_select(&v, cal, 64 << 20, -1, &ch);
-	EXPECT_NE(MVGAL_METHOD_EXEC, ch.method);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+	EXPECT_TRUE(ch.measured);
+	EXPECT_EQ(MVGAL_COST_NEVER, ch.cost[MVGAL_METHOD_EXEC]);
+	/* Measured: a fixed cost, then more bandwidth than the CPU's. */
+	cal[MVGAL_METHOD_EXEC] = (struct mvgal_path_cal){ .latency_ns = 1000000,
+							 .bw = 10000 * MB };
+	mvgal_path_select(&v, cal, 4096, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
+	mvgal_path_select(&v, cal, 64 << 20, -1, &ch);
+	EXPECT_EQ(MVGAL_METHOD_EXEC, ch.method);
+	EXPECT_FALSE(ch.forced);
+	cal[MVGAL_METHOD_EXEC] = (struct mvgal_path_cal){ 0 };
 	mvgal_path_select(&v, cal, 64 << 20, MVGAL_METHOD_EXEC, &ch);
 	EXPECT_EQ(MVGAL_METHOD_EXEC, ch.method);
 	EXPECT_TRUE(ch.forced);
@@ -321,14 +334,14 @@ TEST(executor_is_used_only_where_forced)
 	mvgal_link_judge(&f, &v);
 	EXPECT_FALSE(v.methods & BIT(MVGAL_METHOD_EXEC));
 	mvgal_path_select(&v, cal, 64 << 20, MVGAL_METHOD_EXEC, &ch);
-	EXPECT_EQ(MVGAL_METHOD_CPU_COPY, ch.method);
+	EXPECT_EQ(MVGAL_METHOD_STAGING, ch.method);
 	EXPECT_FALSE(ch.forced);
 }
 
 TEST(nothing_possible_selects_none)
 {
 	struct mvgal_link_verdict v = { .methods = 0, .chosen = MVGAL_METHOD_NONE };
-	struct mvgal_path_cal cal[4] = { 0 };
+	struct mvgal_path_cal cal[MVGAL_NR_METHODS] = { 0 };
 	struct mvgal_path_choice ch;
 
 	mvgal_path_select(&v, cal, 1, MVGAL_METHOD_CPU_COPY, &ch);

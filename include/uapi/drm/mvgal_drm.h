@@ -1386,6 +1386,16 @@ struct drm_mvgal_path {
 	 * possible method measured), 0 when the order of @why did.
 	 */
 	__u32 measured;
+	/**
+	 * @exec_latency_ns: (out) MVGAL_METHOD_EXEC's calibrated fixed cost,
+	 * measured on the executor registered now; 0 unmeasured. Past
+	 * MVGAL_V1 size: an older module leaves these three 0.
+	 */
+	__u64 exec_latency_ns;
+	/** @exec_bandwidth: (out) its calibrated bytes/s; 0 unmeasured. */
+	__u64 exec_bandwidth;
+	/** @exec_cost_ns: (out) its modelled time for @size; ~0 impossible. */
+	__u64 exec_cost_ns;
 };
 
 /**
