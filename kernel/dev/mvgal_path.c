@@ -89,9 +89,11 @@ bool mvgal_pair_verdict(struct mvgal_device *mdev, unsigned int src,
 static u64 mvgal_pair_exec(struct mvgal_device *mdev, unsigned int src,
 			   unsigned int dst)
 {
-	if ((src == MVGAL_LOC_HOST) == (dst == MVGAL_LOC_HOST))
+	bool from_host = src == MVGAL_LOC_HOST, to_host = dst == MVGAL_LOC_HOST;
+
+	if (from_host == to_host)
 		return 0;
-	return mvgal_exec_id(mdev, (src == MVGAL_LOC_HOST ? dst : src) - 1);
+	return mvgal_exec_id(mdev, (from_host ? dst : src) - 1);
 }
 
 /**
