@@ -48,6 +48,7 @@ INFO     := $(B)/bin/mvgal-info
 EXAMPLE  := $(B)/bin/mvgal-example
 RING_EX  := $(B)/bin/mvgal-ring
 VULKAN   := $(B)/bin/mvgal-vulkan
+VKEXEC   := $(B)/bin/mvgal-vkexec
 VK_ROOT  := $(B)/vm/vulkan
 VK_LIBS  := $(shell pkg-config --libs vulkan 2>/dev/null || echo -lvulkan)
 SPV_H    := $(B)/gen/mvgal-transform.spv.h $(B)/gen/mvgal-reduce.spv.h
@@ -90,7 +91,7 @@ module: FORCE
 	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
 	@echo "  KO      $(MODULE)"
 
-userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(RING_EX) $(VULKAN)
+userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(RING_EX) $(VULKAN) $(VKEXEC)
 
 tests: $(UNIT) $(SELF) $(BENCH) $(VKBENCH) $(FUZZ) $(STRESS)
 
@@ -150,6 +151,11 @@ $(BENCH): tests/bench/mvgal_bench.c tests/bench/bench_time.h tests/common/write_
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
+# The copy executor on a GPU's own copy engine, through Vulkan.
+$(VKEXEC): tools/vkexec/mvgal-vkexec.c $(LIB_SO) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WFLAGS) $(CPPFLAGS_U) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS) $(VK_LIBS) -lpthread
+
 # The Vulkan round trip shares the example's code.
 $(VKBENCH): tests/bench/mvgal_vkbench.c tests/bench/bench_time.h tools/examples/mvgal-vulkan.c $(SPV_H) $(LIB_SO) $(HDRS)
 	@mkdir -p $(dir $@)
@@ -199,7 +205,7 @@ GUEST_FILES = \
 vm: guest-module userspace tests
 	@mkdir -p $(B)/vm
 	@tools/vm/mkinitramfs.sh $(INITRAMFS) $(GUEST_KVER) $(CACHE)/guest $(GUEST_KO):$(GUEST_VRAM):$(GUEST_DMAENG) $(GUEST_FILES)
-	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN) $(VKBENCH)
+	@tools/vm/vulkan-root.sh $(VK_ROOT) $(VULKAN) $(VKBENCH) $(VKEXEC)
 
 # The debug guest kernel (built once per machine, cached outside the tree)
 # and the guest image for it: mvgal.ko built against that kernel's tree.
@@ -268,7 +274,7 @@ install: userspace
 	install -m 0644 $(PC) $(DESTDIR)$(libdir)/pkgconfig/
 	install -m 0644 include/mvgal/mvgal.h $(DESTDIR)$(includedir)/mvgal/
 	install -m 0644 include/uapi/drm/mvgal_drm.h $(DESTDIR)$(includedir)/mvgal/drm/
-	install -m 0755 $(INFO) $(DESTDIR)$(bindir)/
+	install -m 0755 $(INFO) $(VKEXEC) $(DESTDIR)$(bindir)/
 	[ -e $(DESTDIR)/etc/mvgal/mvgal.conf ] || install -m 0644 etc/mvgal.conf $(DESTDIR)/etc/mvgal/
 	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/modules-load.d
 	install -m 0644 etc/systemd/mvgal-attach.service $(DESTDIR)/lib/systemd/system/

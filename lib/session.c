@@ -215,10 +215,11 @@ int mvgal_exec_take(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 
 	if (!dev || !take)
 		return mvgal_bad("!dev || !take");
-	/* Not mvgal_ioctl(): -EAGAIN is an answer here, not a retry. */
-	do {
-		ret = ioctl(dev->fd, DRM_IOCTL_MVGAL_EXEC_TAKE, &t);
-	} while (ret == -1 && errno == EINTR);
+	/*
+	 * Not mvgal_ioctl(): -EAGAIN is an answer here, and -EINTR too, so
+	 * that a signal can stop an executor waiting for work.
+	 */
+	ret = ioctl(dev->fd, DRM_IOCTL_MVGAL_EXEC_TAKE, &t);
 	if (ret)
 		return mvgal_fail(__func__, "", "DRM_IOCTL_MVGAL_EXEC_TAKE",
 				  -errno);

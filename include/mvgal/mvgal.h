@@ -468,7 +468,8 @@ MVGAL_API int mvgal_exec_register(struct mvgal *dev, uint32_t gpu,
  * @flags: 0 or MVGAL_EXEC_TAKE_NONBLOCK
  * @take: (out) the copy; close @take->host_fd once it is reported
  *
- * Return: 0 or the module's -errno (see &struct drm_mvgal_exec_take).
+ * Return: 0 or the module's -errno (see &struct drm_mvgal_exec_take);
+ * -EINTR when a signal came while waiting (not retried).
  */
 MVGAL_API int mvgal_exec_take(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 			      struct drm_mvgal_exec_take *take);

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_prime.h>
@@ -295,6 +296,15 @@ static void mvgal_gpu_identify(struct mvgal_gpu *gpu)
 	}
 	if (gpu->numa_node < 0)
 		gpu->numa_node = NUMA_NO_NODE;
+	/*
+	 * Its nodes' numbers, as userspace matches devices by them (Vulkan's
+	 * VK_EXT_physical_device_drm): the minors' device numbers, which
+	 * DRM keeps for as long as the drm_device lives.
+	 */
+	if (gpu->ddev->render && gpu->ddev->render->kdev)
+		gpu->render_devt = gpu->ddev->render->kdev->devt;
+	if (gpu->ddev->primary && gpu->ddev->primary->kdev)
+		gpu->primary_devt = gpu->ddev->primary->kdev->devt;
 }
 
 static void mvgal_gpu_put_refs(struct mvgal_gpu *gpu)

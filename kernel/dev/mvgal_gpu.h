@@ -39,6 +39,8 @@ struct mvgal_gpu {
 	struct pci_dev *pdev;		/* the PCI device at or above @dev */
 	const void *host_bridge;	/* identity only, never dereferenced */
 	int numa_node;
+	dev_t render_devt;		/* 0: no render node */
+	dev_t primary_devt;		/* 0: no primary node */
 	char driver[MVGAL_NAME_LEN];
 	char slot[MVGAL_NAME_LEN];
 	char root[MVGAL_NAME_LEN];

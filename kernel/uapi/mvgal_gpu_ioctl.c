@@ -20,6 +20,7 @@
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "dev/mvgal_path.h"
@@ -177,6 +178,12 @@ int mvgal_ioctl_gpu_info(struct drm_device *dev, void *data,
 	memcpy(args->driver, gpu->driver, sizeof(args->driver));
 	memcpy(args->slot, gpu->slot, sizeof(args->slot));
 	memcpy(args->root, gpu->root, sizeof(args->root));
+	args->render_major = MAJOR(gpu->render_devt);
+	args->render_minor = MINOR(gpu->render_devt);
+	args->primary_major = MAJOR(gpu->primary_devt);
+	args->primary_minor = MINOR(gpu->primary_devt);
+	args->executor = mvgal_exec_id(mdev, gpu->index) != 0;
+	args->pad2 = 0;
 out:
 	up_read(&mdev->gpu_lock);
 	return ret;

@@ -8,6 +8,11 @@
  * error on its fence, or lies. Every test checks the bytes where mvgal
  * put them: the pool through its own driver's mapping (map_pool()), home
  * through BO_PREAD.
+ *
+ * With MVGAL_TEST_VKEXEC set to the Vulkan tree's launcher (the guest's
+ * /opt/vulkan/run, tests/vulkan/vulkan_test.sh), the executor of the
+ * tests that need one that copies right is mvgal-vkexec instead: the
+ * copies are then made by a Vulkan transfer queue (lavapipe's).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -202,7 +207,7 @@ static int serve(uint32_t gpu, enum mode mode, int ready)
 	ret = mvgal_open(&m);
 	if (!ret)
 		ret = mvgal_exec_register(m, gpu, 0);
-	if (write(ready, &ret, sizeof(ret)) != sizeof(ret) || ret)
+	if (ret || write(ready, "ready\n", 6) != 6)
 		return 11;
 	close(ready);
 	pool = map_pool(mvgal_fd(m), gpu);
@@ -226,7 +231,9 @@ static int serve(uint32_t gpu, enum mode mode, int ready)
 static pid_t executor_start(struct __test_metadata *_metadata, uint32_t gpu,
 			    enum mode mode)
 {
-	int p[2], ret = -1;
+	const char *vk = getenv("MVGAL_TEST_VKEXEC");
+	char ready[8] = "", g[16], fd[16];
+	int p[2];
 	pid_t pid;
 
 	if (pipe(p))
@@ -234,13 +241,21 @@ static pid_t executor_start(struct __test_metadata *_metadata, uint32_t gpu,
 	pid = fork();
 	if (!pid) {
 		close(p[0]);
+		if (vk && mode == COPY) {
+			snprintf(g, sizeof(g), "%u", gpu);
+			snprintf(fd, sizeof(fd), "%d", p[1]);
+			execl(vk, vk, "mvgal-vkexec", "-s", "-v", "-g", g, "-r",
+			      fd, (char *)NULL);
+			_exit(127);
+		}
 		_exit(serve(gpu, mode, p[1]));
 	}
 	close(p[1]);
-	EXPECT_EQ(sizeof(ret), read(p[0], &ret, sizeof(ret)));
+	/* "ready\n" once registered; nothing if the executor failed. */
+	EXPECT_EQ(6, read(p[0], ready, 6));
 	close(p[0]);
-	EXPECT_EQ(0, ret);
-	return ret ? -1 : pid;
+	EXPECT_STREQ("ready\n", ready);
+	return strcmp(ready, "ready\n") ? -1 : pid;
 }
 
 static void stats(struct mvgal *m, struct drm_mvgal_stats *st)
@@ -344,6 +359,7 @@ static void in_pool(struct __test_metadata *_metadata, FIXTURE_DATA(exec) *self,
 static void round_trip(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(exec) *self, enum mode mode, unsigned int s)
 {
+	struct drm_mvgal_gpu_info gi;
 	struct drm_mvgal_stats a, b;
 	uint32_t h, h2;
 	uint64_t copied;
@@ -351,6 +367,8 @@ static void round_trip(struct __test_metadata *_metadata,
 	self->pid = executor_start(_metadata, self->g0, mode);
 	ASSERT_LT(0, self->pid);
 	ASSERT_TRUE(exec_possible(self->m, self->g0));
+	ASSERT_EQ(0, mvgal_gpu_info(self->m, self->g0, &gi));
+	EXPECT_EQ(1, gi.executor);
 	/* mvgal-info --paths shows it possible, and forced. */
 	ASSERT_EQ(0, write_param(FORCE, "4"));
 	EXPECT_EQ(0, run("mvgal-info --paths | grep -q ' host .*,executor  *executor\\* '"));

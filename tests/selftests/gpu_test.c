@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <linux/sync_file.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -129,6 +131,27 @@ TEST_F(gpus, attach_all_finds_every_gpu)
 }
 
 /* Identity and topology agree with what sysfs says about each device. */
+/*
+ * Is @major:@minor a DRM node of the device mvgal calls @slot, and the
+ * st_rdev of /dev/dri/@prefix@minor? sysfs links each node to its
+ * device, whose name is the slot ("0000:00:02.0"; "vgem" for vgem).
+ */
+static bool node_of(uint32_t major, uint32_t minor, const char *slot,
+		    const char *prefix)
+{
+	char link[64], dev[PATH_MAX];
+	const char *base;
+	struct stat st;
+
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major, minor);
+	if (!major || !realpath(link, dev))
+		return false;
+	base = strrchr(dev, '/');
+	snprintf(link, sizeof(link), "/dev/dri/%s%u", prefix, minor);
+	return base && !strcmp(base + 1, slot) && !stat(link, &st) &&
+	       st.st_rdev == makedev(major, minor);
+}
+
 TEST_F(gpus, identity_matches_sysfs)
 {
 	uint32_t g;
@@ -142,6 +165,13 @@ TEST_F(gpus, identity_matches_sysfs)
 		if (mvgal_gpu_info(self->m, g, &info))
 			continue;
 		checked++;
+		/* Its nodes by number, as stat() and Vulkan report them. */
+		EXPECT_TRUE(node_of(info.render_major, info.render_minor,
+				    info.slot, "renderD"));
+		EXPECT_TRUE(node_of(info.primary_major, info.primary_minor,
+				    info.slot, "card"));
+		EXPECT_EQ(0, info.executor);
+		EXPECT_EQ(0, info.pad2);
 		if (!strcmp(info.driver, "vgem")) {
 			EXPECT_EQ(MVGAL_BUS_PLATFORM, info.bus);
 			EXPECT_STREQ("vgem", info.slot);
@@ -282,10 +312,10 @@ TEST_F(gpus, every_pair_has_a_possible_method)
  */
 TEST(every_method_reason_and_choice_has_its_own_text)
 {
-	const char *seen[MVGAL_REASON_COUNT + MVGAL_WHY_COUNT + MVGAL_METHOD_COUNT];
+	const char *seen[MVGAL_REASON_COUNT + MVGAL_WHY_COUNT + MVGAL_METHOD_EXEC + 1];
 	unsigned int n = 0;
 
-	for (uint32_t m = 0; m < MVGAL_METHOD_COUNT; m++)
+	for (uint32_t m = 0; m <= MVGAL_METHOD_EXEC; m++)
 		seen[n++] = mvgal_method_name(m);
 	for (uint32_t r = 0; r < MVGAL_REASON_COUNT; r++)
 		seen[n++] = mvgal_reason_text(r);
@@ -299,7 +329,7 @@ TEST(every_method_reason_and_choice_has_its_own_text)
 				TH_LOG("texts %u and %u: %s", j, i, seen[i]);
 		}
 	}
-	EXPECT_STREQ("none", mvgal_method_name(MVGAL_METHOD_COUNT));
+	EXPECT_STREQ("none", mvgal_method_name(MVGAL_METHOD_EXEC + 1));
 	EXPECT_STREQ("unknown", mvgal_reason_text(MVGAL_REASON_COUNT));
 	EXPECT_STREQ("unknown", mvgal_why_text(MVGAL_WHY_COUNT));
 }
@@ -1005,7 +1035,8 @@ TEST_F(paths, staging_bounces_on_the_destination_node)
 /*
  * path_cal refuses what it cannot apply, and a refusal changes no figure:
  * text that is not five numbers, or too long for the knob (-EINVAL), a
- * location or method out of range, a path from a location to itself
+ * location or method out of range (the executor's is in range), a path
+ * from a location to itself
  * (-EINVAL), a location with no GPU (-ENODEV).
  */
 TEST_F(paths, path_cal_rejects_bad_input_and_changes_nothing)
@@ -1034,7 +1065,7 @@ TEST_F(paths, path_cal_rejects_bad_input_and_changes_nothing)
 	EXPECT_EQ(-EINVAL, set_cal(MVGAL_LOC_COUNT, dst, cpu, 1, 1));
 	EXPECT_EQ(-EINVAL, set_cal(src, MVGAL_LOC_COUNT, cpu, 1, 1));
 	EXPECT_EQ(-EINVAL, set_cal(dst, dst, cpu, 1, 1));
-	EXPECT_EQ(-EINVAL, set_cal(src, dst, MVGAL_METHOD_COUNT, 1, 1));
+	EXPECT_EQ(-EINVAL, set_cal(src, dst, MVGAL_METHOD_EXEC + 1, 1, 1));
 	for (int g = MVGAL_MAX_GPUS - 1; g >= 0 && slot < 0; g--) {
 		struct drm_mvgal_gpu_info gi;
 

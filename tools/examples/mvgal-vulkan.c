@@ -313,24 +313,6 @@ static bool match_pci(VkPhysicalDevice pd, const struct drm_mvgal_gpu_info *info
 	       pci.pciFunction == fn;
 }
 
-/*
- * Is DRM node @major:@minor a node of the device mvgal calls @slot? mvgal
- * reports no DRM node, but sysfs links each node to its device, whose
- * name is the slot: "0000:41:00.0" on PCI, "vgem" for vgem.
- */
-static bool node_is(int64_t major, int64_t minor, const char *slot)
-{
-	char link[64], dev[PATH_MAX];
-	const char *base;
-
-	snprintf(link, sizeof(link), "/sys/dev/char/%lld:%lld/device",
-		 (long long)major, (long long)minor);
-	if (!realpath(link, dev))
-		return false;
-	base = strrchr(dev, '/');
-	return base && !strcmp(base + 1, slot);
-}
-
 static bool match_drm(VkPhysicalDevice pd, const struct drm_mvgal_gpu_info *info)
 {
 	VkPhysicalDeviceDrmPropertiesEXT drm = {
@@ -344,8 +326,13 @@ static bool match_drm(VkPhysicalDevice pd, const struct drm_mvgal_gpu_info *info
 	if (!has_ext(pd, VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME))
 		return false;
 	vkGetPhysicalDeviceProperties2(pd, &p);
-	return (drm.hasRender && node_is(drm.renderMajor, drm.renderMinor, info->slot)) ||
-	       (drm.hasPrimary && node_is(drm.primaryMajor, drm.primaryMinor, info->slot));
+	/* GPU_INFO reports the GPU's nodes as Vulkan does: by number. */
+	return (drm.hasRender && info->render_major &&
+		drm.renderMajor == info->render_major &&
+		drm.renderMinor == info->render_minor) ||
+	       (drm.hasPrimary && info->primary_major &&
+		drm.primaryMajor == info->primary_major &&
+		drm.primaryMinor == info->primary_minor);
 }
 
 /* The Vulkan device of mvgal GPU @g, or a CPU device standing in for it. */

@@ -280,6 +280,23 @@ struct drm_mvgal_gpu_info {
 	__u32 pool_flags;
 	/** @pool_moves: (out) times the pool's driver moved it since attach. */
 	__u64 pool_moves;
+	/**
+	 * @render_major: (out) with @render_minor, the GPU's render node as
+	 * stat() reports its st_rdev (and VK_EXT_physical_device_drm its
+	 * renderMajor and renderMinor); 0:0 when it has none. An older
+	 * module leaves these six fields 0.
+	 */
+	__u32 render_major;
+	/** @render_minor: (out) see @render_major. */
+	__u32 render_minor;
+	/** @primary_major: (out) the GPU's primary (card) node; 0:0 none. */
+	__u32 primary_major;
+	/** @primary_minor: (out) see @primary_major. */
+	__u32 primary_minor;
+	/** @executor: (out) 1 while a copy executor serves the GPU. */
+	__u32 executor;
+	/** @pad2: (out) 0. */
+	__u32 pad2;
 };
 
 /**
