@@ -50,6 +50,13 @@
  *    and sessions per second on another buffer while each migrates
  *    (against none migrating); then one MIGRATE each way per pair (host
  *    to pool, pool to host, pool to pool) and size (256 KiB, 4 MiB).
+ *  - the three copiers side by side ("copiers"): the same 16 MiB round
+ *    trip forced through the CPU copy, the DMA engine and the copy
+ *    executor (mvgal-vkexec on lavapipe, standing in for a GPU's copy
+ *    engine), in turn in each run: throughput, the guest's busy CPU time
+ *    per MiB and the executor process's own share of it; then one
+ *    MIGRATE each way (host to pool, pool to host) per size (256 KiB,
+ *    4 MiB, 16 MiB) and copier.
  *
  * Nothing here passes or fails: each figure's human lines are followed by
  * one line "bench: NAME value=X goal=OP Y met=yes|no" (bench_figure()).
@@ -65,7 +72,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2504,6 +2513,217 @@ static void bench_dma(struct mvgal *m, int g0, int g1)
 		printf("bench: dma: the engine stays loaded\n");
 }
 
+#define VKRUN "/opt/vulkan/run"
+
+/* mvgal-vkexec serving GPU @g, registered on return; its pid or -1. */
+static pid_t vkexec_start(int g)
+{
+	char ready[8] = "", gs[16], fd[16];
+	int p[2];
+	pid_t pid;
+
+	if (access(VKRUN, X_OK) || pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(p[0]);
+		snprintf(gs, sizeof(gs), "%d", g);
+		snprintf(fd, sizeof(fd), "%d", p[1]);
+		execl(VKRUN, VKRUN, "mvgal-vkexec", "-s", "-c", "-g", gs, "-r",
+		      fd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (read(p[0], ready, 6) != 6 || strcmp(ready, "ready\n")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* CPU ticks process @pid has used (user + system), or -1. */
+static long long proc_ticks(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	/* Fields 14 and 15; the command (field 2) has no space here. */
+	n = fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st);
+	fclose(f);
+	return n == 2 ? (long long)(ut + st) : -1;
+}
+
+struct copier_run {
+	double mbps, cpu_ms_mib, exec_ms_mib;
+};
+
+static const char *const copier_name[] = { "CPU copy", "DMA engine", "executor" };
+static const char *const copier_force[] = { "2", "1", "4" };
+
+/* A forced round trip host -> GPU @g -> host of @h; figures in @r. */
+static int copier_round_trip(struct mvgal *m, int g, uint32_t h, int c,
+			     pid_t ex, struct copier_run *r)
+{
+	long long b0, b1, e0, e1;
+	uint64_t t0, t;
+	int ret;
+
+	set_param("force_method", copier_force[c]);
+	b0 = busy_ticks();
+	e0 = proc_ticks(ex);
+	t0 = now_ns();
+	ret = migrate_to(m, h, DMA_SIZE, 1 + g, MVGAL_MIGRATE_MOVE) ?:
+	      migrate_to(m, h, DMA_SIZE, MVGAL_LOC_HOST, MVGAL_MIGRATE_MOVE);
+	t = now_ns() - t0;
+	b1 = busy_ticks();
+	e1 = proc_ticks(ex);
+	if (ret)
+		return ret;
+	r->mbps = 2.0 * DMA_SIZE / 1e6 / (t / 1e9);
+	r->cpu_ms_mib = (b1 - b0) * 1000.0 / sysconf(_SC_CLK_TCK) /
+			(2.0 * DMA_SIZE / (1 << 20));
+	r->exec_ms_mib = (e1 - e0) * 1000.0 / sysconf(_SC_CLK_TCK) /
+			 (2.0 * DMA_SIZE / (1 << 20));
+	return 0;
+}
+
+/* Did the copier of @c make the last round trip's bytes (GET_STATS)? */
+static bool copier_made_it(const struct drm_mvgal_stats *a,
+			   const struct drm_mvgal_stats *b, int c)
+{
+	if (c == 2)
+		return b->exec_bytes - a->exec_bytes >= 2 * DMA_SIZE;
+	return b->bytes[c == 1 ? MVGAL_METHOD_P2P : MVGAL_METHOD_CPU_COPY] -
+	       a->bytes[c == 1 ? MVGAL_METHOD_P2P : MVGAL_METHOD_CPU_COPY] >=
+	       2 * DMA_SIZE;
+}
+
+static void copiers_figures(struct copier_run (*r)[3], int n)
+{
+	double dma[DMA_REPS], ex[DMA_REPS], cd[DMA_REPS], ce[DMA_REPS];
+	double cs[DMA_REPS];
+
+	for (int i = 0; i < n; i++) {
+		printf("bench: copiers %llu MiB round trip:", DMA_SIZE >> 20);
+		for (int c = 0; c < 3; c++)
+			printf(" %s %7.1f MB/s %5.2f CPU ms/MiB%s", copier_name[c],
+			       r[i][c].mbps, r[i][c].cpu_ms_mib, c < 2 ? ";" : "");
+		printf(" (of which the executor's own %5.2f)\n", r[i][2].exec_ms_mib);
+		dma[i] = r[i][1].mbps / r[i][0].mbps;
+		ex[i] = r[i][2].mbps / r[i][0].mbps;
+		cd[i] = r[i][1].cpu_ms_mib / r[i][0].cpu_ms_mib;
+		ce[i] = r[i][2].cpu_ms_mib / r[i][0].cpu_ms_mib;
+		/* Without the executor's own: what the submitting side spent. */
+		cs[i] = (r[i][2].cpu_ms_mib - r[i][2].exec_ms_mib) /
+			r[i][0].cpu_ms_mib;
+	}
+	bench_figure("copiers_engine_vs_cpu", median_ratio(dma, n), NULL, 0);
+	bench_figure("copiers_executor_vs_cpu", median_ratio(ex, n), NULL, 0);
+	bench_figure("copiers_cpu_time_engine_vs_cpu", median_ratio(cd, n), NULL, 0);
+	bench_figure("copiers_cpu_time_executor_vs_cpu", median_ratio(ce, n), NULL, 0);
+	bench_figure("copiers_submitting_cpu_time_executor_vs_cpu",
+		     median_ratio(cs, n), NULL, 0);
+}
+
+/* One MIGRATE per direction and size with each copier, MB/s medians of 3. */
+static void copiers_pairs(struct mvgal *m, int g, uint32_t h)
+{
+	const struct { const char *name; uint32_t from, to; } pair[] = {
+		{ "host_to_pool", MVGAL_LOC_HOST, 1 + g },
+		{ "pool_to_host", 1 + g, MVGAL_LOC_HOST },
+	};
+	const uint64_t sizes[] = { 256 << 10, 4 << 20, 16 << 20 };
+	char name[96];
+
+	for (size_t i = 0; i < 2; i++) {
+		for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+			double v[3][3], r[3];
+
+			for (int k = 0; k < 3; k++)
+				for (int c = 0; c < 3; c++)
+					v[c][k] = dma_one(m, h, sizes[j], pair[i].from,
+							  pair[i].to, copier_force[c]);
+			for (int k = 0; k < 3; k++)
+				r[k] = v[2][k] / v[0][k];
+			for (int c = 0; c < 3; c++)
+				qsort(v[c], 3, sizeof(v[c][0]), cmp_double);
+			printf("bench: copiers %-12s %5llu KiB: CPU copy %7.1f, DMA engine %7.1f, executor %7.1f MB/s (medians of 3)\n",
+			       pair[i].name, (unsigned long long)(sizes[j] >> 10),
+			       v[0][1], v[1][1], v[2][1]);
+			snprintf(name, sizeof(name), "copiers_%s_%lluk_executor_vs_cpu",
+				 pair[i].name, (unsigned long long)(sizes[j] >> 10));
+			bench_figure(name, median_ratio(r, 3), NULL, 0);
+		}
+	}
+}
+
+/*
+ * The CPU copy, the DMA engine (tests/dmaeng) and the copy executor
+ * (mvgal-vkexec, lavapipe) forced in turn on the same buffer, each run.
+ * Both engines of the test bed copy with a CPU of their own (a kernel
+ * thread; lavapipe's memcpy): what they show is each copier's overhead
+ * and whose CPU time the copy takes, not what SDMA or DSA would do.
+ */
+static void bench_copiers(struct mvgal *m, int g0)
+{
+	struct copier_run r[DMA_REPS][3];
+	struct drm_mvgal_stats a, b;
+	pid_t ex = -1;
+	uint32_t h;
+	int i, c, ret = 0;
+
+	printf("# copiers side by side: %llu MiB host -> GPU %d -> host forced through the CPU, the DMA engine (tests/dmaeng) and the copy executor (mvgal-vkexec on lavapipe)\n",
+	       DMA_SIZE >> 20, g0);
+	if (system("modprobe mvgal_dmaeng") ||
+	    mvgal_bo_create(m, DMA_SIZE, MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+			    MVGAL_GPU_ANY, &h)) {
+		printf("bench: copiers: no DMA engine\n");
+		bench_figure("copiers_executor_vs_cpu", NAN, NULL, 0);
+		return;
+	}
+	ex = vkexec_start(g0);
+	/* The executor calibrates (-c): the engine is found then too. */
+	if (ex < 0 || mvgal_calibrate(m, NULL)) {
+		printf("bench: copiers: no executor (%s)\n", VKRUN);
+		bench_figure("copiers_executor_vs_cpu", NAN, NULL, 0);
+		goto out;
+	}
+	for (i = 0; !ret && i < DMA_REPS; i++) {
+		for (c = 0; !ret && c < 3; c++) {
+			mvgal_get_stats(m, &a);
+			ret = copier_round_trip(m, g0, h, c, ex, &r[i][c]);
+			mvgal_get_stats(m, &b);
+			if (!ret && !copier_made_it(&a, &b, c))
+				ret = -EPROTO;
+		}
+	}
+	if (!ret)
+		copiers_pairs(m, g0, h);
+	if (ret)
+		printf("bench: copiers: %s (the %s did not make the copy?)\n",
+		       strerror(-ret), copier_name[c - 1]);
+	else
+		copiers_figures(r, DMA_REPS);
+out:
+	set_param("force_method", "-1");
+	if (ex > 0) {
+		kill(ex, SIGTERM);
+		waitpid(ex, NULL, 0);
+	}
+	mvgal_bo_destroy(m, h);
+	if (system("for d in /sys/bus/pci/drivers/mvgal_dmaeng/0000:*; do echo ${d##*/} > /sys/bus/pci/drivers/mvgal_dmaeng/unbind; done; rmmod mvgal_dmaeng"))
+		printf("bench: copiers: the engine stays loaded\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct pool_maps pools = { 0 };
@@ -2566,6 +2786,8 @@ int main(int argc, char **argv)
 		bench_vram(m);
 	if (wanted(argc, argv, "dma"))
 		bench_dma(m, g0, g1);
+	if (wanted(argc, argv, "copiers"))
+		bench_copiers(m, g0);
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;
