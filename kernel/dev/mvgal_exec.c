@@ -70,6 +70,12 @@ struct mvgal_exec_job {
 	struct dma_fence *fence;
 };
 
+/* The event of mvgal_exec_notify(); DRM frees it once read. */
+struct mvgal_exec_event {
+	struct drm_pending_event base;
+	struct drm_mvgal_event_exec ev;
+};
+
 struct mvgal_exec {
 	struct kref ref;
 	struct drm_file *file;
@@ -577,21 +583,45 @@ mvgal_exec_job_new(const struct mvgal_exec_host *host, u32 dir, u64 pool_off,
 }
 
 /* Queues @j on GPU @gpu's executor; returns it referenced, or NULL. */
-static struct mvgal_exec *mvgal_exec_queue(struct mvgal_execs *x,
+/* A DRM event on @e's file: copies are there (execs.lock held). */
+static int mvgal_exec_notify(struct mvgal_device *mdev, struct mvgal_exec *e,
+			     struct mvgal_exec_event *ev)
+{
+	int ret;
+
+	ev->ev.base.type = MVGAL_EVENT_EXEC_WORK;
+	ev->ev.base.length = sizeof(ev->ev);
+	ev->ev.gpu = e->gpu;
+	ret = drm_event_reserve_init(&mdev->drm, e->file, &ev->base,
+				     &ev->ev.base);
+	if (!ret)
+		drm_send_event(&mdev->drm, &ev->base);
+	return ret;
+}
+
+static struct mvgal_exec *mvgal_exec_queue(struct mvgal_device *mdev,
 					   unsigned int gpu,
 					   struct mvgal_exec_job *j)
 {
+	struct mvgal_execs *x = &mdev->exec;
+	struct mvgal_exec_event *ev;
 	struct mvgal_exec *e;
 
+	/* Made before the lock, used only by the first of a run of copies. */
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	spin_lock(&x->lock);
 	e = x->by_gpu[gpu];
 	if (e) {
 		kref_get(&e->ref);
 		j->id = ++e->next_id;
+		if (list_empty(&e->queued) && ev &&
+		    !mvgal_exec_notify(mdev, e, ev))
+			ev = NULL;
 		kref_get(&j->ref);	/* the list's */
 		list_add_tail(&j->link, &e->queued);
 	}
 	spin_unlock(&x->lock);
+	kfree(ev);
 	if (e)
 		wake_up(&e->wq);
 	return e;
@@ -678,7 +708,7 @@ int mvgal_exec_copy(struct mvgal_device *mdev, unsigned int gpu, u32 dir,
 	j = mvgal_exec_job_new(host, dir, pool_off, len);
 	if (!j)
 		return -ENODEV;
-	e = mvgal_exec_queue(x, gpu, j);
+	e = mvgal_exec_queue(mdev, gpu, j);
 	if (!e) {
 		mvgal_exec_job_put(j);
 		return -ENODEV;

@@ -20,6 +20,7 @@
 
 #include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_exec.h"
 #include "dev/mvgal_dma.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
@@ -199,11 +200,24 @@ static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 #define mvgal_compat_ioctl NULL
 #endif
 
+/*
+ * A file's executor registrations end before DRM releases its events
+ * (drm_file_free() calls postclose only after that): an executor's event
+ * sent to a file whose events were released would never be freed.
+ */
+static int mvgal_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+
+	mvgal_exec_file_close(to_mvgal(file->minor->dev), file);
+	return drm_release(inode, filp);
+}
+
 /* DEFINE_DRM_GEM_FOPS() with mvgal's own ioctl and io_uring entry points. */
 static const struct file_operations mvgal_fops = {
 	.owner = THIS_MODULE,
 	.open = drm_open,
-	.release = drm_release,
+	.release = mvgal_release,
 	.unlocked_ioctl = mvgal_ioctl,
 	.compat_ioctl = mvgal_compat_ioctl,
 	.poll = drm_poll,

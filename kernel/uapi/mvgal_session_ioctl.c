@@ -23,7 +23,6 @@
 #include "core/mvgal_range.h"
 #include "dev/mvgal_compat.h"
 #include "dev/mvgal_device.h"
-#include "dev/mvgal_exec.h"
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "dev/mvgal_quota.h"
@@ -711,7 +710,6 @@ void mvgal_file_close(struct drm_device *dev, struct drm_file *file)
 	struct mvgal_file *mf = file->driver_priv;
 	struct mvgal_session *s, *tmp;
 
-	mvgal_exec_file_close(to_mvgal(dev), file);
 	/* No fence is added, so no reservation needs to be held. */
 	list_for_each_entry_safe(s, tmp, &mf->sessions, link) {
 		list_del(&s->link);

@@ -15,6 +15,7 @@
  * copies are then made by a Vulkan transfer queue (lavapipe's).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -796,6 +797,44 @@ TEST_F(exec, take_and_done_reject_bad_input)
 	mvgal_close(m2);
 	ASSERT_EQ(0, write_param(FORCE, "-1"));
 	in_pool(_metadata, self, mg.h, 71);
+	mvgal_bo_destroy(self->m, mg.h);
+}
+
+/*
+ * An executor may poll its file instead of waiting in EXEC_TAKE: copies
+ * that come to an empty queue send one DRM event, read() as DRM's, and
+ * are then taken without waiting.
+ */
+TEST_F(exec, copies_make_the_executors_file_readable)
+{
+	struct migration mg = { .m = self->m, .gpu = self->g0 };
+	struct drm_mvgal_event_exec ev;
+	struct drm_mvgal_exec_take t;
+	struct pollfd p;
+	struct mvgal *m2;
+	pthread_t thr;
+
+	ASSERT_EQ(0, mvgal_open(&m2));
+	ASSERT_EQ(0, mvgal_exec_register(m2, self->g0, 0));
+	p = (struct pollfd){ .fd = mvgal_fd(m2), .events = POLLIN };
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	ASSERT_EQ(0, write_param(FORCE, "4"));
+	ASSERT_EQ(0, host_bo(self->m, SIZE, &mg.h));
+	ASSERT_EQ(0, bo_fill(self->m, mg.h, SIZE, 91));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, migrate_thread, &mg));
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(sizeof(ev), read(p.fd, &ev, sizeof(ev)));
+	EXPECT_EQ(MVGAL_EVENT_EXEC_WORK, ev.base.type);
+	EXPECT_EQ(sizeof(ev), ev.base.length);
+	EXPECT_EQ(self->g0, ev.gpu);
+	EXPECT_EQ(0, ev.pad);
+	ASSERT_EQ(0, mvgal_exec_take(m2, self->g0, MVGAL_EXEC_TAKE_NONBLOCK, &t));
+	serve_rest(_metadata, m2, self->g0, &t, &mg);
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	EXPECT_EQ(1, mg.status);
+	mvgal_close(m2);
+	ASSERT_EQ(0, write_param(FORCE, "-1"));
+	in_pool(_metadata, self, mg.h, 91);
 	mvgal_bo_destroy(self->m, mg.h);
 }
 

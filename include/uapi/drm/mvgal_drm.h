@@ -2129,7 +2129,11 @@ struct drm_mvgal_bo_mark {
  * (DRM_IOCTL_MVGAL_POOL_FD), and then, on a thread of its own, takes
  * copies between the pool and host pages (DRM_IOCTL_MVGAL_EXEC_TAKE) and
  * reports each done (DRM_IOCTL_MVGAL_EXEC_DONE), with a sync_file fence
- * that signals when its GPU finished the copy.
+ * that signals when its GPU finished the copy. It may wait for copies in
+ * EXEC_TAKE, or poll its file: when copies come to an executor that had
+ * none waiting, its file gets a DRM event (struct drm_mvgal_event_exec,
+ * read() as other DRM events), after which it takes copies with
+ * MVGAL_EXEC_TAKE_NONBLOCK until -EAGAIN.
  *
  * The host side of each copy is a dma-buf of exactly the pages the copy
  * touches, made for that copy and revoked when mvgal stops waiting for
@@ -2149,6 +2153,27 @@ struct drm_mvgal_bo_mark {
  * executor only where MVGAL_METHOD_EXEC is forced (module parameter
  * force_method=4) or where calibration found it right and cheapest.
  */
+
+/* The DRM event type of &drm_mvgal_event_exec (a driver's own range). */
+#define MVGAL_EVENT_EXEC_WORK	0x80000000
+
+/**
+ * struct drm_mvgal_event_exec - copies wait for an executor
+ *
+ * Read from an executor's file when copies came while none waited (see
+ * "copy executors"). Only the first of a run of copies sends one, and
+ * none is sent while the file's event space (DRM's 4 KiB) is full or no
+ * memory can be had for it: an executor that polls drains the queue each
+ * time, and waits with a timeout.
+ */
+struct drm_mvgal_event_exec {
+	/** @base: (out) type MVGAL_EVENT_EXEC_WORK, length 16. */
+	struct drm_event base;
+	/** @gpu: (out) the GPU whose executor has copies to take. */
+	__u32 gpu;
+	/** @pad: (out) 0. */
+	__u32 pad;
+};
 
 /* &drm_mvgal_exec_register.flags */
 #define MVGAL_EXEC_UNREGISTER	(1U << 0)
