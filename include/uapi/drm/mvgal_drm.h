@@ -2135,6 +2135,11 @@ struct drm_mvgal_bo_mark {
  * read() as other DRM events), after which it takes copies with
  * MVGAL_EXEC_TAKE_NONBLOCK until -EAGAIN.
  *
+ * An executor is a process of its own: a copy may be waited for by a CPU
+ * fault in another process, or in the caller of any mvgal call, holding
+ * locks (that process's mmap lock, the buffer's) that the executor's own
+ * mapping of the copy's pages, or its own mvgal calls, would wait for.
+ *
  * The host side of each copy is a dma-buf of exactly the pages the copy
  * touches, made for that copy and revoked when mvgal stops waiting for
  * it: its CPU mappings are taken away (a later access is SIGBUS) and a
