@@ -292,38 +292,39 @@ int mvgal_loc_host_pages(struct mvgal_bo *bo, u64 off, u64 len,
 	return 0;
 }
 
-#define MVGAL_SAMPLE	64
-
-/*
- * mvgal_loc_differ() - do @a and @b disagree on bytes [off, off + len)?
- * Three samples, at the start, at the end and at a random place between,
- * are compared, reading @a and @b as the CPU does: enough to catch a copy
- * that was not made, went elsewhere or came out garbled, at a cost that
- * does not grow with the copy. A view that cannot be had counts as a
- * disagreement.
+/**
+ * mvgal_samples_pick() - the windows a copy of [@off, @off + @len) is
+ * checked at: its start, its end and a random place between, each of up
+ * to MVGAL_SAMPLE bytes; enough to catch a copy that was not made, went
+ * elsewhere or came out garbled, at a cost that does not grow with it
+ * @s: (out) the windows, their bytes zeroed
+ * @off: byte offset of the copy
+ * @len: its bytes, at least 1
  */
-bool mvgal_loc_differ(struct mvgal_bo *bo, unsigned int a, unsigned int b,
-		      u64 off, u64 len)
+void mvgal_samples_pick(struct mvgal_samples *s, u64 off, u64 len)
 {
-	u8 x[MVGAL_SAMPLE], y[MVGAL_SAMPLE];
-	struct mvgal_view va, vb;
-	u64 at[3], n = min_t(u64, len, MVGAL_SAMPLE);
-	bool differ = false;
-	unsigned int i;
+	memset(s, 0, sizeof(*s));
+	s->n = min_t(u64, len, MVGAL_SAMPLE);
+	s->at[0] = off;
+	s->at[1] = off + len - s->n;
+	s->at[2] = off + get_random_u64() % (len - s->n + 1);
+}
 
-	if (mvgal_loc_views(bo, a, b, &va, &vb))
-		return true;
-	at[0] = off;
-	at[1] = off + len - n;
-	at[2] = off + get_random_u64() % (len - n + 1);
-	for (i = 0; i < ARRAY_SIZE(at) && !differ; i++) {
-		mvgal_view_rw(&va, at[i], x, n, false);
-		mvgal_view_rw(&vb, at[i], y, n, false);
-		differ = memcmp(x, y, n) != 0;
-	}
-	mvgal_view_put(&vb);
-	mvgal_view_put(&va);
-	return differ;
+/* Reads @s's windows at location @loc of @bo, as the CPU reads it. */
+int mvgal_loc_sample(struct mvgal_bo *bo, unsigned int loc,
+		     struct mvgal_samples *s)
+{
+	struct mvgal_view v;
+	unsigned int i;
+	int ret;
+
+	ret = mvgal_bo_view(bo, loc, &v, true);
+	if (ret)
+		return ret;
+	for (i = 0; i < MVGAL_SAMPLES; i++)
+		mvgal_view_rw(&v, s->at[i], s->b[i], s->n, false);
+	mvgal_view_put(&v);
+	return 0;
 }
 
 /* Is location @loc's copy of @bo in device memory the CPU reads slowly? */

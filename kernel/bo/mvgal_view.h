@@ -29,7 +29,19 @@ int mvgal_loc_dma_side(struct mvgal_bo *bo, unsigned int loc,
 bool mvgal_loc_iomem(struct mvgal_bo *bo, unsigned int loc);
 int mvgal_loc_host_pages(struct mvgal_bo *bo, u64 off, u64 len,
 			 struct mvgal_exec_host *h);
-bool mvgal_loc_differ(struct mvgal_bo *bo, unsigned int a, unsigned int b,
-		      u64 off, u64 len);
+
+#define MVGAL_SAMPLES	3
+#define MVGAL_SAMPLE	64
+
+/* Windows of a copy's range and their bytes at one location. */
+struct mvgal_samples {
+	u64 at[MVGAL_SAMPLES];
+	u64 n;
+	u8 b[MVGAL_SAMPLES][MVGAL_SAMPLE];
+};
+
+void mvgal_samples_pick(struct mvgal_samples *s, u64 off, u64 len);
+int mvgal_loc_sample(struct mvgal_bo *bo, unsigned int loc,
+		     struct mvgal_samples *s);
 
 #endif /* MVGAL_BO_VIEW_H */

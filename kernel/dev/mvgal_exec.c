@@ -16,12 +16,14 @@
  * so that a GPU that still holds an attachment writes pages nobody else
  * was given.
  *
- * A job ends in one of four ways: done (and its fence signalled without
- * error), failed (reported, or an error on the fence), orphaned (the
- * executor unregistered or its file closed first), or timed out
- * (exec_timeout_ms). The first three leave nothing in flight, so the
- * caller may make the copy itself; the last may, so the executor is
- * unregistered and the copy fails.
+ * A job ends in one of five ways: done (and its fence signalled without
+ * error); failed (reported, or an error on the fence); not taken before
+ * its executor went (unregistered, its file closed, its GPU gone);
+ * lost (taken, then the executor went without reporting it); or timed
+ * out (exec_timeout_ms, which unregisters the executor). The first three
+ * leave nothing in flight, so the caller may make the copy itself. The
+ * last two may: the executor's GPU may still be copying, which nothing
+ * here can stop, so the copy fails rather than race it.
  */
 
 #include <linux/dma-buf.h>
@@ -65,9 +67,13 @@ struct mvgal_exec_job {
 	u64 len;
 	struct dma_buf *dmabuf;
 	struct completion done;
-	/* Set before @done: the failure, or the fence to wait for. */
+	/* Set before @done: how it ended, or the fence to wait for. */
 	int status;
+	bool not_taken;
+	bool lost;
 	struct dma_fence *fence;
+	/* On the list of jobs an ending executor settles; its alone. */
+	struct list_head gone;
 };
 
 /* The event of mvgal_exec_notify(); DRM frees it once read. */
@@ -251,42 +257,63 @@ void mvgal_exec_init(struct mvgal_device *mdev)
 	spin_lock_init(&mdev->exec.lock);
 }
 
+/* Ends @j under execs.lock, its list reference handed to @gone. */
+static void mvgal_exec_job_end(struct mvgal_exec_job *j, bool taken,
+			       struct list_head *gone)
+{
+	list_del_init(&j->link);
+	j->not_taken = !taken;
+	j->lost = taken;
+	complete(&j->done);
+	list_add_tail(&j->gone, gone);
+}
+
 /*
- * Unregisters @e (execs.lock held): its jobs not reported yet go to
- * @orphans, for mvgal_exec_orphan() once the lock is dropped. Returns
+ * Unregisters @e (execs.lock held). Its jobs not reported yet end here,
+ * under the lock, so that a copier timing out meanwhile finds them off
+ * their lists and leaves their list references alone: those go to
+ * @gone, for mvgal_exec_orphan() once the lock is dropped. Returns
  * whether there were any.
  */
 static bool mvgal_exec_end_locked(struct mvgal_execs *x, struct mvgal_exec *e,
-				  struct list_head *orphans)
+				  struct list_head *gone)
 {
-	bool had = !list_empty(&e->queued) || !list_empty(&e->taken);
+	struct mvgal_exec_job *j, *tmp;
+	bool had = false;
 
 	lockdep_assert_held(&x->lock);
 	e->gone = true;
 	x->by_gpu[e->gpu] = NULL;
-	list_splice_init(&e->queued, orphans);
-	list_splice_tail_init(&e->taken, orphans);
+	list_for_each_entry_safe(j, tmp, &e->queued, link) {
+		mvgal_exec_job_end(j, false, gone);
+		had = true;
+	}
+	list_for_each_entry_safe(j, tmp, &e->taken, link) {
+		mvgal_exec_job_end(j, true, gone);
+		had = true;
+	}
 	return had;
 }
 
-/* Ends the jobs of an unregistered executor: the caller copies instead. */
-static void mvgal_exec_orphan(struct mvgal_exec *e, struct list_head *orphans)
+/* After mvgal_exec_end_locked(): the references it handed over go. */
+static void mvgal_exec_orphan(struct mvgal_exec *e, struct list_head *gone)
 {
 	struct mvgal_exec_job *j, *tmp;
 
-	list_for_each_entry_safe(j, tmp, orphans, link) {
-		list_del_init(&j->link);
-		j->status = -ENODEV;
-		complete(&j->done);
+	list_for_each_entry_safe(j, tmp, gone, gone) {
+		list_del(&j->gone);
 		mvgal_exec_job_put(j);
 	}
 	wake_up_all(&e->wq);
 	mvgal_exec_put(e);		/* the registration's */
 }
 
-/* Unregisters GPU @gpu's executor if @file is it (any file if NULL). */
+/*
+ * Unregisters GPU @gpu's executor if @file is it (any file if NULL), and
+ * if @id is its registration (any if 0).
+ */
 static int mvgal_exec_end(struct mvgal_device *mdev, struct drm_file *file,
-			  unsigned int gpu, atomic64_t *ctr)
+			  unsigned int gpu, u64 id, atomic64_t *ctr)
 {
 	struct mvgal_execs *x = &mdev->exec;
 	struct mvgal_exec *e;
@@ -295,7 +322,7 @@ static int mvgal_exec_end(struct mvgal_device *mdev, struct drm_file *file,
 
 	spin_lock(&x->lock);
 	e = x->by_gpu[gpu];
-	if (!e || (file && e->file != file)) {
+	if (!e || (file && e->file != file) || (id && e->id != id)) {
 		spin_unlock(&x->lock);
 		return -ENOENT;
 	}
@@ -347,7 +374,7 @@ int mvgal_exec_register(struct mvgal_device *mdev, struct drm_file *file,
 int mvgal_exec_unregister(struct mvgal_device *mdev, struct drm_file *file,
 			  unsigned int gpu)
 {
-	return mvgal_exec_end(mdev, file, gpu, NULL);
+	return mvgal_exec_end(mdev, file, gpu, 0, NULL);
 }
 
 /* @file closes: its registrations end, copies outstanding counted. */
@@ -356,20 +383,37 @@ void mvgal_exec_file_close(struct mvgal_device *mdev, struct drm_file *file)
 	unsigned int i;
 
 	for (i = 0; i < MVGAL_MAX_GPUS; i++)
-		mvgal_exec_end(mdev, file, i, &mdev->exec.gone);
+		mvgal_exec_end(mdev, file, i, 0, &mdev->exec.gone);
 }
 
 /* GPU @gpu goes: so does its executor. */
 void mvgal_exec_gpu_gone(struct mvgal_device *mdev, unsigned int gpu)
 {
-	mvgal_exec_end(mdev, NULL, gpu, NULL);
+	mvgal_exec_end(mdev, NULL, gpu, 0, NULL);
 }
 
-/* GPU @gpu's executor made a copy wrong: it copies nothing more. */
-void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu)
+/**
+ * mvgal_exec_redo() - a copy an executor made is made again by the CPU
+ * @mdev: the device
+ * @gpu: the executor's GPU
+ * @id: the registration that made it
+ * @wrong: its bytes came out wrong: that registration copies no more
+ */
+void mvgal_exec_redo(struct mvgal_device *mdev, unsigned int gpu, u64 id,
+		     bool wrong)
+{
+	atomic64_inc(&mdev->exec.fallbacks);
+	if (!wrong)
+		return;
+	atomic64_inc(&mdev->exec.wrong);
+	mvgal_exec_end(mdev, NULL, gpu, id, NULL);
+}
+
+/* Registration @id of GPU @gpu's executor copied wrong: it ends. */
+void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu, u64 id)
 {
 	atomic64_inc(&mdev->exec.wrong);
-	mvgal_exec_end(mdev, NULL, gpu, NULL);
+	mvgal_exec_end(mdev, NULL, gpu, id, NULL);
 }
 
 /* GPU @gpu's executor's registration (never 0), or 0: none. */
@@ -637,6 +681,7 @@ static int mvgal_exec_timed_out(struct mvgal_execs *x, struct mvgal_exec *e,
 	bool queued = false, end = false;
 	LIST_HEAD(orphans);
 
+	/* Who unlinks @j under the lock owns its list reference. */
 	spin_lock(&x->lock);
 	if (!list_empty(&j->link)) {
 		list_del_init(&j->link);
@@ -665,8 +710,10 @@ static int mvgal_exec_wait(struct mvgal_execs *x, struct mvgal_exec *e,
 	left = wait_for_completion_timeout(&j->done, left);
 	if (!left)
 		return mvgal_exec_timed_out(x, e, j);
-	if (j->status == -ENODEV)
-		return -ENODEV;		/* orphaned: nothing in flight */
+	if (j->not_taken)
+		return -ENODEV;		/* nothing in flight */
+	if (j->lost)
+		return -EIO;		/* its GPU may be copying still */
 	if (j->status)
 		goto failed;
 	if (!j->fence)
@@ -693,12 +740,17 @@ failed:
  * Waits (uninterruptibly, up to exec_timeout_ms) for the copy and the
  * GPU work behind it. The executor must not be the caller's own thread.
  *
+ * @id: (out) the registration it went to, 0 if none
+ *
  * Return: 0; -ENODEV when no copy was made and none is in flight (no
- * executor, it went, it failed the copy, no memory to hand it over): the
- * caller makes it; -ETIMEDOUT, with the executor unregistered.
+ * executor, it went before taking it, it failed the copy, no memory to
+ * hand it over): the caller makes it; -EIO when the executor went with
+ * the copy taken, and -ETIMEDOUT (the executor unregistered): its GPU
+ * may still be copying, and the copy fails.
  */
 int mvgal_exec_copy(struct mvgal_device *mdev, unsigned int gpu, u32 dir,
-		    const struct mvgal_exec_host *host, u64 pool_off, u64 len)
+		    const struct mvgal_exec_host *host, u64 pool_off, u64 len,
+		    u64 *id)
 {
 	struct mvgal_execs *x = &mdev->exec;
 	struct mvgal_exec_job *j;
@@ -708,11 +760,13 @@ int mvgal_exec_copy(struct mvgal_device *mdev, unsigned int gpu, u32 dir,
 	j = mvgal_exec_job_new(host, dir, pool_off, len);
 	if (!j)
 		return -ENODEV;
+	*id = 0;
 	e = mvgal_exec_queue(mdev, gpu, j);
 	if (!e) {
 		mvgal_exec_job_put(j);
 		return -ENODEV;
 	}
+	*id = e->id;
 	ret = mvgal_exec_wait(x, e, j);
 	mvgal_exec_buf_revoke(j->dmabuf);
 	if (ret == -ENODEV)

@@ -33,7 +33,7 @@ struct mvgal_execs {
 	atomic64_t timeouts;
 	atomic64_t errors;	/* reported failed, or a fence with an error */
 	atomic64_t wrong;	/* bytes that came out wrong */
-	atomic64_t gone;	/* closed with copies outstanding */
+	atomic64_t gone;	/* ended with copies outstanding */
 };
 
 /* The host side of one copy: @len bytes from @off in @pages. */
@@ -50,14 +50,17 @@ int mvgal_exec_unregister(struct mvgal_device *mdev, struct drm_file *file,
 			  unsigned int gpu);
 void mvgal_exec_file_close(struct mvgal_device *mdev, struct drm_file *file);
 void mvgal_exec_gpu_gone(struct mvgal_device *mdev, unsigned int gpu);
-void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu);
+void mvgal_exec_distrust(struct mvgal_device *mdev, unsigned int gpu, u64 id);
+void mvgal_exec_redo(struct mvgal_device *mdev, unsigned int gpu, u64 id,
+		     bool wrong);
 u64 mvgal_exec_id(struct mvgal_device *mdev, unsigned int gpu);
 int mvgal_exec_take(struct mvgal_device *mdev, struct drm_file *file,
 		    struct drm_mvgal_exec_take *args);
 int mvgal_exec_done(struct mvgal_device *mdev, struct drm_file *file,
 		    const struct drm_mvgal_exec_done *args);
 int mvgal_exec_copy(struct mvgal_device *mdev, unsigned int gpu, u32 dir,
-		    const struct mvgal_exec_host *host, u64 pool_off, u64 len);
+		    const struct mvgal_exec_host *host, u64 pool_off, u64 len,
+		    u64 *id);
 void mvgal_exec_show(struct seq_file *m, struct mvgal_device *mdev);
 
 #endif /* MVGAL_DEV_EXEC_H */

@@ -296,13 +296,37 @@ MODULE_PARM_DESC(dma_timeout_ms,
  * How long a copy executor may take to report a copy and have its fence
  * signal. Past it the copy fails and the executor is unregistered: its
  * GPU may still write, so the CPU does not make the copy in its place.
+ * The wait is uninterruptible (a CPU fault may be waiting, holding its
+ * process's mmap lock), so it stays well under the hung-task watchdog's
+ * 120 s: at most a minute.
  */
 unsigned int mvgal_exec_timeout_ms = 10000;
 
-module_param_cb(exec_timeout_ms, &mvgal_pos_ops, &mvgal_exec_timeout_ms, 0644);
+static int mvgal_param_set_exec_timeout(const char *val,
+					const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint(val, 10, &v);
+	if (ret)
+		return ret;
+	if (v < 1 || v > 60000)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops mvgal_exec_timeout_ops = {
+	.set = mvgal_param_set_exec_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(exec_timeout_ms, &mvgal_exec_timeout_ops,
+		&mvgal_exec_timeout_ms, 0644);
 
 MODULE_PARM_DESC(exec_timeout_ms,
-		 "Milliseconds a copy executor may take for one copy, 1..1000000 (default: 10000)");
+		 "Milliseconds a copy executor may take for one copy, 1..60000 (default: 10000)");
 
 /*
  * What one user's staged writes may hold of staging_kb. Each waits for

@@ -298,6 +298,7 @@ static int mvgal_cal_copy_exec(struct mvgal_device *mdev,
 	pgoff_t first = off >> PAGE_SHIFT;
 	struct mvgal_exec_host h;
 	unsigned long i;
+	u64 id;
 	int ret;
 
 	h.off = off & ~PAGE_MASK;
@@ -310,7 +311,7 @@ static int mvgal_cal_copy_exec(struct mvgal_device *mdev,
 					     ((first + i) << PAGE_SHIFT));
 	ret = mvgal_exec_copy(mdev, pool->gpu->index,
 			      d->host ? MVGAL_EXEC_FROM_POOL : MVGAL_EXEC_TO_POOL,
-			      &h, pool->alloc.node.start + off, len);
+			      &h, pool->alloc.node.start + off, len, &id);
 	kfree(h.pages);
 	return ret;
 }
@@ -437,7 +438,7 @@ static bool mvgal_cal_exec(struct mvgal_device *mdev, struct mvgal_cal *c,
 	if (ret == -EILSEQ) {
 		drm_warn(&mdev->drm, "copy executor of GPU %u copied %u -> %u wrong: unregistered\n",
 			 gpu, src, dst);
-		mvgal_exec_distrust(mdev, gpu);
+		mvgal_exec_distrust(mdev, gpu, *id);
 	}
 	return !ret && mvgal_cal_fit_engine(mdev, d, s, mvgal_cal_copy_exec, cal);
 }

@@ -18,6 +18,8 @@
 
 #include <linux/errno.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include <drm/mvgal_drm.h>
 
@@ -53,10 +55,32 @@ static int mvgal_copy_dma(struct mvgal_bo *bo, unsigned int dst,
 }
 
 /*
+ * Did the executor copy right? The destination's windows must hold what
+ * the source's held before the copy (@want). If the source's changed
+ * meanwhile (an application writing its own pages), nothing can be told:
+ * the CPU makes the copy again, and the executor is not blamed.
+ */
+static int mvgal_copy_exec_check(struct mvgal_bo *bo, unsigned int dst,
+				 unsigned int src, struct mvgal_samples *want,
+				 unsigned int gpu, u64 id)
+{
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	struct mvgal_samples *got = want + 1;
+	bool wrong;
+
+	*got = *want;
+	if (!mvgal_loc_sample(bo, dst, got) &&
+	    !memcmp(got->b, want->b, sizeof(want->b)))
+		return 0;
+	wrong = !mvgal_loc_sample(bo, src, got) &&
+		!memcmp(got->b, want->b, sizeof(want->b));
+	mvgal_exec_redo(mdev, gpu, id, wrong);
+	return -ENODEV;
+}
+
+/*
  * The executor of the GPU whose pool is one side copies between that pool
- * and the buffer's host pages. Then both ends are sampled: an executor
- * whose bytes came out wrong copies nothing more, and the CPU makes the
- * copy.
+ * and the buffer's host pages, checked at a few windows after.
  */
 static int mvgal_copy_exec(struct mvgal_bo *bo, unsigned int dst,
 			   unsigned int src, u64 off, u64 len,
@@ -64,22 +88,33 @@ static int mvgal_copy_exec(struct mvgal_bo *bo, unsigned int dst,
 {
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
 	bool to_pool = src == MVGAL_LOC_HOST;
+	struct mvgal_samples *want;
 	struct mvgal_exec_host host;
 	struct mvgal_dma_side sd;
+	u64 id;
 	int ret;
 
 	if ((src != MVGAL_LOC_HOST && dst != MVGAL_LOC_HOST) ||
-	    mvgal_loc_dma_side(bo, to_pool ? dst : src, &sd) ||
-	    mvgal_loc_host_pages(bo, off, len, &host))
+	    mvgal_loc_dma_side(bo, to_pool ? dst : src, &sd))
 		return -ENODEV;
+	/* Two sets: the source's before, anything's after. */
+	want = kmalloc_array(2, sizeof(*want), GFP_KERNEL_ACCOUNT);
+	if (!want)
+		return -ENODEV;
+	mvgal_samples_pick(want, off, len);
+	ret = -ENODEV;
+	if (mvgal_loc_sample(bo, src, want) ||
+	    mvgal_loc_host_pages(bo, off, len, &host))
+		goto out;
 	ret = mvgal_exec_copy(mdev, sd.gpu->index,
 			      to_pool ? MVGAL_EXEC_TO_POOL : MVGAL_EXEC_FROM_POOL,
-			      &host, sd.base + off, len);
+			      &host, sd.base + off, len, &id);
 	kvfree(host.pages);
-	if (!ret && mvgal_loc_differ(bo, dst, src, off, len)) {
-		mvgal_exec_distrust(mdev, sd.gpu->index);
-		ret = -ENODEV;
-	}
+	if (!ret)
+		ret = mvgal_copy_exec_check(bo, dst, src, want, sd.gpu->index,
+					    id);
+out:
+	kfree(want);
 	return ret;
 }
 

@@ -52,6 +52,7 @@ enum mode {
 	ERR_FENCE,	/* copies, then signals its fence with an error */
 	LIE,		/* reports done, copies nothing */
 	GARBLE,		/* copies all but its first bytes wrong */
+	RACE,		/* the source changes under it (an application's write) */
 };
 
 FIXTURE(exec) {
@@ -154,6 +155,8 @@ static int report_fenced(struct mvgal *m, uint32_t gpu, enum mode mode,
 	return ret;
 }
 
+static int raced;
+
 /* Makes copy @t as @mode says; 0, or the child's exit status. */
 static int serve_one(struct mvgal *m, uint32_t gpu, enum mode mode,
 		     uint8_t *pool, const struct drm_mvgal_exec_take *t)
@@ -171,7 +174,13 @@ static int serve_one(struct mvgal *m, uint32_t gpu, enum mode mode,
 		_exit(0);
 	/* Mapped before anything can be revoked. */
 	(void)*(volatile uint8_t *)h;
-	if (mode == COPY || mode == ERR_FENCE || mode == GARBLE)
+	/*
+	 * What an application writing its own pages meanwhile would do,
+	 * once: the copies after it are made right.
+	 */
+	if (mode == RACE && !raced++)
+		(t->dir == MVGAL_EXEC_TO_POOL ? h : p)[0] ^= 0x5a;
+	if (mode == COPY || mode == ERR_FENCE || mode == GARBLE || mode == RACE)
 		copy(t, h, p);
 	if (mode == GARBLE)
 		(t->dir == MVGAL_EXEC_TO_POOL ? p : h)[0] ^= 0x5a;
@@ -429,6 +438,8 @@ static void misbehaves(struct __test_metadata *_metadata,
 	stats(self->m, a);
 	if (mode == HANG) {
 		EXPECT_EQ(-ETIMEDOUT, migrate(self->m, h, OFF, CH, 1 + self->g0));
+	} else if (mode == CRASH) {
+		EXPECT_EQ(-EIO, migrate(self->m, h, OFF, CH, 1 + self->g0));
 	} else {
 		EXPECT_EQ(1, migrate(self->m, h, OFF, SIZE - OFF, 1 + self->g0));
 		ASSERT_EQ(1, migrate(self->m, h, 0, OFF, 1 + self->g0));
@@ -436,23 +447,36 @@ static void misbehaves(struct __test_metadata *_metadata,
 	stats(self->m, b);
 	/* Where the migration failed, the bytes are still home, whole. */
 	ASSERT_EQ(-1, bo_check(self->m, h, SIZE, s));
-	if (mode != HANG)
+	if (mode != HANG && mode != CRASH)
 		in_pool(_metadata, self, h, s);
 	mvgal_bo_destroy(self->m, h);
 }
 
-/* Exits holding a copy: the CPU makes it; the registration ends. */
-TEST_F(exec, a_crashed_executors_copy_is_made_by_the_cpu)
+/*
+ * Exits holding a copy it took: its GPU may be copying still, so the
+ * migration fails with the bytes where they were (home, whole); the
+ * registration ends, and the CPU makes the next copy.
+ */
+TEST_F(exec, a_crashed_executors_copy_fails_and_the_bytes_stay)
 {
 	struct drm_mvgal_stats a, b;
 	long long gone = execs_count("gone");
+	uint64_t copied = 0;
+	uint32_t h;
 	int st;
 
 	misbehaves(_metadata, self, CRASH, 21, &a, &b);
 	EXPECT_EQ(a.exec_bytes, b.exec_bytes);
-	EXPECT_LE(1, b.exec_fallbacks - a.exec_fallbacks);
-	EXPECT_LT(a.bytes[MVGAL_METHOD_CPU_COPY], b.bytes[MVGAL_METHOD_CPU_COPY]);
+	EXPECT_EQ(a.exec_fallbacks, b.exec_fallbacks);
+	EXPECT_EQ(a.failed + 1, b.failed);
 	EXPECT_EQ(gone + 1, execs_count("gone"));
+	ASSERT_EQ(0, host_bo(self->m, SIZE, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, SIZE, 22));
+	ASSERT_LE(0, pool_offset(_metadata, self->m, self->g0, h, SIZE,
+				 &copied));
+	EXPECT_LE(SIZE, copied);
+	in_pool(_metadata, self, h, 22);
+	mvgal_bo_destroy(self->m, h);
 	EXPECT_FALSE(exec_possible(self->m, self->g0));
 	ASSERT_EQ(self->pid, waitpid(self->pid, &st, 0));
 	self->pid = 0;
@@ -471,6 +495,11 @@ TEST_F(exec, a_hung_executor_times_out_and_loses_the_pages)
 	int st;
 	uint32_t h;
 
+	/* The deadline: 1 ms to a minute (the wait is uninterruptible). */
+	EXPECT_NE(0, write_param(TMO, "0"));
+	EXPECT_NE(0, write_param(TMO, "60001"));
+	EXPECT_NE(0, write_param(TMO, "5s"));
+	EXPECT_EQ(10000, read_ll(TMO));
 	ASSERT_EQ(0, write_param(TMO, "300"));
 	misbehaves(_metadata, self, HANG, 31, &a, &b);
 	EXPECT_EQ(a.exec_timeouts + 1, b.exec_timeouts);
@@ -514,6 +543,22 @@ TEST_F(exec, an_error_on_the_fence_is_a_failed_copy)
 	EXPECT_TRUE(exec_possible(self->m, self->g0));
 }
 
+struct migration {
+	struct mvgal *m;
+	uint32_t h, gpu;
+	int status;
+	int done;
+};
+
+static void *migrate_thread(void *arg)
+{
+	struct migration *mg = arg;
+
+	mg->status = migrate(mg->m, mg->h, 0, SIZE, 1 + mg->gpu);
+	__atomic_store_n(&mg->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 /*
  * Says done without copying, or garbles a copy's first bytes: the sample
  * after the copy sees it, the CPU makes the copy, and the executor is
@@ -543,6 +588,79 @@ TEST_F(exec, a_lying_executor_is_caught)
 TEST_F(exec, a_garbled_copy_is_caught)
 {
 	lies(_metadata, self, GARBLE, 62);
+}
+
+/*
+ * The source changes while the executor copies (an application writing
+ * its own pages): the check cannot tell, so the CPU makes the copy of
+ * what the source holds now, and the executor is not blamed.
+ */
+TEST_F(exec, a_source_written_meanwhile_blames_no_executor)
+{
+	long long wrong = execs_count("wrong");
+	const uint64_t size = CH - 1000;
+	struct drm_mvgal_stats a, b;
+	uint8_t want[CH], got[CH];
+	uint64_t copied = 1;
+	long long at;
+	uint32_t h;
+
+	self->pid = executor_start(_metadata, self->g0, RACE);
+	ASSERT_LT(0, self->pid);
+	ASSERT_EQ(0, write_param(FORCE, "4"));
+	ASSERT_EQ(0, host_bo(self->m, size, &h));
+	ASSERT_EQ(0, bo_fill(self->m, h, size, 63));
+	fill(want, size, 63);
+	want[0] ^= 0x5a;	/* the executor's "application" wrote it */
+	stats(self->m, &a);
+	ASSERT_EQ(1, migrate(self->m, h, 0, size, 1 + self->g0));
+	stats(self->m, &b);
+	EXPECT_EQ(a.exec_fallbacks + 1, b.exec_fallbacks);
+	EXPECT_EQ(wrong, execs_count("wrong"));
+	/* Later copies (home, for the read below) are the executor's again. */
+	EXPECT_TRUE(exec_possible(self->m, self->g0));
+	/* Home and the pool agree on what the source held last. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, got, size));
+	EXPECT_EQ(0, memcmp(want, got, size));
+	at = pool_offset(_metadata, self->m, self->g0, h, size, &copied);
+	ASSERT_LE(0, at);
+	EXPECT_EQ(0, copied);
+	EXPECT_EQ(0, memcmp(want, self->pool[self->g0] + at, size));
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * Goes (unregisters) with a copy queued that it never took: nothing is in
+ * flight, so the CPU makes it and the migration ends with its bytes.
+ */
+TEST_F(exec, a_copy_not_taken_is_made_by_the_cpu)
+{
+	struct migration mg = { .m = self->m, .gpu = self->g0 };
+	struct drm_mvgal_stats a, b;
+	struct mvgal *m2;
+	pthread_t thr;
+	int i;
+
+	ASSERT_EQ(0, mvgal_open(&m2));
+	ASSERT_EQ(0, mvgal_exec_register(m2, self->g0, 0));
+	ASSERT_EQ(0, write_param(FORCE, "4"));
+	ASSERT_EQ(0, host_bo(self->m, SIZE, &mg.h));
+	ASSERT_EQ(0, bo_fill(self->m, mg.h, SIZE, 64));
+	stats(self->m, &a);
+	ASSERT_EQ(0, pthread_create(&thr, NULL, migrate_thread, &mg));
+	for (i = 0; i < 500 && run("grep -q 'queued 1 taken 0' " EXECS); i++)
+		usleep(10000);
+	ASSERT_LT(i, 500);
+	EXPECT_EQ(0, mvgal_exec_register(m2, self->g0, MVGAL_EXEC_UNREGISTER));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	EXPECT_EQ(1, mg.status);
+	stats(self->m, &b);
+	EXPECT_LE(1, b.exec_fallbacks - a.exec_fallbacks);
+	EXPECT_EQ(a.exec_bytes, b.exec_bytes);
+	mvgal_close(m2);
+	ASSERT_EQ(0, write_param(FORCE, "-1"));
+	in_pool(_metadata, self, mg.h, 64);
+	mvgal_bo_destroy(self->m, mg.h);
 }
 
 /* Prices @src -> @dst's executor as cheapest (over measured figures). */
@@ -669,22 +787,6 @@ TEST_F(exec, register_rejects_bad_input)
 	EXPECT_EQ(-EPERM, mvgal_exec_register(m2, self->g0, 0));
 	EXPECT_FALSE(exec_possible(self->m, self->g0));
 	mvgal_close(m2);
-}
-
-struct migration {
-	struct mvgal *m;
-	uint32_t h, gpu;
-	int status;
-	int done;
-};
-
-static void *migrate_thread(void *arg)
-{
-	struct migration *mg = arg;
-
-	mg->status = migrate(mg->m, mg->h, 0, SIZE, 1 + mg->gpu);
-	__atomic_store_n(&mg->done, 1, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 /* Makes copy @t with the CPU, as an executor, and reports it. */

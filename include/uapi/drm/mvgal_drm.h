@@ -2147,14 +2147,16 @@ struct drm_mvgal_bo_mark {
  * mvgal moves a buffer's host pages (NUMA placement, eviction).
  *
  * mvgal trusts an executor with nothing it cannot check. A copy whose
- * executor goes away (its file closed), reports an error, or signals a
- * fence with an error is made again by the CPU, whole. A copy whose
- * bytes come out wrong (mvgal compares samples of both ends after every
- * copy) is made again by the CPU and the executor is unregistered. A
- * copy not done within the module parameter exec_timeout_ms fails with
- * -ETIMEDOUT (the job fails, its chunks stay where they were) and the
- * executor is unregistered: mvgal cannot stop a GPU that may still
- * write, so it does not let the CPU race it. The path selector uses an
+ * executor reports an error, or signals a fence with an error, or goes
+ * away (unregisters, its file closed) before taking it, is made again by
+ * the CPU, whole. A copy whose bytes come out wrong (after every copy
+ * mvgal compares three windows of the destination with what the source
+ * held before) is made again by the CPU and the executor is
+ * unregistered. A copy not done within the module parameter
+ * exec_timeout_ms fails with -ETIMEDOUT (the job fails, its chunks stay
+ * where they were) and the executor is unregistered, and one taken by an
+ * executor that goes before reporting it fails with -EIO: mvgal cannot
+ * stop a GPU that may still write, so it does not let the CPU race it. The path selector uses an
  * executor only where MVGAL_METHOD_EXEC is forced (module parameter
  * force_method=4) or where calibration found it right and cheapest.
  */
