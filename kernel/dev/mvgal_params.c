@@ -152,9 +152,9 @@ module_param_cb(evict_policy, &mvgal_evict_policy_ops, &mvgal_evict_policy,
 MODULE_PARM_DESC(evict_policy,
 		 "Which placement a full pool evicts: 0 furthest predicted next use, 1 least recently used (default: 0)");
 
-/* The mirror controller's settings; each at least 1 (hold: 0). */
-static int mvgal_param_set_min(const char *val, const struct kernel_param *kp,
-			       unsigned int min)
+/* An unsigned setting in @min..@max; a bad one is -ERANGE and changes nothing. */
+static int mvgal_param_set_range(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max)
 {
 	unsigned int v;
 	int ret;
@@ -162,7 +162,7 @@ static int mvgal_param_set_min(const char *val, const struct kernel_param *kp,
 	ret = kstrtouint(val, 10, &v);
 	if (ret)
 		return ret;
-	if (v < min || v > 1000000)
+	if (v < min || v > max)
 		return -ERANGE;
 	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
@@ -170,12 +170,12 @@ static int mvgal_param_set_min(const char *val, const struct kernel_param *kp,
 
 static int mvgal_param_set_pos(const char *val, const struct kernel_param *kp)
 {
-	return mvgal_param_set_min(val, kp, 1);
+	return mvgal_param_set_range(val, kp, 1, 1000000);
 }
 
 static int mvgal_param_set_hold(const char *val, const struct kernel_param *kp)
 {
-	return mvgal_param_set_min(val, kp, 0);
+	return mvgal_param_set_range(val, kp, 0, 1000000);
 }
 
 static const struct kernel_param_ops mvgal_pos_ops = {
@@ -191,16 +191,7 @@ static const struct kernel_param_ops mvgal_hold_ops = {
 /* A percentage: 1..100. */
 static int mvgal_param_set_pct(const char *val, const struct kernel_param *kp)
 {
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint(val, 10, &v);
-	if (ret)
-		return ret;
-	if (v < 1 || v > 100)
-		return -ERANGE;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
+	return mvgal_param_set_range(val, kp, 1, 100);
 }
 
 static const struct kernel_param_ops mvgal_pct_ops = {
@@ -305,16 +296,7 @@ unsigned int mvgal_exec_timeout_ms = 10000;
 static int mvgal_param_set_exec_timeout(const char *val,
 					const struct kernel_param *kp)
 {
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint(val, 10, &v);
-	if (ret)
-		return ret;
-	if (v < 1 || v > 60000)
-		return -ERANGE;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
+	return mvgal_param_set_range(val, kp, 1, 60000);
 }
 
 static const struct kernel_param_ops mvgal_exec_timeout_ops = {

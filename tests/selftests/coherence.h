@@ -173,6 +173,24 @@ static inline int end_written(struct mvgal *m, uint32_t session, uint32_t h,
 	return mvgal_end(m, session, fence, &w, 1);
 }
 
+/* Where @h's copy in GPU @g's pool is, through a READ session. */
+static inline long long pool_offset(struct __test_metadata *_metadata,
+			     struct mvgal *m, uint32_t g, uint32_t h,
+			     uint64_t size, uint64_t *copied)
+{
+	struct drm_mvgal_access a;
+	uint32_t sess;
+	int fence;
+
+	if (begin1(m, g, MVGAL_ACCESS_READ, h, 0, size, &a, &sess, &fence,
+		   copied))
+		return -1;
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(m, sess, -1, NULL, 0));
+	EXPECT_EQ(g, a.pool_gpu);
+	return a.pool_offset;
+}
+
 /* A vgem fence the test signals: its sync_file and its vgem id. */
 static inline int vfence_new(struct vfence *f)
 {
