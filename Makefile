@@ -1,16 +1,21 @@
 # mvgal: top-level build.
 #
-#   make            mvgal.ko (for KDIR), libmvgal, mvgal-info, the tests
+#   make            the product only: mvgal.ko (for KDIR), libmvgal, mvgal-info,
+#                   the examples, mvgal-vkexec; needs only the build
+#                   dependencies (tools/build-deps.sh installs them)
+#   make tests      the test programs (fetches the test bed: tools/deps.sh)
 #   make check      everything the CI runs (installs what it needs)
 #   make demo       boot the test guest and show mvgal-info there
 #   make lint       sparse + checkpatch --strict over kernel/ and include/, the layering rule
 #   make bench      benchmarks (ratios measured in the guest)
 #   make fuzz       the fuzzer on the debug kernel (FUZZ_SECONDS, FUZZ_ARGS)
 #   make fuzz-long  make check's fuzzer and stress lanes at their long sizes, the stand-in pass on the debug kernel
-#   make install    libmvgal, headers, mvgal-info, config, DKMS source
+#   make install    libmvgal, headers, mvgal-info, mvgal-vkexec, config,
+#                   systemd unit, documentation (builds no test)
+#   make install-dkms  the module's source for DKMS
 #
 # KDIR selects the kernel headers; default: the running kernel's if they
-# are installed, else Debian's 6.12 headers.
+# are installed, else Debian's 6.12 headers, else the newest installed.
 
 VERSION   := 0.1.0
 SOVERSION := 0
@@ -26,7 +31,8 @@ KVER_61    := $(shell ls -d /usr/src/linux-headers-6.1.0-*-amd64 2>/dev/null | s
 GUEST_KDIR := /lib/modules/$(GUEST_KVER)/build
 KDIR_61    := /lib/modules/$(KVER_61)/build
 RUN_KDIR   := /lib/modules/$(shell uname -r)/build
-KDIR       ?= $(if $(wildcard $(RUN_KDIR)/Makefile),$(RUN_KDIR),$(GUEST_KDIR))
+NEWEST_KDIR := $(shell for d in /lib/modules/*/build; do [ -f "$$d/Makefile" ] && echo "$$d"; done | sort -V | tail -n 1)
+KDIR       ?= $(if $(wildcard $(RUN_KDIR)/Makefile),$(RUN_KDIR),$(if $(wildcard $(GUEST_KDIR)/Makefile),$(GUEST_KDIR),$(NEWEST_KDIR)))
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -62,6 +68,12 @@ FUZZ     := $(B)/tests/fuzz/mvgal_fuzz
 STRESS   := $(B)/tests/stress/mvgal_stress
 HDRS     := $(wildcard include/mvgal/*.h include/uapi/drm/*.h kernel/core/*.h lib/*.h)
 
+# tools/build-module.sh runs the kernel's make, which under `make -jN`
+# finds the jobserver's descriptors closed (its rule is not a recursive
+# make: `make -n` must not run it) and warns, and build-module.sh fails on
+# any warning: it runs without the jobserver, with -jN of its own.
+BUILD_MODULE = MAKEFLAGS='$(filter-out --jobserver-auth=% --jobserver-fds=%,$(MAKEFLAGS))' tools/build-module.sh
+
 KMOD_DIR  = $(B)/kmod/$(subst /,_,$(patsubst /%,%,$(1)))
 MODULE    := $(call KMOD_DIR,$(KDIR))/mvgal.ko
 GUEST_KO  := $(call KMOD_DIR,$(GUEST_KDIR))/mvgal.ko
@@ -75,20 +87,30 @@ prefix     ?= /usr
 libdir     ?= $(prefix)/lib/$(shell $(CC) -print-multiarch 2>/dev/null)
 includedir ?= $(prefix)/include
 bindir     ?= $(prefix)/bin
+docdir     ?= $(prefix)/share/doc/mvgal
 DESTDIR    ?=
 
-.PHONY: all module userspace tests deps check demo lint bench fuzz fuzz-long vm vm-debug \
+.PHONY: all module userspace tests build-deps deps check demo lint bench fuzz fuzz-long vm vm-debug \
 	debug-kernel install \
 	install-dkms dkms-check clean FORCE
 .SECONDARY:
 
-all: module userspace tests
+# The product only: nothing reachable from here or from install may run
+# tools/deps.sh or need what only it provides (the kselftest harness, QEMU,
+# busybox, backported Mesa); tests/host/test_install.sh checks that.
+all: module userspace
 
+# The product's build dependencies (root; tools/build-deps.sh --dkms for DKMS too).
+build-deps:
+	@tools/build-deps.sh
+
+# The test bed's, the product's included.
 deps:
 	@tools/deps.sh
 
 module: FORCE
-	@tools/build-module.sh $(KDIR) $(call KMOD_DIR,$(KDIR))
+	@[ -f "$(KDIR)/Makefile" ] || { echo "make: no kernel headers at '$(KDIR)': install them (tools/build-deps.sh) or set KDIR" >&2; exit 1; }
+	@$(BUILD_MODULE) $(KDIR) $(call KMOD_DIR,$(KDIR))
 	@echo "  KO      $(MODULE)"
 
 userspace: $(LIB_SO) $(LIB_A) $(PC) $(INFO) $(EXAMPLE) $(RING_EX) $(VULKAN) $(VKEXEC)
@@ -188,9 +210,9 @@ $(B)/tests/selftests/abi_test: tests/abi/abi_test.c $(ABI_DEPS) $(wildcard tests
 	$(CC) $(CFLAGS) $(WFLAGS_T) $(CPPFLAGS_V1) -o $@ $< -L$(B)/lib -lmvgal $(DRM_LIBS)
 
 guest-module: FORCE
-	@tools/build-module.sh $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))
-	@tools/build-module.sh --vram $(GUEST_KDIR) $(dir $(GUEST_VRAM))
-	@tools/build-module.sh --dmaeng $(GUEST_KDIR) $(dir $(GUEST_DMAENG))
+	@$(BUILD_MODULE) $(GUEST_KDIR) $(call KMOD_DIR,$(GUEST_KDIR))
+	@$(BUILD_MODULE) --vram $(GUEST_KDIR) $(dir $(GUEST_VRAM))
+	@$(BUILD_MODULE) --dmaeng $(GUEST_KDIR) $(dir $(GUEST_DMAENG))
 
 GUEST_FILES = \
 	/usr/lib/x86_64-linux-gnu/libmvgal.so.$(SOVERSION)=$(LIB_SO) \
@@ -214,9 +236,9 @@ debug-kernel: FORCE
 
 vm-debug: userspace tests
 	@dk=$$(tools/vm/debug-kernel.sh) && \
-	tools/build-module.sh $$dk/build $(B)/kmod/debug && \
-	tools/build-module.sh --vram $$dk/build $(B)/kmod/debug-vram && \
-	tools/build-module.sh --dmaeng $$dk/build $(B)/kmod/debug-dmaeng && \
+	$(BUILD_MODULE) $$dk/build $(B)/kmod/debug && \
+	$(BUILD_MODULE) --vram $$dk/build $(B)/kmod/debug-vram && \
+	$(BUILD_MODULE) --dmaeng $$dk/build $(B)/kmod/debug-dmaeng && \
 	mkdir -p $(B)/vm && \
 	tools/vm/mkinitramfs.sh $(B)/vm/initramfs-debug.cpio $$(cat $$dk/kver) \
 		$$dk/modroot $(B)/kmod/debug/mvgal.ko:$(B)/kmod/debug-vram/mvgal_vram.ko:$(B)/kmod/debug-dmaeng/mvgal_dmaeng.ko $(GUEST_FILES)
@@ -252,7 +274,7 @@ dkms-check: vm FORCE
 	@MVGAL_VM_NOBUILD=1 tools/dkms-check.sh $(VERSION) $(GUEST_KVER)
 
 check: deps
-	@$(MAKE) --no-print-directory all vm
+	@$(MAKE) --no-print-directory all tests vm
 	@tests/run-check.sh
 
 demo: deps
@@ -260,9 +282,12 @@ demo: deps
 	@MVGAL_VM_NOBUILD=1 tools/vm/run --vulkan -- sh -c 'echo "# guest: $$(uname -r), DRM nodes: $$(ls /dev/dri | tr "\n" " ")"; echo "# mvgal-info --attach (the boot step: attach every GPU, then report)"; mvgal-info --attach; echo; echo "# mvgal-example (tools/examples/mvgal-example.c)"; mvgal-example; echo; echo "# mvgal-ring (tools/examples/mvgal-ring.c: 64 migrations and sessions through one io_uring)"; mvgal-ring; echo; echo "# mvgal-vulkan (tools/examples/mvgal-vulkan.c: Vulkan compute on two GPUs through placement exports; lavapipe stands in for each GPU and imports by mmap, which the virtio-gpus exports lack: the VRAM stand-ins are loaded and attached for it), as an ordinary user"; modprobe mvgal_vram && mvgal-info --attach >/dev/null; sh /usr/libexec/mvgal/vulkan/as-user.sh sh -c "echo \"# uid \$$(id -u)\"; /opt/vulkan/run mvgal-vulkan"; echo; echo "# mvgal-info --json"; mvgal-info --json'
 
 bench: deps
-	@$(MAKE) --no-print-directory all vm
+	@$(MAKE) --no-print-directory all tests vm
 	@MVGAL_VM_NOBUILD=1 MVGAL_VM_BENCH=1 tools/vm/run --vulkan --timeout 1500 -- sh -c \
 		"/usr/libexec/mvgal/mvgal_bench && modprobe mvgal_vram && mvgal-info --attach >/dev/null && /opt/vulkan/run mvgal_vkbench && /opt/vulkan/run mvgal_vkbench --pwrite"
+
+# README.md refers to the docs as docs/*.md: they keep that path.
+DOCS := $(wildcard docs/*.md)
 
 install: userspace
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/mvgal/drm \
@@ -279,6 +304,10 @@ install: userspace
 	install -d $(DESTDIR)/lib/systemd/system $(DESTDIR)/etc/modules-load.d
 	install -m 0644 etc/systemd/mvgal-attach.service $(DESTDIR)/lib/systemd/system/
 	install -m 0644 etc/modules-load.d/mvgal.conf $(DESTDIR)/etc/modules-load.d/
+	install -d $(DESTDIR)$(docdir)/docs
+	install -m 0644 README.md $(DESTDIR)$(docdir)/
+	$(if $(DOCS),install -m 0644 $(DOCS) $(DESTDIR)$(docdir)/docs/)
+	@if [ -z "$(DESTDIR)" ]; then ldconfig || echo "install: ldconfig failed: run it as root" >&2; fi
 
 install-dkms:
 	install -d $(DESTDIR)/usr/src/mvgal-$(VERSION)

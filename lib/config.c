@@ -24,6 +24,13 @@
 
 #define MVGAL_CONFIG_MAX_BYTES (1 << 20)
 
+/* keys_set's bits are the schema's ids, in the file's order. */
+_Static_assert(MVGAL_CONFIG_SET_ENABLE_MEMORY_MIGRATION ==
+	       1ULL << MVGAL_CONF_ENABLE_MEMORY_MIGRATION, "keys_set");
+_Static_assert(MVGAL_CONFIG_SET_GRAPHICS_REPLICATE_MB ==
+	       1ULL << MVGAL_CONF_GRAPHICS_REPLICATE_MB, "keys_set");
+_Static_assert(MVGAL_CONF_NKEYS == 13, "a key without a MVGAL_CONFIG_SET_ bit");
+
 const char *mvgal_config_path(void)
 {
 	const char *p = getenv("MVGAL_CONFIG");
@@ -96,23 +103,28 @@ int mvgal_config_apply_sz(const struct mvgal_config *ucfg, size_t size)
 
 int mvgal_config_apply_full(const struct mvgal_config *cfg)
 {
+	return mvgal_config_apply_keys(cfg, ~0ULL);
+}
+
+/* Writes the module parameters of @cfg's keys in @keys (keys_set bits). */
+int mvgal_config_apply_keys(const struct mvgal_config *cfg, uint64_t keys)
+{
 	const struct {
-		const char *name;
+		int id;
 		unsigned int v;
-		bool is_bool;
 	} p[] = {
-		{ "enable_memory_migration",
-		  cfg ? cfg->enable_memory_migration : 0, true },
-		{ "enable_dmabuf", cfg ? cfg->enable_dmabuf : 0, true },
-		{ "stats_interval", cfg ? cfg->stats_interval : 0, false },
-		{ "evict_policy", cfg ? cfg->evict_policy : 0, false },
-		{ "prefetch", cfg ? cfg->prefetch : 0, true },
-		{ "mirror_window_ms", cfg ? cfg->mirror_window_ms : 0, false },
-		{ "mirror_start_reads", cfg ? cfg->mirror_start_reads : 0, false },
-		{ "mirror_stop_writes", cfg ? cfg->mirror_stop_writes : 0, false },
-		{ "mirror_hold_windows", cfg ? cfg->mirror_hold_windows : 0, false },
-		{ "graphics_replicate_mb", cfg ? cfg->graphics_replicate_mb : 0,
-		  false },
+		{ MVGAL_CONF_ENABLE_MEMORY_MIGRATION,
+		  cfg ? cfg->enable_memory_migration : 0 },
+		{ MVGAL_CONF_ENABLE_DMABUF, cfg ? cfg->enable_dmabuf : 0 },
+		{ MVGAL_CONF_STATS_INTERVAL, cfg ? cfg->stats_interval : 0 },
+		{ MVGAL_CONF_EVICT_POLICY, cfg ? cfg->evict_policy : 0 },
+		{ MVGAL_CONF_PREFETCH, cfg ? cfg->prefetch : 0 },
+		{ MVGAL_CONF_MIRROR_WINDOW_MS, cfg ? cfg->mirror_window_ms : 0 },
+		{ MVGAL_CONF_MIRROR_START_READS, cfg ? cfg->mirror_start_reads : 0 },
+		{ MVGAL_CONF_MIRROR_STOP_WRITES, cfg ? cfg->mirror_stop_writes : 0 },
+		{ MVGAL_CONF_MIRROR_HOLD_WINDOWS, cfg ? cfg->mirror_hold_windows : 0 },
+		{ MVGAL_CONF_GRAPHICS_REPLICATE_MB,
+		  cfg ? cfg->graphics_replicate_mb : 0 },
 	};
 	int ret = 0, err;
 	size_t i;
@@ -120,7 +132,12 @@ int mvgal_config_apply_full(const struct mvgal_config *cfg)
 	if (!cfg)
 		return mvgal_bad("!cfg");
 	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
-		err = mvgal_param_write(p[i].name, p[i].v, p[i].is_bool);
+		const struct mvgal_conf_key *k = &mvgal_conf_keys[p[i].id];
+
+		if (!(keys & 1ULL << p[i].id))
+			continue;
+		err = mvgal_param_write(k->name, p[i].v,
+					k->type == MVGAL_CONF_BOOL);
 		if (err && !ret)
 			ret = err;
 	}
@@ -133,9 +150,9 @@ struct mvgal_conf_ctx {
 	char *err;
 	size_t errlen;
 	/* Keys already set, to refuse duplicates: one bit per key per
-	 * [gpu_N] (other sections use slot 0).
+	 * [gpu_N], then per [gpu:NAME] (other sections use slot 0).
 	 */
-	unsigned char seen[MVGAL_CONF_NKEYS][MVGAL_MAX_GPUS];
+	unsigned char seen[MVGAL_CONF_NKEYS][2 * MVGAL_MAX_GPUS];
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -227,7 +244,10 @@ static int mvgal_conf_set(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 		cfg->stats_interval = (unsigned int)u;
 		break;
 	case MVGAL_CONF_MEMORY_LIMIT_MB:
-		cfg->memory_limit_mb[gpu] = u;
+		if (gpu < MVGAL_MAX_GPUS)
+			cfg->memory_limit_mb[gpu] = u;
+		else
+			cfg->gpu_named[gpu - MVGAL_MAX_GPUS].memory_limit_mb = u;
 		break;
 	case MVGAL_CONF_DEVICE_PATTERN:
 		memcpy(cfg->device_pattern, val, vlen);
@@ -258,6 +278,41 @@ static int mvgal_conf_set(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 		cfg->graphics_replicate_mb = (unsigned int)u;
 		break;
 	}
+	cfg->keys_set |= 1ULL << id;
+	return 0;
+}
+
+/*
+ * A [gpu:NAME] section: its entry of cfg->gpu_named, as the index
+ * MVGAL_MAX_GPUS + i in *@gpu. NAME is a kernel device name: printable,
+ * no blanks or '/', shorter than the field.
+ */
+static int mvgal_conf_named(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
+			    const char *name, size_t len, unsigned int *gpu)
+{
+	struct mvgal_config_gpu *e = cfg->gpu_named;
+	unsigned int i;
+	size_t k;
+
+	if (!len || len >= sizeof(e->name))
+		return mvgal_conf_error(c,
+			"section [gpu:%.*s]: the device name must be 1..%zu bytes",
+			(int)len, name, sizeof(e->name) - 1);
+	for (k = 0; k < len; k++)
+		if (name[k] <= ' ' || name[k] > '~' || name[k] == '/')
+			return mvgal_conf_error(c,
+				"section [gpu:%.*s]: '%c' cannot be in a device name",
+				(int)len, name, name[k]);
+	for (i = 0; i < MVGAL_MAX_GPUS && e[i].name[0]; i++)
+		if (strlen(e[i].name) == len && !memcmp(e[i].name, name, len))
+			return mvgal_conf_error(c, "section [gpu:%.*s] twice",
+						(int)len, name);
+	if (i == MVGAL_MAX_GPUS)
+		return mvgal_conf_error(c, "more than %d [gpu:NAME] sections",
+					MVGAL_MAX_GPUS);
+	memcpy(e[i].name, name, len);
+	e[i].name[len] = '\0';
+	*gpu = MVGAL_MAX_GPUS + i;
 	return 0;
 }
 
@@ -290,6 +345,13 @@ static int mvgal_conf_parse(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 					"malformed section header '%.*s'",
 					(int)len, s);
 			mvgal_trim(&name, &nlen);
+			if (nlen >= 4 && !memcmp(name, "gpu:", 4)) {
+				if (mvgal_conf_named(c, cfg, name + 4, nlen - 4,
+						     &gpu))
+					return -EINVAL;
+				sec = MVGAL_SEC_GPU;
+				continue;
+			}
 			sec = mvgal_conf_section(name, nlen, MVGAL_MAX_GPUS,
 						 &gpu);
 			if (sec == -ERANGE)
@@ -298,7 +360,7 @@ static int mvgal_conf_parse(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 					(int)nlen, name, MVGAL_MAX_GPUS - 1);
 			if (sec < 0)
 				return mvgal_conf_error(c,
-					"unknown section [%.*s] (known: core, gpu_N, dri)",
+					"unknown section [%.*s] (known: core, gpu:NAME, gpu_N, dri, policy)",
 					(int)nlen, name);
 			continue;
 		}

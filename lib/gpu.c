@@ -2,6 +2,7 @@
 /*
  * libmvgal: GPUs, their pools, links and the unified heap.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
+#include <virtgpu_drm.h>
 
 #include <mvgal/mvgal.h>
 
@@ -216,10 +218,92 @@ static int mvgal_dumb_dmabuf(int card, uint64_t pages, int *dmabuf_fd)
 	return ret;
 }
 
-/* Creates a dumb buffer of @mb MiB on @card and exports it; 0 or -errno. */
-static int mvgal_pool_create(int card, uint64_t mb, int *pool_fd)
+/*
+ * virtio-gpu's own allocation, which its render node takes: a 2D resource
+ * as its dumb buffers are (virtio_gpu_mode_dumb_create(): XRGB8888 rows
+ * of 1024 pixels), exported read-write; 0 or -errno.
+ */
+static int mvgal_virtio_dmabuf(int fd, uint64_t pages, int *dmabuf_fd)
 {
-	return mvgal_dumb_dmabuf(card, mb * 256, pool_fd);
+	struct drm_virtgpu_resource_create rc = {
+		.target = 2,	/* PIPE_TEXTURE_2D: all a 2D device takes */
+		.format = 2,	/* VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM */
+		.width = 1024, .depth = 1, .array_size = 1,
+	};
+	int ret, out;
+
+	if (pages > UINT32_MAX / 4096)
+		return -E2BIG;
+	rc.height = (uint32_t)pages;
+	rc.size = (uint32_t)pages * 4096;
+	rc.stride = 4096;
+	ret = mvgal_ioctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc);
+	if (ret)
+		return ret;
+	ret = drmPrimeHandleToFD(fd, rc.bo_handle, DRM_CLOEXEC | DRM_RDWR, &out);
+	if (ret)
+		ret = -errno;
+	drmCloseBufferHandle(fd, rc.bo_handle);
+	if (!ret)
+		*dmabuf_fd = out;
+	return ret;
+}
+
+/*
+ * How the boot step makes a GPU's pool: a dumb buffer on its card node,
+ * or, where only its render node can be opened (a container that passes
+ * render nodes alone), the driver's own allocation where libmvgal knows
+ * it. Other drivers' render-only pools are not made (-ENOSYS, as for a
+ * driver without dumb buffers).
+ */
+struct mvgal_pool_maker {
+	int fd;
+	int (*make)(int fd, uint64_t pages, int *dmabuf_fd);
+};
+
+static const struct {
+	const char *driver;
+	int (*make)(int fd, uint64_t pages, int *dmabuf_fd);
+} mvgal_render_pools[] = {
+	{ "virtio_gpu", mvgal_virtio_dmabuf },
+};
+
+static int mvgal_render_maker(int node, struct mvgal_pool_maker *pm)
+{
+	drmVersionPtr v = drmGetVersion(node);
+	size_t i;
+
+	if (!v)
+		return -ENODEV;
+	for (i = 0; i < sizeof(mvgal_render_pools) / sizeof(mvgal_render_pools[0]); i++) {
+		if (v->name && !strcmp(v->name, mvgal_render_pools[i].driver)) {
+			pm->make = mvgal_render_pools[i].make;
+			break;
+		}
+	}
+	drmFreeVersion(v);
+	if (!pm->make)
+		return -ENOSYS;
+	pm->fd = fcntl(node, F_DUPFD_CLOEXEC, 0);
+	return pm->fd < 0 ? -errno : 0;
+}
+
+/* The card node's dumb buffers, else the render node's own allocation. */
+static int mvgal_pool_maker_get(int fd, int node, struct mvgal_pool_maker *pm)
+{
+	pm->fd = mvgal_open_card_node(fd);
+	pm->make = mvgal_dumb_dmabuf;
+	if (pm->fd != -EOPNOTSUPP)
+		return pm->fd < 0 ? pm->fd : 0;
+	pm->make = NULL;
+	return mvgal_render_maker(node, pm);
+}
+
+/* Makes a pool of @mb MiB and exports it; 0 or -errno. */
+static int mvgal_pool_create(const struct mvgal_pool_maker *pm, uint64_t mb,
+			     int *pool_fd)
+{
+	return pm->make(pm->fd, mb * 256, pool_fd);
 }
 
 int mvgal_place_adopt_dumb(struct mvgal *dev, uint32_t handle, uint32_t gpu,
@@ -265,29 +349,30 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 			  uint64_t pool_mb, uint32_t slot, uint32_t *index)
 {
 	uint64_t mb = pool_mb ? pool_mb : MVGAL_POOL_DEFAULT_MB;
-	int fd, card, node, ret;
+	struct mvgal_pool_maker pm;
+	int fd, node, ret;
 
 	if (!dev || !path)
 		return mvgal_bad("!dev || !path");
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	card = mvgal_open_card_node(fd);
-	if (card < 0) {
-		close(fd);
-		return card;
-	}
 	node = mvgal_open_attach_node(fd);
 	if (node < 0) {
-		close(card);
 		close(fd);
 		return node;
+	}
+	ret = mvgal_pool_maker_get(fd, node, &pm);
+	if (ret) {
+		close(node);
+		close(fd);
+		return ret;
 	}
 	for (;;) {
 		bool made;
 		int pool_fd;
 
-		ret = mvgal_pool_create(card, mb, &pool_fd);
+		ret = mvgal_pool_create(&pm, mb, &pool_fd);
 		made = !ret;
 		if (made) {
 			ret = mvgal_gpu_attach(dev, node, pool_fd, slot, index);
@@ -301,8 +386,8 @@ int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 			break;
 		mb /= 2;
 	}
+	close(pm.fd);
 	close(node);
-	close(card);
 	close(fd);
 	return ret;
 }
@@ -329,31 +414,44 @@ static int mvgal_lowest_free_slot(struct mvgal *dev, uint32_t *slot)
 	return -ENOSPC;
 }
 
-/* 1 if @path is a node of mvgal itself, 0 if not, -errno. */
 /*
- * Whether the device behind DRM node @path is attached already: its
- * device's name (sysfs, as the kernel names it in GPU_INFO's slot) is an
- * attached GPU's, one not gone. A re-run of the boot step then makes no
- * pool for it, where it would have made one only to be told -EEXIST.
+ * The kernel's name of the device behind DRM node @path (sysfs; what
+ * GPU_INFO's slot says and [gpu:NAME] names): 0, or -errno.
  */
-static bool mvgal_node_attached(struct mvgal *dev, const char *path)
+static int mvgal_node_device(const char *path, char *name, size_t len)
 {
-	struct drm_mvgal_get_info gi = { 0 };
-	struct drm_mvgal_gpu_info i;
 	char link[PATH_MAX], dir[64];
-	const char *name;
+	const char *base;
 	struct stat st;
 	ssize_t n;
 
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
-		return false;
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
 	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device",
 		 major(st.st_rdev), minor(st.st_rdev));
 	n = readlink(dir, link, sizeof(link) - 1);
 	if (n <= 0)
-		return false;
+		return n ? -errno : -ENODEV;
 	link[n] = '\0';
-	name = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+/*
+ * Whether the device named @name is attached already: an attached GPU's,
+ * one not gone. A re-run of the boot step then makes no pool for it,
+ * where it would have made one only to be told -EEXIST.
+ */
+static bool mvgal_node_attached(struct mvgal *dev, const char *name)
+{
+	struct drm_mvgal_get_info gi = { 0 };
+	struct drm_mvgal_gpu_info i;
+
 	if (mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi))
 		return false;
 	for (uint32_t g = 0; g < gi.max_gpus; g++)
@@ -362,6 +460,55 @@ static bool mvgal_node_attached(struct mvgal *dev, const char *path)
 			return true;
 	return false;
 }
+
+/*
+ * Whether DRM node @path's device is display-only: its driver made no
+ * render node (simpledrm, bochs), so it has no GPU memory to lend. The
+ * kernel's list in sysfs, not /dev, which a container may have cut.
+ */
+static bool mvgal_node_display_only(const char *path)
+{
+	char dir[80];
+	struct dirent *e;
+	struct stat st;
+	bool render = false;
+	DIR *d;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device/drm",
+		 major(st.st_rdev), minor(st.st_rdev));
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!render && (e = readdir(d)))
+		render = !strncmp(e->d_name, "renderD", 7);
+	closedir(d);
+	return !render;
+}
+
+/* Whether a [gpu:NAME] section names device @name. */
+static bool mvgal_named(const struct mvgal_config *cfg, const char *name)
+{
+	for (unsigned int i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (cfg->gpu_named[i].name[0] &&
+		    !strcmp(cfg->gpu_named[i].name, name))
+			return true;
+	return false;
+}
+
+/* The pool size for device @name in slot @slot: [gpu:NAME], else [gpu_N]. */
+static uint64_t mvgal_pool_mb(const struct mvgal_config *cfg, const char *name,
+			      uint32_t slot)
+{
+	for (unsigned int i = 0; i < MVGAL_MAX_GPUS; i++)
+		if (cfg->gpu_named[i].name[0] &&
+		    !strcmp(cfg->gpu_named[i].name, name))
+			return cfg->gpu_named[i].memory_limit_mb;
+	return cfg->memory_limit_mb[slot];
+}
+
+/* 1 if @path is a node of mvgal itself, 0 if not, -errno. */
 
 static int mvgal_node_is_mvgal(const char *path)
 {
@@ -391,7 +538,7 @@ static void mvgal_calibrate_quietly(struct mvgal *dev)
 	if (geteuid() != 0)
 		return;
 	if (mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &gi) ||
-	    !(gi.caps & MVGAL_CAP_MIGRATION))
+	    !(gi.caps & (MVGAL_CAP_STATS | MVGAL_CAP_MIGRATION)))
 		return;
 	(void)mvgal_calibrate(dev, NULL);
 }
@@ -413,13 +560,17 @@ int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
 
 	if (!dev || !ucfg || size < MVGAL_V1_CONFIG_SIZE)
 		return mvgal_bad("!dev || !ucfg || size < MVGAL_V1_CONFIG_SIZE");
-	/* What an older caller's struct lacks keeps its default. */
+	/* What an older caller's struct lacks keeps its default; one
+	 * without keys_set had every parameter written.
+	 */
 	mvgal_config_defaults_sz(&full, sizeof(full));
 	memcpy(&full, ucfg, size < sizeof(full) ? size : sizeof(full));
+	if (size < offsetof(struct mvgal_config, keys_set) + sizeof(full.keys_set))
+		full.keys_set = ~0ULL;
 	/* The boot step sets the policy too, as far as it may (root): its
 	 * errors are mvgal_config_apply()'s to report.
 	 */
-	(void)mvgal_config_apply_full(cfg);
+	(void)mvgal_config_apply_keys(cfg, cfg->keys_set);
 	ret = glob(cfg->device_pattern, 0, NULL, &g);
 	if (ret == GLOB_NOMATCH)
 		return 0;
@@ -428,23 +579,31 @@ int mvgal_attach_all_sz(struct mvgal *dev, const struct mvgal_config *ucfg,
 	for (i = 0; i < g.gl_pathc; i++) {
 		const char *path = g.gl_pathv[i];
 		uint32_t slot = MVGAL_GPU_ANY;
+		char name[64] = "";
 
 		ret = mvgal_node_is_mvgal(path);
 		if (ret == 1)
 			continue;
-		if (ret == 0 && mvgal_node_attached(dev, path))
+		/* Without a sysfs name, only [gpu_N] can apply. */
+		if (ret == 0 && mvgal_node_device(path, name, sizeof(name)))
+			name[0] = '\0';
+		if (ret == 0 && name[0] && mvgal_node_attached(dev, name))
 			ret = -EEXIST;
+		if (ret == 0 && mvgal_node_display_only(path) &&
+		    !mvgal_named(cfg, name))
+			ret = MVGAL_ATTACH_DISPLAY_ONLY;
 		if (ret == 0)
 			ret = mvgal_lowest_free_slot(dev, &slot);
 		if (ret == 0)
 			ret = mvgal_gpu_attach_node(dev, path,
-						    cfg->memory_limit_mb[slot],
+						    mvgal_pool_mb(cfg, name, slot),
 						    slot, &slot);
 		if (cb)
 			cb(path, ret, slot, ctx);
 		if (!ret)
 			attached++;
-		else if (ret != -EEXIST && !first_err)
+		else if (ret != -EEXIST && ret != MVGAL_ATTACH_DISPLAY_ONLY &&
+			 !first_err)
 			first_err = ret;
 	}
 	globfree(&g);

@@ -85,5 +85,6 @@ static inline uint32_t mvgal_stride(size_t esz, size_t v1)
 
 /* mvgal_config_apply() of a complete struct, for mvgal_attach_all(). */
 int mvgal_config_apply_full(const struct mvgal_config *cfg);
+int mvgal_config_apply_keys(const struct mvgal_config *cfg, uint64_t keys);
 
 #endif /* MVGAL_LIB_INTERNAL_H */

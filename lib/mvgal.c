@@ -218,6 +218,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "sync-syncobjs";
 	case MVGAL_CAP_PLACE_ADOPT:
 		return "place-adopt";
+	case MVGAL_CAP_STATS:
+		return "stats";
 	default:
 		return NULL;
 	}

@@ -135,6 +135,8 @@ count "$log/lint.tap"
 grep '^#' "$log/lint.tap" | head -n 40
 
 echo "# packaging"
+tests/host/test_install.sh "$top" >"$log/test_install.tap" 2>&1
+count "$log/test_install.tap"
 lane "dkms add/build for $kver, and that module loaded in the guest runs the example" tools/dkms-check.sh "$(sed -n 's/^VERSION *:= *//p' Makefile)" "$kver"
 
 echo "# guest (QEMU TCG, Debian $kver)"

@@ -1,16 +1,23 @@
 #!/bin/sh
-# Install, when missing, every Debian package mvgal's build, tests and demo
-# need, and fetch (not install) the guest kernel image and kernel source
-# tarball into $MVGAL_CACHE.  Safe to run repeatedly; does nothing when all
-# is present.  Must run as root on Debian 12 (bookworm).
+# The test bed: install, when missing, every Debian package mvgal's tests
+# and demo need (the product's build dependencies first, by
+# tools/build-deps.sh, with dkms for make check's DKMS lane), and fetch
+# (not install) the guest kernel image and kernel source tarball into
+# $MVGAL_CACHE.  Safe to run repeatedly; does nothing when all is present.
+# Must run as root on Debian 12 (bookworm). Building and installing the
+# product (make, make install) needs none of this: tools/build-deps.sh.
 set -eu
 
 CACHE=${MVGAL_CACHE:-$(cd "$(dirname "$0")/.." && pwd)/build/cache}
 KVER_SERIES=6.12
 
-PKGS="build-essential make gcc sparse pkg-config perl python3 kmod cpio xz-utils
-zstd openssl busybox-static qemu-system-x86 libdrm-dev liburing-dev dkms
-linux-headers-${KVER_SERIES}-amd64 linux-headers-amd64 libvulkan-dev glslang-tools"
+"$(dirname "$0")/build-deps.sh" --dkms
+
+# The guest's 6.12 headers, and Debian's default (6.1) ones for the 6.1
+# build lane.
+PKGS="make gcc sparse perl python3 kmod cpio xz-utils zstd openssl
+busybox-static qemu-system-x86 linux-headers-${KVER_SERIES}-amd64
+linux-headers-amd64"
 
 missing=""
 for p in $PKGS; do

@@ -31,6 +31,7 @@
 #ifndef MVGAL_MVGAL_H
 #define MVGAL_MVGAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,13 +95,23 @@ MVGAL_API int mvgal_get_info(struct mvgal *dev, struct mvgal_info *info);
 /** mvgal_cap_name() - name of one MVGAL_CAP_* bit, or NULL if unknown. */
 MVGAL_API const char *mvgal_cap_name(uint64_t cap);
 
+/*
+ * A [gpu:NAME] section: the settings of the GPU whose device the kernel
+ * names NAME (its PCI address, such as 0000:03:00.0, or a platform
+ * device's name; GPU_INFO's slot), whatever slot it lands in.
+ */
+struct mvgal_config_gpu {
+	char name[56];
+	uint64_t memory_limit_mb;
+};
+
 /** The contents of mvgal.conf; see etc/mvgal.conf for every key. */
 struct mvgal_config {
 	/* [core] */
 	bool enable_memory_migration;
 	bool enable_dmabuf;
 	unsigned int stats_interval;
-	/* [gpu_N] */
+	/* [gpu_N]: by attach slot; [gpu:NAME] (gpu_named) wins over it */
 	uint64_t memory_limit_mb[MVGAL_MAX_GPUS];
 	/* [dri] */
 	char device_pattern[256];
@@ -118,15 +129,48 @@ struct mvgal_config {
 	uint32_t pad_v1;
 	unsigned int graphics_replicate_mb;
 	uint32_t pad_v2;
+	/*
+	 * The keys the file set (MVGAL_CONFIG_SET_*; mvgal_config_load()
+	 * fills it, mvgal_config_defaults() clears it). The boot step
+	 * writes only these module parameters, so that a value set with
+	 * modprobe or in /etc/modprobe.d stays unless the file sets it.
+	 */
+	uint64_t keys_set;
+	/* [gpu:NAME] sections, in file order; an unused one has name "". */
+	struct mvgal_config_gpu gpu_named[MVGAL_MAX_GPUS];
 };
+
+/* mvgal_config.keys_set bits: one per key, in the file's order. */
+#define MVGAL_CONFIG_SET_ENABLE_MEMORY_MIGRATION	((uint64_t)1 << 0)
+#define MVGAL_CONFIG_SET_ENABLE_DMABUF			((uint64_t)1 << 1)
+#define MVGAL_CONFIG_SET_STATS_INTERVAL			((uint64_t)1 << 2)
+#define MVGAL_CONFIG_SET_MEMORY_LIMIT_MB		((uint64_t)1 << 3)
+#define MVGAL_CONFIG_SET_DEVICE_PATTERN			((uint64_t)1 << 4)
+#define MVGAL_CONFIG_SET_ENABLE_PRIME			((uint64_t)1 << 5)
+#define MVGAL_CONFIG_SET_EVICT_POLICY			((uint64_t)1 << 6)
+#define MVGAL_CONFIG_SET_PREFETCH			((uint64_t)1 << 7)
+#define MVGAL_CONFIG_SET_MIRROR_WINDOW_MS		((uint64_t)1 << 8)
+#define MVGAL_CONFIG_SET_MIRROR_START_READS		((uint64_t)1 << 9)
+#define MVGAL_CONFIG_SET_MIRROR_STOP_WRITES		((uint64_t)1 << 10)
+#define MVGAL_CONFIG_SET_MIRROR_HOLD_WINDOWS		((uint64_t)1 << 11)
+#define MVGAL_CONFIG_SET_GRAPHICS_REPLICATE_MB		((uint64_t)1 << 12)
+
+/*
+ * The @err a mvgal_attach_all() callback gets for a display-only device
+ * (a KMS node whose driver made no render node: simpledrm, bochs) that it
+ * skipped because no [gpu:NAME] section names it: such a device has no
+ * GPU memory to lend. Not an error of the call.
+ */
+#define MVGAL_ATTACH_DISPLAY_ONLY	(-EMEDIUMTYPE)
 
 /** mvgal_config_defaults() - fill @cfg with every key's default. */
 MVGAL_API void mvgal_config_defaults(struct mvgal_config *cfg);
 
 /**
  * mvgal_config_apply() - set the module parameters of @cfg's [core] and
- * [policy] sections (/sys/module/mvgal/parameters, root);
- * mvgal_attach_all() calls it and ignores its errors
+ * [policy] sections (/sys/module/mvgal/parameters, root), all of them;
+ * mvgal_attach_all() writes only those of @cfg->keys_set and ignores
+ * their errors
  *
  * Return: 0 or -errno of the first parameter that could not be written.
  */
@@ -186,8 +230,12 @@ MVGAL_API int mvgal_gpu_attach(struct mvgal *dev, int drm_fd, int pool_fd,
  * @index: (out, optional) the slot used
  *
  * The pool is a dumb buffer created on the GPU's card node and exported
- * with PRIME. Return: 0, -EEXIST if the GPU is attached already, -ENOMEM
- * when not even the smallest pool is granted, or another -errno.
+ * with PRIME; where the card node cannot be found (a container that passes
+ * render nodes alone), the driver's own allocation on the render node, for
+ * the drivers libmvgal knows (virtio_gpu). Return: 0, -EEXIST if the GPU
+ * is attached already, -ENOMEM when not even the smallest pool is
+ * granted, -ENOSYS when the driver makes no pool libmvgal knows, or
+ * another -errno.
  */
 MVGAL_API int mvgal_gpu_attach_node(struct mvgal *dev, const char *path,
 				    uint64_t pool_mb, uint32_t slot,
@@ -236,14 +284,20 @@ typedef void (*mvgal_attach_cb)(const char *path, int result, uint32_t gpu,
 /**
  * mvgal_attach_all() - attach every GPU the configuration names
  * @dev: the mvgal device
- * @cfg: the configuration ([dri] device_pattern, [gpu_N] memory_limit_mb)
+ * @cfg: the configuration ([dri] device_pattern, [gpu:NAME] and [gpu_N]
+ *	memory_limit_mb, the [core] and [policy] keys of @cfg->keys_set)
  * @cb: (optional) told the result of each node: 0 attached at @gpu,
- *	-EEXIST already attached, or the error
+ *	-EEXIST already attached, MVGAL_ATTACH_DISPLAY_ONLY skipped, or the
+ *	error
  * @ctx: passed to @cb
  *
- * Nodes matching device_pattern are taken in sorted order; mvgal's own
- * node is skipped, as are nodes of GPUs attached already. Each new GPU
- * takes the lowest free slot N and a pool of [gpu_N] memory_limit_mb.
+ * First writes the module parameters of the [core] and [policy] keys the
+ * file set (all of them for a caller built before keys_set). Nodes
+ * matching device_pattern are taken in sorted order; mvgal's own node is
+ * skipped, as are nodes of GPUs attached already and display-only devices
+ * no [gpu:NAME] section names. Each new GPU takes the
+ * lowest free slot N and a pool of memory_limit_mb from the [gpu:NAME]
+ * section of its device, else from [gpu_N].
  * When at least one GPU was attached, the caller is root and the module
  * has MVGAL_CAP_MIGRATION, the paths are then calibrated (best effort:
  * a failed calibration does not fail the call).

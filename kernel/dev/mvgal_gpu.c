@@ -50,6 +50,30 @@ struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 }
 
 /*
+ * mvgal_gpu_any_exportable() - can a placement be exported (PLACE_FD) from
+ * some GPU now? A pool its driver may move cannot be: the mapping an
+ * export hands out would go with a move.
+ */
+bool mvgal_gpu_any_exportable(struct mvgal_device *mdev)
+{
+	bool any = false;
+	u32 memory, flags, i;
+	u64 moves;
+
+	down_read(&mdev->gpu_lock);
+	for (i = 0; i < mvgal_max_gpus && !any; i++) {
+		struct mvgal_gpu *gpu = mdev->gpus[i];
+
+		if (!gpu || mvgal_gpu_unplugged(gpu))
+			continue;
+		mvgal_pool_where(&gpu->pool, &memory, &flags, &moves);
+		any = !(flags & MVGAL_POOL_MOVABLE);
+	}
+	up_read(&mdev->gpu_lock);
+	return any;
+}
+
+/*
  * mvgal_gpu_unplugged() - has the GPU's device gone (its driver unbound,
  * the device removed)? Its DRM device is unplugged then: drm_dev_enter()
  * fails for good.

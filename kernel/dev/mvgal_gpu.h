@@ -110,6 +110,7 @@ struct mvgal_link {
 struct mvgal_gpu *mvgal_gpu_lookup(struct mvgal_device *mdev, u32 index,
 				   int *err);
 bool mvgal_gpu_unplugged(struct mvgal_gpu *gpu);
+bool mvgal_gpu_any_exportable(struct mvgal_device *mdev);
 struct mvgal_gpu *mvgal_gpu_use(struct mvgal_device *mdev, u32 index, int *err);
 struct drm_gem_object *mvgal_driver_import(struct drm_device *ddev,
 					   struct dma_buf *dmabuf);

@@ -6,8 +6,30 @@
 #include <drm/mvgal_drm.h>
 
 #include "dev/mvgal_device.h"
+#include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "uapi/mvgal_info_ioctl.h"
+
+/*
+ * The features that work now, not those built in: the switches that
+ * refuse an ioctl (-EPERM) and the pools a feature needs clear its bit.
+ */
+static u64 mvgal_info_caps(struct mvgal_device *mdev)
+{
+	u64 caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
+		   MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
+		   MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
+		   MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS;
+
+	if (READ_ONCE(mvgal_enable_memory_migration))
+		caps |= MVGAL_CAP_MIGRATION;
+	if (READ_ONCE(mvgal_enable_dmabuf)) {
+		caps |= MVGAL_CAP_PLACE_ADOPT;
+		if (mvgal_gpu_any_exportable(mdev))
+			caps |= MVGAL_CAP_PLACE_FD;
+	}
+	return caps;
+}
 
 /**
  * mvgal_ioctl_get_info() - DRM_IOCTL_MVGAL_GET_INFO
@@ -30,11 +52,7 @@ int mvgal_ioctl_get_info(struct drm_device *dev, void *data,
 		return -EINVAL;
 
 	args->abi_version = MVGAL_ABI_VERSION;
-	args->caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
-		     MVGAL_CAP_SESSIONS | MVGAL_CAP_MIGRATION |
-		     MVGAL_CAP_WRITE_WATCH | MVGAL_CAP_EVICTION |
-		     MVGAL_CAP_PLACE_FD | MVGAL_CAP_URING |
-		     MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT;
+	args->caps = mvgal_info_caps(mdev);
 	args->chunk_size = mvgal_chunk_size;
 	args->gpu_count = READ_ONCE(mdev->gpu_count);
 	args->max_gpus = mvgal_max_gpus;

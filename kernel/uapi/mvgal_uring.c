@@ -135,7 +135,8 @@ static int mvgal_uring_sync(struct io_uring_cmd *ioucmd, unsigned int cmd,
 	u8 kdata[MVGAL_URING_MAX_ARGS] = {};
 	const struct drm_ioctl_desc *desc;
 
-	if (!(MVGAL_URING_SYNC & BIT(nr)) || nr >= drv->num_ioctls)
+	/* mvgal_uring_args() let through only the ioctl table's numbers. */
+	if (nr >= BITS_PER_LONG || !(MVGAL_URING_SYNC & BIT(nr)))
 		return -EOPNOTSUPP;
 	desc = &drv->ioctls[nr];
 	if (WARN_ON_ONCE(_IOC_SIZE(desc->cmd) > sizeof(kdata)))
@@ -144,19 +145,28 @@ static int mvgal_uring_sync(struct io_uring_cmd *ioucmd, unsigned int cmd,
 				 _IOC_SIZE(desc->cmd));
 }
 
-/* Reads and checks the command area. Return: 0 or -EINVAL. */
+/*
+ * Reads and checks the command area: @cmd must be an ioctl of mvgal's
+ * table that takes a struct, which a ring may still not offer (that is
+ * mvgal_uring_run()'s to say). Return: 0 or -EINVAL.
+ */
 static int mvgal_uring_args(struct io_uring_cmd *ioucmd, void __user **uargs)
 {
 	const struct drm_mvgal_uring_cmd *c = mvgal_uring_cmd_area(ioucmd);
+	struct drm_file *file = ioucmd->file->private_data;
+	const struct drm_driver *drv = file->minor->dev->driver;
 	unsigned int cmd = ioucmd->cmd_op;
+	unsigned int nr = _IOC_NR(cmd) - DRM_COMMAND_BASE;
 
 	/* The SQE is shared with user space: read each field once. */
 	*uargs = u64_to_user_ptr(READ_ONCE(c->args));
 	if (READ_ONCE(c->flags) || READ_ONCE(c->pad))
 		return -EINVAL;
 	if (_IOC_TYPE(cmd) != DRM_IOCTL_BASE || !(cmd & IOC_IN) ||
-	    _IOC_NR(cmd) < DRM_COMMAND_BASE ||
-	    _IOC_NR(cmd) > DRM_COMMAND_BASE + DRM_MVGAL_PLACE_FD)
+	    _IOC_NR(cmd) < DRM_COMMAND_BASE || nr >= drv->num_ioctls)
+		return -EINVAL;
+	/* BEGIN has no handler in the table: mvgal_ioctl() runs it. */
+	if (!drv->ioctls[nr].func && nr != DRM_MVGAL_BEGIN)
 		return -EINVAL;
 	return 0;
 }

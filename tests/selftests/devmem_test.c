@@ -17,6 +17,7 @@
 #include <mvgal/mvgal.h>
 
 #include "kselftest_harness.h"
+#include "caps.h"
 #include "standin.h"
 #include "../common/write_param.h"
 
@@ -204,6 +205,12 @@ TEST_F(devmem, a_pool_says_where_it_is_and_holds_the_bytes)
 		EXPECT_EQ(0, self->pi.pin_count);
 		/* A movable pool exports no placement: a vmap would move. */
 		EXPECT_EQ(-EOPNOTSUPP, mvgal_place_fd(self->m, h, self->gpu, 0, &fd, NULL));
+		/* And says so in the capabilities, unless another GPU's
+		 * pool can export.
+		 */
+		EXPECT_EQ(place_fd_cap(self->m), caps_now(self->m) & MVGAL_CAP_PLACE_FD);
+		if (gpus_attached(self->m) == 1)
+			EXPECT_EQ(0, caps_now(self->m) & MVGAL_CAP_PLACE_FD);
 	} else {
 		EXPECT_EQ(MVGAL_POOL_MEMORY_SYSTEM, gi.pool_memory);
 		EXPECT_EQ(0, gi.pool_flags);

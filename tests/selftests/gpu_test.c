@@ -1198,6 +1198,231 @@ TEST(enospc_when_slots_are_full)
 	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The kernel's name of the device behind DRM node @path, as in GPU_INFO. */
+static int node_device(const char *path, char *name, size_t len)
+{
+	char dir[64], link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (stat(path, &st))
+		return -errno;
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(dir, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	link[n] = '\0';
+	snprintf(name, len, "%s", strrchr(link, '/') + 1);
+	return 0;
+}
+
+/*
+ * device_pattern decides which nodes the boot step takes: one card node
+ * attaches that GPU alone. Then a [gpu:NAME] section sizes the pool of
+ * the device it names, whichever slot it lands in, over [gpu_N].
+ */
+TEST(device_pattern_and_named_sections)
+{
+	char name[64], other[64], text[512];
+	struct drm_mvgal_gpu_info gi;
+	struct mvgal_config cfg;
+	struct mvgal *m;
+	int g;
+
+	standin_skip("it picks the test bed's own card nodes");
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	ASSERT_EQ(0, node_device("/dev/dri/card1", name, sizeof(name)));
+	ASSERT_EQ(0, node_device("/dev/dri/card0", other, sizeof(other)));
+	ASSERT_STRNE(name, other);
+	config_64(&cfg);
+	snprintf(cfg.device_pattern, sizeof(cfg.device_pattern), "/dev/dri/card1");
+	ASSERT_EQ(1, mvgal_attach_all(m, &cfg, NULL, NULL));
+	ASSERT_EQ(1, gpu_count(m));
+	ASSERT_EQ(0, mvgal_gpu_info(m, 0, &gi));
+	EXPECT_STREQ(name, gi.slot);
+	EXPECT_EQ(POOL_MB << 20, gi.pool_size);
+	mvgal_close(m);
+
+	/* Slot 0 goes to card0's device now; card1's is named. */
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	snprintf(text, sizeof(text),
+		 "[gpu_0]\nmemory_limit_mb = 128\n[gpu_1]\nmemory_limit_mb = 128\n"
+		 "[gpu:%s]\nmemory_limit_mb = 64\n"
+		 "[dri]\ndevice_pattern = /dev/dri/card[01]\n", name);
+	write_text("/tmp/named.conf", text);
+	ASSERT_EQ(0, mvgal_config_load("/tmp/named.conf", &cfg, NULL, 0));
+	ASSERT_EQ(2, mvgal_attach_all(m, &cfg, NULL, NULL));
+	for (g = 0; g < 2; g++) {
+		ASSERT_EQ(0, mvgal_gpu_info(m, g, &gi));
+		EXPECT_EQ(strcmp(gi.slot, name) ? 128ULL << 20 : 64ULL << 20,
+			  gi.pool_size) TH_LOG("slot %d: %s", g, gi.slot);
+	}
+	ASSERT_EQ(0, mvgal_gpu_info(m, 1, &gi));
+	EXPECT_STREQ(name, gi.slot);
+	mvgal_close(m);
+	unlink("/tmp/named.conf");
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+}
+
+/*
+ * The card and render node of the device whose driver is @driver (the
+ * @nth one): 0 or -ENOENT.
+ */
+static int driver_nodes(const char *driver, int nth, char *card, char *render,
+			size_t len)
+{
+	drmDevicePtr devs[16];
+	int n = drmGetDevices2(0, devs, 16), i, ret = -ENOENT;
+
+	for (i = 0; i < n; i++) {
+		drmDevicePtr d = devs[i];
+		drmVersionPtr v = NULL;
+		int fd = -1;
+
+		if (ret && (d->available_nodes & (1 << DRM_NODE_PRIMARY)) &&
+		    (d->available_nodes & (1 << DRM_NODE_RENDER)))
+			fd = open(d->nodes[DRM_NODE_RENDER], O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, driver) && !nth--) {
+			snprintf(card, len, "%s", d->nodes[DRM_NODE_PRIMARY]);
+			snprintf(render, len, "%s", d->nodes[DRM_NODE_RENDER]);
+			ret = 0;
+		}
+		if (v)
+			drmFreeVersion(v);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n > 0)
+		drmFreeDevices(devs, n);
+	return ret;
+}
+
+/*
+ * Where only a GPU's render node can be reached (a container that passes
+ * render nodes alone: here its card node is moved out of /dev/dri), the
+ * boot step makes the pool with the driver's own allocation where libmvgal
+ * knows it (virtio_gpu), and says -ENOSYS where it does not (vgem). The
+ * pool then holds a buffer's bytes.
+ */
+TEST(a_render_node_alone_lends_a_pool)
+{
+	char card[64], render[64], vcard[64], vrender[64];
+	const uint64_t size = 3 * 65536 + 1234;
+	struct drm_mvgal_gpu_info gi;
+	struct drm_mvgal_bo_info bi;
+	struct mvgal *m;
+	uint8_t *data, *back;
+	uint32_t g, h;
+
+	standin_skip("it hides the test bed's own card nodes");
+	ASSERT_EQ(0, driver_nodes("virtio_gpu", 1, card, render, sizeof(card)));
+	ASSERT_EQ(0, driver_nodes("vgem", 0, vcard, vrender, sizeof(vcard)));
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	ASSERT_EQ(0, rename(card, "/dev/hidden-card"));
+	ASSERT_EQ(0, rename(vcard, "/dev/hidden-vcard"));
+	EXPECT_EQ(0, mvgal_gpu_attach_node(m, render, POOL_MB, MVGAL_GPU_ANY, &g));
+	EXPECT_EQ(-ENOSYS, mvgal_gpu_attach_node(m, vrender, POOL_MB,
+						 MVGAL_GPU_ANY, NULL));
+	ASSERT_EQ(0, rename("/dev/hidden-card", card));
+	ASSERT_EQ(0, rename("/dev/hidden-vcard", vcard));
+	ASSERT_EQ(1, gpu_count(m));
+	ASSERT_EQ(0, mvgal_gpu_info(m, g, &gi));
+	EXPECT_STREQ("virtio_gpu", gi.driver);
+	EXPECT_EQ(POOL_MB << 20, gi.pool_size);
+
+	data = malloc(size);
+	back = malloc(size);
+	ASSERT_TRUE(data && back);
+	fill(data, size, 31);
+	ASSERT_EQ(0, mvgal_bo_create(m, size, MVGAL_BO_GPU_VALID, g, &h));
+	ASSERT_EQ(0, mvgal_bo_write(m, h, 0, data, size));
+	ASSERT_EQ(0, mvgal_bo_info(m, h, &bi));
+	EXPECT_NE(0, bi.valid[1 + g]);
+	ASSERT_EQ(0, mvgal_bo_read(m, h, 0, back, size));
+	EXPECT_EQ(0, memcmp(data, back, size));
+	mvgal_bo_destroy(m, h);
+	free(data);
+	free(back);
+	mvgal_close(m);
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+}
+
+static void record(const char *path, int result, uint32_t gpu, void *ctx)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 1024 - n, "%s=%d\n", path, result);
+}
+
+/*
+ * A display-only device (bochs: a KMS driver with no render node) has no
+ * GPU memory to lend: the boot step skips it, says why, and fails nothing;
+ * a [gpu:NAME] section naming it makes the boot step try it anyway.
+ */
+TEST(the_boot_step_skips_display_only_devices)
+{
+	char card[64] = "", name[64], text[512], seen[1024] = "", want[96];
+	struct mvgal_config cfg;
+	struct mvgal *m;
+	drmDevicePtr devs[16];
+	int n, i;
+
+	standin_skip("it counts the test bed's GPUs");
+	if (run("modprobe bochs"))
+		SKIP(return, "no bochs driver in this kernel");
+	n = drmGetDevices2(0, devs, 16);
+	for (i = 0; i < n; i++) {
+		if (!(devs[i]->available_nodes & (1 << DRM_NODE_RENDER)) &&
+		    (devs[i]->available_nodes & (1 << DRM_NODE_PRIMARY)))
+			snprintf(card, sizeof(card), "%s",
+				 devs[i]->nodes[DRM_NODE_PRIMARY]);
+	}
+	if (n > 0)
+		drmFreeDevices(devs, n);
+	ASSERT_NE(0, card[0]);
+	ASSERT_EQ(0, node_device(card, name, sizeof(name)));
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	config_64(&cfg);
+	EXPECT_EQ(NR_GPUS, mvgal_attach_all(m, &cfg, record, seen));
+	snprintf(want, sizeof(want), "%s=%d\n", card, MVGAL_ATTACH_DISPLAY_ONLY);
+	EXPECT_NE(NULL, strstr(seen, want)) TH_LOG("%s", seen);
+	EXPECT_EQ(NR_GPUS, gpu_count(m));
+	mvgal_close(m);
+
+	/* Named, it is tried: whatever its driver says, not skipped. */
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && modprobe mvgal"));
+	ASSERT_EQ(0, mvgal_open(&m));
+	snprintf(text, sizeof(text), "[gpu:%s]\nmemory_limit_mb = 64\n"
+		 "[dri]\ndevice_pattern = %s\n", name, card);
+	write_text("/tmp/display.conf", text);
+	ASSERT_EQ(0, mvgal_config_load("/tmp/display.conf", &cfg, NULL, 0));
+	seen[0] = '\0';
+	mvgal_attach_all(m, &cfg, record, seen);
+	EXPECT_EQ(NULL, strstr(seen, want)) TH_LOG("%s", seen);
+	EXPECT_NE(NULL, strstr(seen, card)) TH_LOG("%s", seen);
+	mvgal_close(m);
+	unlink("/tmp/display.conf");
+	ASSERT_EQ(0, run(RMMOD_MVGAL " && rmmod bochs && modprobe mvgal"));
+}
+
 /* Unloading mvgal with GPUs attached lets go of every reference: the
  * GPU drivers' module counts return and vgem can be unloaded.
  */

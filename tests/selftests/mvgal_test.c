@@ -22,6 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "helpers.h"
+#include "caps.h"
 
 #define PARAM_DIR "/sys/module/mvgal/parameters/"
 
@@ -113,8 +114,9 @@ TEST_F(dev, get_info_reports_module_state)
 	EXPECT_EQ(mvgal_gpu_list(self->m, NULL, 0), a.gpu_count);
 	EXPECT_EQ(MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH | MVGAL_CAP_SESSIONS |
 		  MVGAL_CAP_MIGRATION | MVGAL_CAP_WRITE_WATCH |
-		  MVGAL_CAP_EVICTION | MVGAL_CAP_PLACE_FD | MVGAL_CAP_URING |
-		  MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT, a.caps);
+		  MVGAL_CAP_EVICTION | place_fd_cap(self->m) | MVGAL_CAP_URING |
+		  MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT |
+		  MVGAL_CAP_STATS, a.caps);
 	/* Every figure agrees with the module parameters behind it. */
 	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);
@@ -124,6 +126,43 @@ TEST_F(dev, get_info_reports_module_state)
 	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
 	EXPECT_EQ(0, a.flags);
 	EXPECT_EQ(0, a.pad);
+}
+
+/*
+ * The capability bits say what works now: the switches that make an ioctl
+ * -EPERM clear theirs, and PLACE_FD needs a pool that can be exported.
+ */
+TEST_F(dev, caps_follow_the_switches_and_the_pools)
+{
+	const uint64_t always = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
+				MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
+				MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
+				MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS;
+	struct drm_mvgal_get_info a = { 0 };
+	uint64_t place_fd;
+
+	reset_state(_metadata, self->m);
+	place_fd = place_fd_cap(self->m);
+	/* Outside the stand-in pass every pool is one that stays put. */
+	if (standin_role() < 0)
+		ASSERT_EQ(MVGAL_CAP_PLACE_FD, place_fd);
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(always | MVGAL_CAP_MIGRATION | MVGAL_CAP_PLACE_ADOPT | place_fd,
+		  a.caps);
+
+	ASSERT_EQ(0, write_param("enable_memory_migration", "N"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(always | MVGAL_CAP_PLACE_ADOPT | place_fd, a.caps);
+	ASSERT_EQ(0, write_param("enable_dmabuf", "N"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(always, a.caps);
+	ASSERT_EQ(0, write_param("enable_memory_migration", "Y"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(always | MVGAL_CAP_MIGRATION, a.caps);
+	ASSERT_EQ(0, write_param("enable_dmabuf", "Y"));
+	ASSERT_EQ(0, ioctl(self->fd, DRM_IOCTL_MVGAL_GET_INFO, &a));
+	EXPECT_EQ(always | MVGAL_CAP_MIGRATION | MVGAL_CAP_PLACE_ADOPT | place_fd,
+		  a.caps);
 }
 
 TEST_F(dev, get_info_library_matches_ioctl)
@@ -276,6 +315,54 @@ TEST_F(dev, config_core_keys_reach_the_module)
 	EXPECT_EQ(MVGAL_CORE_MEMORY_MIGRATION | MVGAL_CORE_DMABUF, a.core_flags);
 	EXPECT_EQ(1, a.stats_interval);
 	unlink("/tmp/core.conf");
+}
+
+/*
+ * The boot step writes only the [core] and [policy] keys its file sets:
+ * those reach the module, and what an administrator gave modprobe for the
+ * others stays.
+ */
+TEST_F(dev, the_boot_step_writes_only_the_keys_the_file_sets)
+{
+	static const char *const set[][2] = {
+		{ "prefetch", "N" }, { "mirror_start_reads", "5" },
+		{ "mirror_stop_writes", "6" }, { "mirror_hold_windows", "3" },
+		{ "graphics_replicate_mb", "9" }, { "enable_dmabuf", "N" },
+	};
+	static const char *const kept[][2] = {
+		{ "evict_policy", "1" }, { "mirror_window_ms", "777" },
+		{ "stats_interval", "5" }, { "enable_memory_migration", "N" },
+	};
+	struct mvgal_config cfg;
+	char buf[16];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		ASSERT_EQ(0, write_param(kept[i][0], kept[i][1]));
+	write_file("/tmp/boot.conf", "[policy]\nprefetch = no\n"
+		   "mirror_start_reads = 5\nmirror_stop_writes = 6\n"
+		   "mirror_hold_windows = 3\ngraphics_replicate_mb = 9\n"
+		   "[core]\nenable_dmabuf = false\n"
+		   "[dri]\ndevice_pattern = /dev/dri/none*\n");
+	ASSERT_EQ(0, mvgal_config_load("/tmp/boot.conf", &cfg, NULL, 0));
+	/* No node matches: only the parameters change. */
+	EXPECT_EQ(0, mvgal_attach_all(self->m, &cfg, NULL, NULL));
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		ASSERT_EQ(0, read_param(set[i][0], buf, sizeof(buf)));
+		EXPECT_STREQ(set[i][1], buf) TH_LOG("%s", set[i][0]);
+	}
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		ASSERT_EQ(0, read_param(kept[i][0], buf, sizeof(buf)));
+		EXPECT_STREQ(kept[i][1], buf) TH_LOG("%s", kept[i][0]);
+	}
+	/* mvgal_config_apply() writes every key: the defaults again. */
+	mvgal_config_defaults(&cfg);
+	ASSERT_EQ(0, mvgal_config_apply(&cfg));
+	ASSERT_EQ(0, read_param("evict_policy", buf, sizeof(buf)));
+	EXPECT_STREQ("0", buf);
+	ASSERT_EQ(0, read_param("prefetch", buf, sizeof(buf)));
+	EXPECT_STREQ("Y", buf);
+	unlink("/tmp/boot.conf");
 }
 
 /* Exports a new shareable buffer of @m; 0 or -errno of the export. */

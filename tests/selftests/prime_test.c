@@ -431,6 +431,34 @@ TEST_F(prime, import_vgem_buffer)
 	drmCloseBufferHandle(self->vgem, vh);
 }
 
+/*
+ * enable_dmabuf off: the module refuses an import (-EPERM), makes no
+ * buffer, and leaves the foreign bytes alone; switched back on, the same
+ * dma-buf imports.
+ */
+TEST_F(prime, import_refused_when_dmabuf_disabled)
+{
+	uint8_t *p, before[3 * PG];
+	uint32_t vh, h = 0, n = 0, n2 = 0;
+	int fd = dumb_export(self->vgem, 3, &vh, &p);
+
+	ASSERT_GE(fd, 0);
+	fill(p, 3 * PG, 8);
+	memcpy(before, p, sizeof(before));
+	ASSERT_EQ(0, mvgal_bo_list(self->m, NULL, &n));
+	ASSERT_EQ(0, run("echo 0 > /sys/module/mvgal/parameters/enable_dmabuf"));
+	EXPECT_EQ(-EPERM, mvgal_bo_import(self->m, fd, &h));
+	ASSERT_EQ(0, run("echo 1 > /sys/module/mvgal/parameters/enable_dmabuf"));
+	EXPECT_EQ(0, h);
+	ASSERT_EQ(0, mvgal_bo_list(self->m, NULL, &n2));
+	EXPECT_EQ(n, n2);
+	EXPECT_EQ(0, memcmp(before, p, sizeof(before)));
+	check_import(_metadata, self->m, fd, p, 3 * PG, 9);
+	munmap(p, 3 * PG);
+	close(fd);
+	drmCloseBufferHandle(self->vgem, vh);
+}
+
 TEST_F(prime, import_virtio_gpu_buffer)
 {
 	int card = open_card("virtio_gpu", NULL, 0);

@@ -452,6 +452,67 @@ TEST_F(ring, async_cancel_cannot_reach_a_queued_migration)
  * Bad commands: each refused with its exact error, and none moves a
  * byte or queues a job.
  */
+/*
+ * Every command number, against the ioctl table: a ring runs the ioctls it
+ * offers as the ioctl does (same error for the same zeroed struct), says
+ * -EOPNOTSUPP for the other ioctls of the table, -EINVAL for numbers that
+ * are none.
+ */
+TEST_F(ring, every_command_number_follows_the_ioctl_table)
+{
+	static const unsigned int table[] = {
+		DRM_IOCTL_MVGAL_GET_INFO, DRM_IOCTL_MVGAL_GPU_ATTACH,
+		DRM_IOCTL_MVGAL_GPU_DETACH, DRM_IOCTL_MVGAL_GPU_INFO,
+		DRM_IOCTL_MVGAL_GPU_LINK, DRM_IOCTL_MVGAL_GET_HEAP,
+		DRM_IOCTL_MVGAL_BO_CREATE, DRM_IOCTL_MVGAL_BO_INFO,
+		DRM_IOCTL_MVGAL_BO_PWRITE, DRM_IOCTL_MVGAL_BO_PREAD,
+		DRM_IOCTL_MVGAL_BO_COPY, DRM_IOCTL_MVGAL_BO_LIST,
+		DRM_IOCTL_MVGAL_BEGIN, DRM_IOCTL_MVGAL_END,
+		DRM_IOCTL_MVGAL_MIGRATE, DRM_IOCTL_MVGAL_CANCEL,
+		DRM_IOCTL_MVGAL_PLACE_FREE, DRM_IOCTL_MVGAL_GET_STATS,
+		DRM_IOCTL_MVGAL_GET_PATH, DRM_IOCTL_MVGAL_CALIBRATE,
+		DRM_IOCTL_MVGAL_POOL_FD, DRM_IOCTL_MVGAL_HARVEST,
+		DRM_IOCTL_MVGAL_FILE_FLAGS, DRM_IOCTL_MVGAL_GPU_BUDGET,
+		DRM_IOCTL_MVGAL_POOL_LRU, DRM_IOCTL_MVGAL_REPLICATE,
+		DRM_IOCTL_MVGAL_ADVISE, DRM_IOCTL_MVGAL_PLACE_FD,
+		DRM_IOCTL_MVGAL_BO_USERPTR, DRM_IOCTL_MVGAL_BO_MARK,
+		DRM_IOCTL_MVGAL_PLACE_ADOPT, DRM_IOCTL_MVGAL_EXEC_REGISTER,
+		DRM_IOCTL_MVGAL_EXEC_TAKE, DRM_IOCTL_MVGAL_EXEC_DONE,
+	};
+	const uint64_t offered = 1ULL << DRM_MVGAL_BEGIN | 1ULL << DRM_MVGAL_END |
+		1ULL << DRM_MVGAL_MIGRATE | 1ULL << DRM_MVGAL_CANCEL |
+		1ULL << DRM_MVGAL_BO_PWRITE | 1ULL << DRM_MVGAL_BO_PREAD |
+		1ULL << DRM_MVGAL_BO_COPY | 1ULL << DRM_MVGAL_HARVEST;
+	const unsigned int n = sizeof(table) / sizeof(table[0]);
+	uint64_t buf[64];
+	unsigned int nr;
+
+	for (nr = 0; nr + DRM_COMMAND_BASE < 0x100; nr++) {
+		unsigned int op = DRM_IOWR(DRM_COMMAND_BASE + nr, struct drm_mvgal_migrate);
+		int want, got;
+
+		if (nr < n) {
+			op = table[nr];
+			ASSERT_EQ(DRM_COMMAND_BASE + nr, _IOC_NR(op));
+		}
+		memset(buf, 0, sizeof(buf));
+		if (nr >= n)
+			want = -EINVAL;
+		else if (!(offered & 1ULL << nr))
+			want = -EOPNOTSUPP;
+		else
+			want = ioctl(self->fd, op, buf) ? -errno : 0;
+		memset(buf, 0, sizeof(buf));
+		got = raw_cmd(self->fd, op, (uintptr_t)buf, 0, 0);
+		EXPECT_EQ(want, got)
+			TH_LOG("command 0x%02x: %d, not %d", nr, got, want);
+		if (offered & 1ULL << nr)
+			EXPECT_NE(-EOPNOTSUPP, got);
+	}
+	/* And the table is the uapi's: nothing after EXEC_DONE. */
+	EXPECT_EQ(DRM_MVGAL_EXEC_DONE + 1, n);
+}
+
 TEST_F(ring, bad_commands_are_refused)
 {
 	const uint64_t size = CH + 1;

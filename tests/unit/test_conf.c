@@ -221,6 +221,61 @@ TEST_F(file, every_key)
 	EXPECT_EQ(9, self->cfg.mirror_stop_writes);
 	EXPECT_EQ(0, self->cfg.mirror_hold_windows);
 	EXPECT_EQ(0, self->cfg.graphics_replicate_mb);
+	/* Every key was set, and says so. */
+	EXPECT_EQ((1ULL << 13) - 1, self->cfg.keys_set);
+}
+
+/* keys_set names exactly the keys the file set, nothing from defaults. */
+TEST_F(file, keys_set_is_what_the_file_set)
+{
+	ASSERT_EQ(0, load(self, "[policy]\nprefetch = true\nevict_policy = 0\n"
+			  "[core]\nstats_interval = 1\n"))
+		TH_LOG("%s", self->err);
+	EXPECT_EQ(MVGAL_CONFIG_SET_PREFETCH | MVGAL_CONFIG_SET_EVICT_POLICY |
+		  MVGAL_CONFIG_SET_STATS_INTERVAL, self->cfg.keys_set);
+	ASSERT_EQ(0, load(self, "[dri]\n# device_pattern = /x\n"));
+	EXPECT_EQ(0, self->cfg.keys_set);
+	EXPECT_EQ(0, self->defaults.keys_set);
+}
+
+/* [gpu:NAME] sections: by device name, kept apart from [gpu_N]. */
+TEST_F(file, gpu_sections_by_name)
+{
+	ASSERT_EQ(0, load(self,
+		"[gpu:0000:03:00.0]\nmemory_limit_mb = 96\n"
+		"[gpu_0]\nmemory_limit_mb = 128\n"
+		"[ gpu:vgem ]\n"
+		"[gpu:0000:40:00.0]\nmemory_limit_mb = 0\n"))
+		TH_LOG("%s", self->err);
+	EXPECT_STREQ("0000:03:00.0", self->cfg.gpu_named[0].name);
+	EXPECT_EQ(96, self->cfg.gpu_named[0].memory_limit_mb);
+	EXPECT_STREQ("vgem", self->cfg.gpu_named[1].name);
+	EXPECT_EQ(0, self->cfg.gpu_named[1].memory_limit_mb);
+	EXPECT_STREQ("0000:40:00.0", self->cfg.gpu_named[2].name);
+	EXPECT_STREQ("", self->cfg.gpu_named[3].name);
+	EXPECT_EQ(128, self->cfg.memory_limit_mb[0]);
+	EXPECT_EQ(0, self->cfg.memory_limit_mb[1]);
+	EXPECT_EQ(MVGAL_CONFIG_SET_MEMORY_LIMIT_MB, self->cfg.keys_set);
+}
+
+TEST_F(file, gpu_sections_by_name_rejected)
+{
+	char text[700];
+	int i, n = 0;
+
+	EXPECT_REJECTED("[gpu:]\n", 1, "must be 1..55 bytes");
+	EXPECT_REJECTED("[gpu:a b]\n", 1, "' ' cannot be in a device name");
+	EXPECT_REJECTED("[gpu:../x]\n", 1, "'/' cannot be in a device name");
+	EXPECT_REJECTED("[gpu:x]\n[gpu:x]\n", 2, "section [gpu:x] twice");
+	EXPECT_REJECTED("[gpu:x]\nmemory_limit_mb = 1\nmemory_limit_mb = 2\n", 3,
+			"set twice");
+	EXPECT_REJECTED("[gpu:x]\nevict_policy = 1\n", 2,
+			"unknown key 'evict_policy'");
+	snprintf(text, sizeof(text), "[gpu:%056d]\n", 0);
+	EXPECT_REJECTED(text, 1, "must be 1..55 bytes");
+	for (i = 0; i <= 8; i++)
+		n += snprintf(text + n, sizeof(text) - n, "[gpu:g%d]\n", i);
+	EXPECT_REJECTED(text, 9, "more than 8 [gpu:NAME] sections");
 }
 
 /* [policy] values outside their ranges name the key. */
@@ -265,6 +320,27 @@ TEST_F(file, shipped_config_is_the_defaults)
 				       self->err, sizeof(self->err)))
 		TH_LOG("%s", self->err);
 	EXPECT_EQ(0, memcmp(&self->cfg, &self->defaults, sizeof(self->cfg)));
+	/* It sets no key: the boot step leaves every module parameter be. */
+	EXPECT_EQ(0, self->cfg.keys_set);
+}
+
+/* Each key is in the shipped file, commented out at its default. */
+TEST_F(file, shipped_config_names_every_key_at_its_default)
+{
+	char *text = NULL, line[400];
+	size_t cap = 0;
+	FILE *f = fopen(MVGAL_TOP "/etc/mvgal.conf", "r");
+	int id;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, getdelim(&text, &cap, '\0', f));
+	fclose(f);
+	for (id = 0; id < MVGAL_CONF_NKEYS; id++) {
+		snprintf(line, sizeof(line), "\n#%s = %s\n",
+			 mvgal_conf_keys[id].name, mvgal_conf_keys[id].def);
+		EXPECT_NE(NULL, strstr(text, line)) TH_LOG("no line '%s'", line + 1);
+	}
+	free(text);
 }
 
 TEST_F(file, crlf_and_no_final_newline)

@@ -1099,6 +1099,14 @@ static void show_bo(struct app *a, const char *what, uint32_t handle)
 
 /* ---- setup and teardown ---- */
 
+/* The capability bits now (they follow the attached GPUs); 0 on error. */
+static uint64_t caps_of(struct mvgal *m)
+{
+	struct mvgal_info mi;
+
+	return mvgal_get_info(m, &mi) ? 0 : mi.caps;
+}
+
 static int mvgal_setup(struct app *a)
 {
 	struct mvgal_info mi;
@@ -1110,11 +1118,11 @@ static int mvgal_setup(struct app *a)
 	ret = mvgal_get_info(a->m, &mi);
 	if (ret)
 		return mv_fail("mvgal_get_info", ret);
-	if (!(mi.caps & MVGAL_CAP_SESSIONS) || !(mi.caps & MVGAL_CAP_PLACE_FD) ||
+	/* PLACE_FD is there only once a GPU whose pool can export is. */
+	if (!(mi.caps & MVGAL_CAP_SESSIONS) ||
 	    !(mi.core_flags & MVGAL_CORE_DMABUF)) {
 		printf("mvgal-vulkan: skipped: the module %s\n",
 		       !(mi.caps & MVGAL_CAP_SESSIONS) ? "has no sessions" :
-		       !(mi.caps & MVGAL_CAP_PLACE_FD) ? "has no placement exports" :
 		       "has enable_dmabuf off");
 		return SKIP;
 	}
@@ -1124,6 +1132,10 @@ static int mvgal_setup(struct app *a)
 	if (n < 2) {
 		printf("mvgal-vulkan: skipped: %d GPU(s) attached, two needed (attach them first: mvgal-info --attach)\n",
 		       n);
+		return SKIP;
+	}
+	if (!(caps_of(a->m) & MVGAL_CAP_PLACE_FD)) {
+		printf("mvgal-vulkan: skipped: no attached GPU's pool can export placements\n");
 		return SKIP;
 	}
 	a->ngpus = n;

@@ -160,7 +160,7 @@ struct report {
 	bool want_buffers;
 	bool want_paths;	/* --paths: only the sections asked for */
 	bool want_stats;	/* --stats: likewise */
-	bool migration;		/* MVGAL_CAP_MIGRATION: stats and paths */
+	bool migration;		/* MVGAL_CAP_STATS (or MIGRATION): stats, paths */
 	bool sessions;		/* MVGAL_CAP_SESSIONS: buffer residency */
 	bool watch;		/* MVGAL_CAP_WRITE_WATCH: CPU writes */
 	struct drm_mvgal_stats stats;
@@ -896,7 +896,7 @@ static const char *attach_error_text(int err)
 	case -EOPNOTSUPP:
 		return "its driver gives no kernel mapping of the pool (no vmap): mvgal cannot copy into it";
 	case -ENOSYS:
-		return "its driver makes no dumb buffers, from which the pool is made";
+		return "its driver makes no dumb buffers, from which the pool is made (reached by its render node alone: libmvgal knows no allocation of that driver's)";
 	default:
 		return strerror(-err);
 	}
@@ -908,6 +908,9 @@ static void attach_report(const char *path, int result, uint32_t gpu, void *ctx)
 		fprintf(stderr, "mvgal-info: %s attached as GPU %u\n", path, gpu);
 	else if (result == -EEXIST)
 		fprintf(stderr, "mvgal-info: %s is attached already\n", path);
+	else if (result == MVGAL_ATTACH_DISPLAY_ONLY)
+		fprintf(stderr, "mvgal-info: %s skipped: display-only (no render node: no GPU memory to lend; a [gpu:NAME] section attaches it anyway)\n",
+			path);
 	else
 		fprintf(stderr, "mvgal-info: %s not attached: %s\n", path,
 			attach_error_text(result));
@@ -953,7 +956,8 @@ static int gather(struct report *r, const char **what)
 	int n;
 
 	*what = "reading GPUs and heap";
-	r->migration = r->info.caps & MVGAL_CAP_MIGRATION;
+	/* Modules before MVGAL_CAP_STATS had the reports under MIGRATION. */
+	r->migration = r->info.caps & (MVGAL_CAP_STATS | MVGAL_CAP_MIGRATION);
 	r->sessions = r->info.caps & MVGAL_CAP_SESSIONS;
 	r->watch = r->info.caps & MVGAL_CAP_WRITE_WATCH;
 	r->eviction = r->info.caps & MVGAL_CAP_EVICTION;
@@ -1655,7 +1659,7 @@ static int watch_main(struct report *r, unsigned int every, unsigned long count,
 	const char *what = "setting up signals";
 	int ret;
 
-	if (!(r->info.caps & MVGAL_CAP_MIGRATION)) {
+	if (!(r->info.caps & (MVGAL_CAP_STATS | MVGAL_CAP_MIGRATION))) {
 		fprintf(stderr, "mvgal-info: --watch: the module has no migration engine (no counters)\n");
 		return 1;
 	}

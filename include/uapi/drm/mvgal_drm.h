@@ -82,7 +82,8 @@ extern "C" {
  * DOC: capability bits
  *
  * Reported in &drm_mvgal_get_info.caps. A bit is set only when the
- * feature works on this module and machine.
+ * feature works on this module and machine now: it follows the module
+ * parameters and the attached GPUs, so read it again after changing them.
  *
  * MVGAL_CAP_SYNCOBJ: the standard DRM syncobj ioctls are available on
  * the mvgal node.
@@ -94,19 +95,25 @@ extern "C" {
 /*
  * MVGAL_CAP_SESSIONS: access sessions (BEGIN/END), chunk residency in
  * &drm_mvgal_bo_info, PLACE_FREE.
- * MVGAL_CAP_MIGRATION: the migration engine (MIGRATE, CANCEL, GET_STATS,
- * GET_PATH, CALIBRATE).
+ * MVGAL_CAP_MIGRATION: data moves on request (MIGRATE, REPLICATE, ADVISE with
+ * MVGAL_ADVISE_APPLY, prefetch); clear while the module parameter
+ * enable_memory_migration is off, when those return -EPERM.
  * MVGAL_CAP_WRITE_WATCH: CPU writes are tracked per chunk (HARVEST), and
  * a BEGIN copies only what the CPU wrote since the GPU's copy was made.
  * MVGAL_CAP_EVICTION: pools have budgets (GPU_BUDGET) and full pools evict
  * placements (POOL_LRU).
  * MVGAL_CAP_PLACE_FD: placement exports (PLACE_FD): a dma-buf of a
  * buffer's copy in one GPU's pool, for any process to hand to its GPU API.
+ * Set while enable_dmabuf is on and some attached GPU has a pool its
+ * driver does not move (a movable pool's PLACE_FD is -EOPNOTSUPP).
  * MVGAL_CAP_URING: io_uring commands (see "io_uring commands").
  * MVGAL_CAP_SYNC_SYNCOBJS: BEGIN, END and MIGRATE wait for and signal
  * syncobjs (see "syncobjs"); a module without it ignores those fields.
  * MVGAL_CAP_PLACE_ADOPT: a driver buffer can be lent as a placement
- * (PLACE_ADOPT).
+ * (PLACE_ADOPT); clear while enable_dmabuf is off.
+ * MVGAL_CAP_STATS: the migration engine's reports and controls (GET_STATS,
+ * GET_PATH, CALIBRATE, CANCEL), whether or not data may move. Modules
+ * before this bit reported them with MVGAL_CAP_MIGRATION.
  */
 #define MVGAL_CAP_SESSIONS		(1ULL << 2)
 #define MVGAL_CAP_MIGRATION		(1ULL << 3)
@@ -116,6 +123,7 @@ extern "C" {
 #define MVGAL_CAP_URING			(1ULL << 7)
 #define MVGAL_CAP_SYNC_SYNCOBJS		(1ULL << 8)
 #define MVGAL_CAP_PLACE_ADOPT		(1ULL << 9)
+#define MVGAL_CAP_STATS			(1ULL << 10)
 
 /**
  * DOC: core settings
@@ -2015,8 +2023,9 @@ struct drm_mvgal_advise {
  *
  * Errors of the command itself: -EINVAL (non-zero flags or padding, a
  * cmd_op that is not an mvgal ioctl taking a struct), -EOPNOTSUPP (an
- * mvgal ioctl not offered on a ring), -EFAULT (@args unreadable, or its
- * results unwritable: then nothing ran).
+ * mvgal ioctl not offered on a ring: all but BEGIN, END, MIGRATE, CANCEL,
+ * BO_PWRITE, BO_PREAD, BO_COPY and HARVEST), -EFAULT (@args unreadable,
+ * or its results unwritable: then nothing ran).
  *
  * IORING_OP_ASYNC_CANCEL does not reach these commands (the kernel's
  * io_uring cancels only its own kinds of requests): cancel a queued
