@@ -54,6 +54,8 @@ struct mvgal_counters {
 	atomic64_t prefetch_cancelled;
 	atomic64_t numa_moved;
 	atomic64_t staged_writes;
+	/* ENDs that took their GPU work's fence (fence_fd or syncobj). */
+	atomic64_t end_fences;
 };
 
 /* Buffers a GPU is predicted to use next, for the prefetcher. */

@@ -117,6 +117,7 @@ int mvgal_ioctl_get_stats(struct drm_device *dev, void *data,
 	args->exec_copies = atomic64_read(&c->copies[MVGAL_METHOD_EXEC]);
 	args->exec_fallbacks = atomic64_read(&mdev->exec.fallbacks);
 	args->exec_timeouts = atomic64_read(&mdev->exec.timeouts);
+	args->end_fences = atomic64_read(&c->end_fences);
 	return 0;
 }
 

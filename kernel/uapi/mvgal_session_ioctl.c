@@ -675,6 +675,8 @@ int mvgal_ioctl_end(struct drm_device *dev, void *data,
 	ret = mvgal_end_session(mf, s, written, fence, commits);
 	if (!ret)
 		mvgal_syncobj_out_signal(&out, done);
+	if (!ret && fence)
+		atomic64_inc(&to_mvgal(dev)->ctr.end_fences);
 out_unlock:
 	mutex_unlock(&mf->lock);
 	mvgal_commits_free(commits, n);

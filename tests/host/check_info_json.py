@@ -149,7 +149,7 @@ if "migration" in d["caps"]:
           and all(is_int(s.get(k)) for k in
                   ("scheduled", "completed", "failed", "cancelled",
                    "queue_depth", "sessions", "busy", "cpu_faults", "drained",
-                   "numa_moved", "staged_writes"))
+                   "numa_moved", "staged_writes", "end_fences"))
           and int_map(s.get("jobs"), ["high", "normal", "low"])
           and int_map(s.get("bytes"), METHODS)
           and int_map(s.get("copies"), METHODS)
@@ -209,7 +209,7 @@ if "migration" in d["caps"]:
           and all(is_int(s2.get(k)) and s2[k] >= s[k] for k in
                   ("scheduled", "completed", "failed", "cancelled",
                    "sessions", "busy", "cpu_faults", "drained", "numa_moved",
-                   "staged_writes"))
+                   "staged_writes", "end_fences"))
           and int_map(s2.get("bytes"), METHODS)
           and all(s2["bytes"][m] >= s["bytes"][m] for m in METHODS))
 SHARING = ("none", "exclusive", "concurrent", "cross-vendor", "dma-buf")

@@ -273,6 +273,7 @@ TEST_F(sess, conflicting_access_is_busy)
 /* A reader waits for the last writer's fence; data follows the fence. */
 TEST_F(sess, reader_waits_for_writer_fence)
 {
+	struct drm_mvgal_stats st0, st1;
 	struct drm_mvgal_access a;
 	struct vfence vf;
 	uint8_t back[100];
@@ -286,8 +287,13 @@ TEST_F(sess, reader_waits_for_writer_fence)
 	ASSERT_EQ(0, settle(fence));
 	for (uint64_t i = 0; i < 2 * CH; i++)
 		self->pool[self->g0][a.pool_offset + i] = pat(i, 5);
-	/* The "GPU work" is still running: its fence is vgem's. */
+	/* The "GPU work" is still running: its fence is vgem's. END counts
+	 * it (an END without a fence does not: see below).
+	 */
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
 	ASSERT_EQ(0, mvgal_end(self->m, s, vf.fd, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st1));
+	EXPECT_EQ(st0.end_fences + 1, st1.end_fences);
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, 0, &a,
 			    &s, &fence, NULL));
 	ASSERT_GE(fence, 0);
@@ -297,6 +303,8 @@ TEST_F(sess, reader_waits_for_writer_fence)
 	ASSERT_EQ(0, settle(fence));
 	EXPECT_EQ(-1, check(self->pool[self->g1] + a.pool_offset, 2 * CH, 0, 5));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st0));
+	EXPECT_EQ(st1.end_fences, st0.end_fences);
 	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH - 50, back, sizeof(back)));
 	EXPECT_EQ(-1, check(back, sizeof(back), CH - 50, 5));
 	vfence_free(&vf);

@@ -483,6 +483,8 @@ static void print_text_stats(const struct report *r)
 	       (unsigned long long)s->numa_moved);
 	printf("  staged:       %llu writes handed to the engine behind GPU work\n",
 	       (unsigned long long)s->staged_writes);
+	printf("  END fences:   %llu sessions ended with their GPU work's fence\n",
+	       (unsigned long long)s->end_fences);
 }
 
 /* Paths measured, and the newest calibration time, over every pair. */
@@ -825,13 +827,14 @@ static void print_json_stats(const struct report *r, bool *first)
 	       (unsigned long long)s->sessions, (unsigned long long)s->busy,
 	       (unsigned long long)s->cpu_faults,
 	       (unsigned long long)s->drained);
-	printf(",\"prefetch\":{\"issued\":%llu,\"hits\":%llu,\"misses\":%llu,\"cancelled\":%llu},\"numa_moved\":%llu,\"staged_writes\":%llu}",
+	printf(",\"prefetch\":{\"issued\":%llu,\"hits\":%llu,\"misses\":%llu,\"cancelled\":%llu},\"numa_moved\":%llu,\"staged_writes\":%llu,\"end_fences\":%llu}",
 	       (unsigned long long)s->prefetch_issued,
 	       (unsigned long long)s->prefetch_hits,
 	       (unsigned long long)s->prefetch_misses,
 	       (unsigned long long)s->prefetch_cancelled,
 	       (unsigned long long)s->numa_moved,
-	       (unsigned long long)s->staged_writes);
+	       (unsigned long long)s->staged_writes,
+	       (unsigned long long)s->end_fences);
 }
 
 static void print_json_paths(const struct report *r, bool *first)

@@ -1365,6 +1365,13 @@ struct drm_mvgal_stats {
 	__u64 exec_fallbacks;
 	/** @exec_timeouts: (out) executor copies past exec_timeout_ms. */
 	__u64 exec_timeouts;
+	/**
+	 * @end_fences: (out) ENDs that took their GPU work's fence
+	 * (@fence_fd or @in_syncobj of &drm_mvgal_end): sessions whose
+	 * end the GPU API ordered by a fence rather than by the CPU
+	 * waiting. An older module leaves 0.
+	 */
+	__u64 end_fences;
 };
 
 /**
