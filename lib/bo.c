@@ -47,6 +47,19 @@ int mvgal_bo_mark(struct mvgal *dev, uint32_t handle, uint64_t offset,
 	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk);
 }
 
+int mvgal_bo_overwrite(struct mvgal *dev, uint32_t handle, uint64_t offset,
+		       uint64_t size)
+{
+	struct drm_mvgal_bo_mark mk = {
+		.handle = handle, .flags = MVGAL_MARK_OVERWRITE,
+		.offset = offset, .size = size,
+	};
+
+	if (!dev)
+		return mvgal_bad("!dev");
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk);
+}
+
 int mvgal_bo_create_shared(struct mvgal *dev, uint64_t size, uint32_t flags,
 			   uint32_t gpu, uint32_t sharing, uint32_t *handle)
 {

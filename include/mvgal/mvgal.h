@@ -407,6 +407,16 @@ MVGAL_API int mvgal_bo_userptr(struct mvgal *dev,
  */
 MVGAL_API int mvgal_bo_mark(struct mvgal *dev, uint32_t handle,
 			    uint64_t offset, uint64_t size);
+/**
+ * mvgal_bo_overwrite() - the caller is about to write every byte of
+ * [@offset, @offset + @size) through its mapping of the buffer
+ * (mvgal_bo_map()): the chunks the range covers whole come home without
+ * being fetched (their bytes are undefined until written), so the writes
+ * do not wait for copies that would be overwritten (MVGAL_MARK_OVERWRITE;
+ * MVGAL_0.11)
+ */
+MVGAL_API int mvgal_bo_overwrite(struct mvgal *dev, uint32_t handle,
+				 uint64_t offset, uint64_t size);
 /** mvgal_bo_read() - copy @size bytes of the buffer at @offset into @dst. */
 MVGAL_API int mvgal_bo_read(struct mvgal *dev, uint32_t handle,
 			    uint64_t offset, void *dst, uint64_t size);

@@ -532,6 +532,30 @@ int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 }
 
 /**
+ * mvgal_cpu_overwrite() - the caller is about to write every byte of
+ * [off, off + len) through its mapping
+ * @bo: the buffer
+ * @off: byte offset; [off, off + len) is in range and @len > 0
+ * @len: bytes
+ *
+ * As a BO_PWRITE of the range prepares (MVGAL_CPU_WHOLE): chunks the range
+ * covers whole are marked home without a fetch, the others are fetched,
+ * and the range is written for the chunk states and the write-watch. The
+ * faults of the writes then find every chunk home.
+ *
+ * Return: 0, -EBUSY (a live session uses the chunks), -ENOMEM, -EDQUOT
+ * or -ERESTARTSYS.
+ */
+int mvgal_cpu_overwrite(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	int ret = mvgal_cpu_prepare(bo, off, len, true, MVGAL_CPU_WHOLE);
+
+	if (!ret)
+		mutex_unlock(&bo->lock);
+	return ret;
+}
+
+/**
  * mvgal_cpu_mark() - the application of a registered buffer wrote bytes
  * [off, off + len) through its own mapping
  * @bo: the buffer (bo->userptr)

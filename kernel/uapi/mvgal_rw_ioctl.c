@@ -226,26 +226,32 @@ int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,
 
 /*
  * BO_MARK: a registered buffer's application says what it wrote through
- * its own mapping.
+ * its own mapping; with MVGAL_MARK_OVERWRITE, a mapping's user what it is
+ * about to overwrite.
  */
 int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
 			struct drm_file *file)
 {
 	struct drm_mvgal_bo_mark *args = data;
+	bool overwrite = args->flags & MVGAL_MARK_OVERWRITE;
 	struct mvgal_bo *bo;
 	int ret;
 
-	if (args->flags)
+	if (args->flags & ~MVGAL_MARK_FLAGS)
 		return -EINVAL;
 	bo = mvgal_bo_lookup_access(file, args->handle, true, &ret);
 	if (!bo)
 		return ret;
-	if (!bo->userptr ||
+	/* A registered buffer's pages are the application's own mapping. */
+	if (overwrite == !!bo->userptr ||
 	    !mvgal_range_ok(args->offset, args->size, bo->size))
 		ret = -EINVAL;
+	else if (!args->size)
+		ret = 0;
+	else if (overwrite)
+		ret = mvgal_cpu_overwrite(bo, args->offset, args->size);
 	else
-		ret = args->size ? mvgal_cpu_mark(bo, args->offset,
-						  args->size) : 0;
+		ret = mvgal_cpu_mark(bo, args->offset, args->size);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -235,6 +235,127 @@ TEST_F(sess, pwrite_fetches_only_the_chunks_it_covers_in_part)
 	mvgal_bo_destroy(self->m, h);
 }
 
+/* The GPU writes all of @h (pattern @seed): its pool has the only copy. */
+static void gpu_writes_all(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(sess) *self, uint32_t h, uint64_t size,
+			   int seed)
+{
+	struct drm_mvgal_access a;
+	uint32_t s;
+	int fence;
+
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_WRITE |
+			    MVGAL_ACCESS_NO_IN_PLACE, h, 0, 0, &a, &s, &fence,
+			    NULL));
+	ASSERT_EQ(0, settle(fence));
+	for (uint64_t i = 0; i < size; i++)
+		self->pool[self->g0][a.pool_offset + i] = pat(i, seed);
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+}
+
+/*
+ * Writes through the mapping fault a page at a time, and each fault
+ * fetches its whole chunk: MVGAL_MARK_OVERWRITE says first that the range
+ * will be overwritten, and only the chunks it covers in part come home.
+ * Every byte is right after, read through the mapping and by pread.
+ */
+TEST_F(sess, a_mapped_overwrite_fetches_only_the_edges)
+{
+	const uint64_t size = 4 * CH + 100, off = CH - 5, len = 2 * CH + 9;
+	static uint8_t back[4 * CH + 100];
+	struct drm_mvgal_stats st;
+	uint64_t bytes;
+	uint8_t *cpu;
+	uint32_t h;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h, (void **)&cpu));
+
+	/* Without the hint, the four chunks written come home. */
+	gpu_writes_all(_metadata, self, h, size, 4);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	for (uint64_t i = off; i < off + len; i++)
+		cpu[i] = pat(i, 5);
+	EXPECT_EQ(4, copies_since(self->m, &st, &bytes));
+
+	/* With it, chunks 0 and 3 (in part), not 1 and 2 (whole). */
+	gpu_writes_all(_metadata, self, h, size, 6);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	ASSERT_EQ(0, mvgal_bo_overwrite(self->m, h, off, len));
+	EXPECT_EQ(2, copies_since(self->m, &st, &bytes));
+	EXPECT_EQ(2 * (uint64_t)CH, bytes);
+	for (uint64_t i = off; i < off + len; i++)
+		cpu[i] = pat(i, 7);
+	EXPECT_EQ(0, copies_since(self->m, &st, &bytes));
+	EXPECT_EQ(-1, check(cpu, off, 0, 6));
+	EXPECT_EQ(-1, check(cpu + off, len, off, 7));
+	EXPECT_EQ(-1, check(cpu + off + len, size - off - len, off + len, 6));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, off, 0, 6));
+	EXPECT_EQ(-1, check(back + off, len, off, 7));
+	EXPECT_EQ(-1, check(back + off + len, size - off - len, off + len, 6));
+	/* The chunks the CPU wrote go to the GPU again at its next BEGIN. */
+	munmap(cpu, size);
+	mvgal_bo_destroy(self->m, h);
+}
+
+/*
+ * MVGAL_MARK_OVERWRITE's rejections change nothing: the GPU's bytes stay
+ * where they are, uncopied.
+ */
+TEST_F(sess, overwrite_rejections)
+{
+	const uint64_t size = 2 * CH + 10;
+	struct drm_mvgal_bo_mark mk = {
+		.flags = MVGAL_MARK_OVERWRITE, .size = CH,
+	};
+	static uint8_t back[2 * CH + 10];
+	struct drm_mvgal_access a;
+	struct drm_mvgal_stats st;
+	struct drm_mvgal_bo_info info;
+	uint64_t bytes;
+	uint32_t h, s;
+	int fence, fd = self->fd;
+
+	ASSERT_EQ(0, mvgal_bo_create(self->m, size, MVGAL_BO_HOST_VALID |
+				     MVGAL_BO_GPU_VALID, MVGAL_GPU_ANY, &h));
+	gpu_writes_all(_metadata, self, h, size, 8);
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	mk.handle = h;
+	mk.flags = MVGAL_MARK_OVERWRITE | 2;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.flags = MVGAL_MARK_OVERWRITE;
+	mk.offset = size - CH + 1;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.offset = ~0ULL - 10;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mk.offset = 0;
+	mk.handle = h + 1000;
+	EXPECT_EQ(-1, ioctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(ENOENT, errno);
+	mk.handle = h;
+	/* Size 0 marks nothing. */
+	mk.size = 0;
+	EXPECT_EQ(0, ioctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	/* A live session on the chunks: -EBUSY at once. */
+	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_READ, h, 0, CH,
+			    &a, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_get_stats(self->m, &st));
+	EXPECT_EQ(-EBUSY, mvgal_bo_overwrite(self->m, h, 0, 2 * CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(0, copies_since(self->m, &st, &bytes));
+	ASSERT_EQ(0, mvgal_bo_info(self->m, h, &info));
+	EXPECT_EQ(0, info.valid[MVGAL_LOC_HOST]);
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, 0, back, size));
+	EXPECT_EQ(-1, check(back, size, 0, 8));
+	mvgal_bo_destroy(self->m, h);
+}
+
 /* Conflicts are refused at once with -EBUSY, per chunk. */
 TEST_F(sess, conflicting_access_is_busy)
 {

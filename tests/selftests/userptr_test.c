@@ -177,9 +177,14 @@ TEST_F(uptr, marks_say_what_was_written)
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	/* Rejections. */
 	mk.handle = h;
-	mk.flags = 1;
+	mk.flags = 2;
 	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
 	EXPECT_EQ(EINVAL, errno);
+	/* A registered buffer's pages are the application's: not for it. */
+	mk.flags = MVGAL_MARK_OVERWRITE;
+	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, mvgal_bo_overwrite(self->m, h, 0, 10));
 	mk.flags = 0;
 	mk.offset = size - 5;
 	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));

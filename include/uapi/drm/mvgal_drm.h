@@ -2110,23 +2110,39 @@ struct drm_mvgal_bo_userptr {
 
 #define MVGAL_USERPTR_MARKS	(1u << 0)
 
+/*
+ * MVGAL_MARK_OVERWRITE: the caller is about to write every byte of the
+ * range through its mapping of an mvgal buffer (DRM mmap). A write fault
+ * sees one page and fetches its whole chunk home first; this hint says
+ * more: the chunks the range covers whole are taken home without their
+ * bytes being fetched, the chunks it covers in part are fetched, and home
+ * becomes the only holder of all of them (a write), so the faults of the
+ * writes that follow find them home. The bytes of those whole chunks are
+ * undefined until written: what another holder had there is dropped.
+ */
+#define MVGAL_MARK_OVERWRITE	(1u << 0)
+#define MVGAL_MARK_FLAGS	MVGAL_MARK_OVERWRITE
+
 /**
  * struct drm_mvgal_bo_mark - DRM_IOCTL_MVGAL_BO_MARK
  *
- * The application wrote [@offset, @offset + @size) of a registered buffer
- * through its own mapping: the chunks covering it hold the current bytes
- * at home, and the next BEGIN copies them. Waits (interruptibly) for the
- * buffer's fences first, as a write does. Home becomes the only holder
- * of those chunks, also where a GPU held one alone: the application's
- * pages win (bring a GPU's writes home before writing over them).
- * Errors: -EINVAL (non-zero flags, a buffer that is not registered, the
- * range beyond the buffer or overflowing), -ENOENT, -EACCES, -EBUSY (a
- * live session uses the chunks), -ENOMEM, -EDQUOT, -EINTR.
+ * Without flags, the application wrote [@offset, @offset + @size) of a
+ * registered buffer through its own mapping: the chunks covering it hold
+ * the current bytes at home, and the next BEGIN copies them. Home becomes
+ * the only holder of those chunks, also where a GPU held one alone: the
+ * application's pages win (bring a GPU's writes home before writing over
+ * them). With MVGAL_MARK_OVERWRITE, of any other buffer the caller may
+ * write: see MVGAL_MARK_OVERWRITE. Either waits (interruptibly) for the
+ * buffer's fences first, as a write does. Errors: -EINVAL (unknown
+ * flags, no flag on a buffer that is not registered, MVGAL_MARK_OVERWRITE
+ * on a registered one, the range beyond the buffer or overflowing),
+ * -ENOENT, -EACCES (a read-only handle), -EBUSY (a live session uses the
+ * chunks), -ENOMEM, -EDQUOT, -EINTR.
  */
 struct drm_mvgal_bo_mark {
-	/** @handle: (in) GEM handle of a registered buffer. */
+	/** @handle: (in) GEM handle of the buffer. */
 	__u32 handle;
-	/** @flags: (in) must be 0. */
+	/** @flags: (in) 0 or MVGAL_MARK_OVERWRITE. */
 	__u32 flags;
 	/** @offset: (in) byte offset. */
 	__u64 offset;
