@@ -25,10 +25,21 @@
 #define MVGAL_CONFIG_MAX_BYTES (1 << 20)
 
 /* keys_set's bits are the schema's ids, in the file's order. */
-_Static_assert(MVGAL_CONFIG_SET_ENABLE_MEMORY_MIGRATION ==
-	       1ULL << MVGAL_CONF_ENABLE_MEMORY_MIGRATION, "keys_set");
-_Static_assert(MVGAL_CONFIG_SET_GRAPHICS_REPLICATE_MB ==
-	       1ULL << MVGAL_CONF_GRAPHICS_REPLICATE_MB, "keys_set");
+#define MVGAL_SET_IS(key) \
+	_Static_assert(MVGAL_CONFIG_SET_##key == 1ULL << MVGAL_CONF_##key, #key)
+MVGAL_SET_IS(ENABLE_MEMORY_MIGRATION);
+MVGAL_SET_IS(ENABLE_DMABUF);
+MVGAL_SET_IS(STATS_INTERVAL);
+MVGAL_SET_IS(MEMORY_LIMIT_MB);
+MVGAL_SET_IS(DEVICE_PATTERN);
+MVGAL_SET_IS(ENABLE_PRIME);
+MVGAL_SET_IS(EVICT_POLICY);
+MVGAL_SET_IS(PREFETCH);
+MVGAL_SET_IS(MIRROR_WINDOW_MS);
+MVGAL_SET_IS(MIRROR_START_READS);
+MVGAL_SET_IS(MIRROR_STOP_WRITES);
+MVGAL_SET_IS(MIRROR_HOLD_WINDOWS);
+MVGAL_SET_IS(GRAPHICS_REPLICATE_MB);
 _Static_assert(MVGAL_CONF_NKEYS == 13, "a key without a MVGAL_CONFIG_SET_ bit");
 
 const char *mvgal_config_path(void)
@@ -284,8 +295,8 @@ static int mvgal_conf_set(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 
 /*
  * A [gpu:NAME] section: its entry of cfg->gpu_named, as the index
- * MVGAL_MAX_GPUS + i in *@gpu. NAME is a kernel device name: printable,
- * no blanks or '/', shorter than the field.
+ * MVGAL_MAX_GPUS + i in *@gpu. NAME is a kernel device name as GPU_INFO's
+ * slot holds it: printable, no blanks or '/', at most MVGAL_NAME_LEN - 1.
  */
 static int mvgal_conf_named(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 			    const char *name, size_t len, unsigned int *gpu)
@@ -294,15 +305,16 @@ static int mvgal_conf_named(struct mvgal_conf_ctx *c, struct mvgal_config *cfg,
 	unsigned int i;
 	size_t k;
 
-	if (!len || len >= sizeof(e->name))
+	mvgal_trim(&name, &len);
+	if (!len || len >= MVGAL_NAME_LEN)
 		return mvgal_conf_error(c,
-			"section [gpu:%.*s]: the device name must be 1..%zu bytes",
-			(int)len, name, sizeof(e->name) - 1);
+			"section [gpu:%.*s]: the device name must be 1..%d bytes",
+			(int)len, name, MVGAL_NAME_LEN - 1);
 	for (k = 0; k < len; k++)
 		if (name[k] <= ' ' || name[k] > '~' || name[k] == '/')
 			return mvgal_conf_error(c,
-				"section [gpu:%.*s]: '%c' cannot be in a device name",
-				(int)len, name, name[k]);
+				"section [gpu:...]: byte 0x%02x cannot be in a device name",
+				(unsigned char)name[k]);
 	for (i = 0; i < MVGAL_MAX_GPUS && e[i].name[0]; i++)
 		if (strlen(e[i].name) == len && !memcmp(e[i].name, name, len))
 			return mvgal_conf_error(c, "section [gpu:%.*s] twice",

@@ -221,7 +221,10 @@ static int mvgal_dumb_dmabuf(int card, uint64_t pages, int *dmabuf_fd)
 /*
  * virtio-gpu's own allocation, which its render node takes: a 2D resource
  * as its dumb buffers are (virtio_gpu_mode_dumb_create(): XRGB8888 rows
- * of 1024 pixels), exported read-write; 0 or -errno.
+ * of 1024 pixels), exported read-write; 0 or -errno. Its size is a u32:
+ * at most 4 GiB less a page (-E2BIG). A device with 3D (virgl) hands the
+ * resource to the host's GL, whose textures are far shorter than a pool's
+ * rows: not tried, so not made (-ENOSYS).
  */
 static int mvgal_virtio_dmabuf(int fd, uint64_t pages, int *dmabuf_fd)
 {
@@ -230,10 +233,19 @@ static int mvgal_virtio_dmabuf(int fd, uint64_t pages, int *dmabuf_fd)
 		.format = 2,	/* VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM */
 		.width = 1024, .depth = 1, .array_size = 1,
 	};
-	int ret, out;
+	int three_d = 0, ret, out;
+	struct drm_virtgpu_getparam gp = {
+		.param = VIRTGPU_PARAM_3D_FEATURES,
+		.value = (uintptr_t)&three_d,
+	};
 
 	if (pages > UINT32_MAX / 4096)
 		return -E2BIG;
+	ret = mvgal_ioctl(fd, DRM_IOCTL_VIRTGPU_GETPARAM, &gp);
+	if (ret)
+		return ret;
+	if (three_d)
+		return -ENOSYS;
 	rc.height = (uint32_t)pages;
 	rc.size = (uint32_t)pages * 4096;
 	rc.stride = 4096;
@@ -414,16 +426,31 @@ static int mvgal_lowest_free_slot(struct mvgal *dev, uint32_t *slot)
 	return -ENOSPC;
 }
 
+/* Whether sysfs device directory @dir is a PCI function's. */
+static bool mvgal_sysfs_is_pci(const char *dir)
+{
+	char sub[PATH_MAX], link[PATH_MAX];
+	ssize_t n;
+
+	snprintf(sub, sizeof(sub), "%s/subsystem", dir);
+	n = readlink(sub, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, "pci");
+}
+
 /*
- * The kernel's name of the device behind DRM node @path (sysfs; what
- * GPU_INFO's slot says and [gpu:NAME] names): 0, or -errno.
+ * The kernel's name of the device behind DRM node @path, as GPU_INFO's
+ * slot has it (mvgal_gpu_identify()): the PCI function the DRM device is
+ * or sits under, else the DRM device's own parent. What [gpu:NAME] names.
+ * Return: 0, or -errno.
  */
 static int mvgal_node_device(const char *path, char *name, size_t len)
 {
-	char link[PATH_MAX], dir[64];
+	char dir[64], real[PATH_MAX], walk[PATH_MAX], *cut;
 	const char *base;
 	struct stat st;
-	ssize_t n;
 
 	if (stat(path, &st))
 		return -errno;
@@ -431,14 +458,22 @@ static int mvgal_node_device(const char *path, char *name, size_t len)
 		return -ENODEV;
 	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device",
 		 major(st.st_rdev), minor(st.st_rdev));
-	n = readlink(dir, link, sizeof(link) - 1);
-	if (n <= 0)
-		return n ? -errno : -ENODEV;
-	link[n] = '\0';
-	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
-	if (strlen(base) >= len)
+	if (!realpath(dir, real))
+		return -errno;
+	memcpy(walk, real, sizeof(walk));
+	base = strrchr(real, '/') + 1;	/* the device itself */
+	/* Up from it: the first directory of a PCI function names it. */
+	while ((cut = strrchr(walk, '/')) && cut != walk) {
+		if (mvgal_sysfs_is_pci(walk)) {
+			base = real + (cut + 1 - walk);
+			break;
+		}
+		*cut = '\0';
+	}
+	/* One component of the path: up to its '/', if any. */
+	if (strcspn(base, "/") >= len)
 		return -ENAMETOOLONG;
-	memcpy(name, base, strlen(base) + 1);
+	snprintf(name, len, "%.*s", (int)strcspn(base, "/"), base);
 	return 0;
 }
 
@@ -490,9 +525,11 @@ static bool mvgal_node_display_only(const char *path)
 /* Whether a [gpu:NAME] section names device @name. */
 static bool mvgal_named(const struct mvgal_config *cfg, const char *name)
 {
+	const size_t n = sizeof(cfg->gpu_named[0].name);
+
 	for (unsigned int i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (cfg->gpu_named[i].name[0] &&
-		    !strcmp(cfg->gpu_named[i].name, name))
+		    !strncmp(cfg->gpu_named[i].name, name, n))
 			return true;
 	return false;
 }
@@ -501,9 +538,11 @@ static bool mvgal_named(const struct mvgal_config *cfg, const char *name)
 static uint64_t mvgal_pool_mb(const struct mvgal_config *cfg, const char *name,
 			      uint32_t slot)
 {
+	const size_t n = sizeof(cfg->gpu_named[0].name);
+
 	for (unsigned int i = 0; i < MVGAL_MAX_GPUS; i++)
 		if (cfg->gpu_named[i].name[0] &&
-		    !strcmp(cfg->gpu_named[i].name, name))
+		    !strncmp(cfg->gpu_named[i].name, name, n))
 			return cfg->gpu_named[i].memory_limit_mb;
 	return cfg->memory_limit_mb[slot];
 }

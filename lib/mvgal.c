@@ -220,6 +220,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "place-adopt";
 	case MVGAL_CAP_STATS:
 		return "stats";
+	case MVGAL_CAP_MARK_OVERWRITE:
+		return "mark-overwrite";
 	default:
 		return NULL;
 	}

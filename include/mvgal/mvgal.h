@@ -292,7 +292,9 @@ typedef void (*mvgal_attach_cb)(const char *path, int result, uint32_t gpu,
  * @ctx: passed to @cb
  *
  * First writes the module parameters of the [core] and [policy] keys the
- * file set (all of them for a caller built before keys_set). Nodes
+ * file set (all of them for a caller built before keys_set); a program
+ * that fills @cfg itself sets the MVGAL_CONFIG_SET_* bit of each field it
+ * wants written. Nodes
  * matching device_pattern are taken in sorted order; mvgal's own node is
  * skipped, as are nodes of GPUs attached already and display-only devices
  * no [gpu:NAME] section names. Each new GPU takes the
@@ -411,9 +413,13 @@ MVGAL_API int mvgal_bo_mark(struct mvgal *dev, uint32_t handle,
  * mvgal_bo_overwrite() - the caller is about to write every byte of
  * [@offset, @offset + @size) through its mapping of the buffer
  * (mvgal_bo_map()): the chunks the range covers whole come home without
- * being fetched (their bytes are undefined until written), so the writes
- * do not wait for copies that would be overwritten (MVGAL_MARK_OVERWRITE;
- * MVGAL_0.11)
+ * being fetched, so the writes do not wait for copies that would be
+ * overwritten (MVGAL_MARK_OVERWRITE; MVGAL_0.11). What a GPU held in those
+ * chunks is dropped at the call, written or not: their bytes are
+ * undefined until the caller writes them. Return: 0, -EINVAL (a
+ * registered buffer, a range beyond the buffer; a module without
+ * MVGAL_CAP_MARK_OVERWRITE), -ENOENT, -EACCES (a read-only handle), -EBUSY
+ * (a live session uses the chunks), -ENOMEM, -EDQUOT, -EINTR.
  */
 MVGAL_API int mvgal_bo_overwrite(struct mvgal *dev, uint32_t handle,
 				 uint64_t offset, uint64_t size);

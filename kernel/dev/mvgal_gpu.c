@@ -64,7 +64,8 @@ bool mvgal_gpu_any_exportable(struct mvgal_device *mdev)
 	for (i = 0; i < mvgal_max_gpus && !any; i++) {
 		struct mvgal_gpu *gpu = mdev->gpus[i];
 
-		if (!gpu || mvgal_gpu_unplugged(gpu))
+		if (!gpu || READ_ONCE(gpu->detaching) ||
+		    mvgal_gpu_unplugged(gpu))
 			continue;
 		mvgal_pool_where(&gpu->pool, &memory, &flags, &moves);
 		any = !(flags & MVGAL_POOL_MOVABLE);

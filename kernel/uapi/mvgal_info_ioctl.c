@@ -19,7 +19,8 @@ static u64 mvgal_info_caps(struct mvgal_device *mdev)
 	u64 caps = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
 		   MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
 		   MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
-		   MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS;
+		   MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS |
+		   MVGAL_CAP_MARK_OVERWRITE;
 
 	if (READ_ONCE(mvgal_enable_memory_migration))
 		caps |= MVGAL_CAP_MIGRATION;

@@ -69,7 +69,7 @@ check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 2 and d["library_abi_version"] == 2
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
                         "write-watch", "eviction", "uring",
-                        "sync-syncobjs", "stats"]
+                        "sync-syncobjs", "stats", "mark-overwrite"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 # The boot step (--attach) set the module parameters from [core].
@@ -82,6 +82,7 @@ check("json: config file values",
       and c["core"] == {"enable_memory_migration": True,
                         "enable_dmabuf": False, "stats_interval": 7}
       and [g["memory_limit_mb"] for g in c["gpu"]] == [64, 64, 64, 128, 0, 0, 0, 0]
+      and c["gpu_named"] == [{"name": 'no-such"device', "memory_limit_mb": 72}]
       and c["dri"]["enable_prime"] is True
       and c["policy"] == {"evict_policy": 0, "prefetch": True,
                           "mirror_window_ms": 1000, "mirror_start_reads": 8,
@@ -142,7 +143,7 @@ def int_map(v, keys):
 
 
 METHODS = ["in-place", "p2p", "cpu-copy", "staging"]
-if "migration" in d["caps"]:
+if "stats" in d["caps"]:
     s = d.get("stats")
     check("json: stats counters",
           isinstance(s, dict)
@@ -202,7 +203,7 @@ bufs = bd.get("buffers")
 if not isinstance(bufs, list):
     bufs = []
 check("json: --buffers lists the live buffers (mvgal_stress's)", bufs)
-if "migration" in d["caps"]:
+if "stats" in d["caps"]:
     s2 = bd.get("stats")
     check("json: --stats --buffers has the counters, none lower than before",
           lambda: isinstance(s2, dict) and isinstance(s, dict)

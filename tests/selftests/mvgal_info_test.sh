@@ -30,7 +30,7 @@ unload() {
 	rmmod mvgal
 }
 
-echo "1..27"
+echo "1..28"
 rm -f /etc/mvgal/mvgal.conf
 # A fresh module: other tests leave GPUs attached.
 unload && modprobe mvgal || echo "# could not reload mvgal"
@@ -58,12 +58,12 @@ check "--watch 3601 / -1 / empty, --count 0 / x / without --watch, --watch with 
 info
 check "text output exits 0" test "$(rc)" = 0
 check "text shows the driver and ABI" sh -c 'grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" /tmp/info.out && grep -q "ABI version: *2 " /tmp/info.out'
-check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj gpu-attach sessions migration write-watch eviction uring sync-syncobjs place-adopt stats$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
+check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj gpu-attach sessions migration write-watch eviction uring sync-syncobjs place-adopt stats mark-overwrite$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
 check "text says the config file is absent and defaults apply" has "config /etc/mvgal/mvgal.conf: defaults (file not found)"
 
-printf '[core]\nstats_interval = 7\n[gpu_2]\nmemory_limit_mb = 96\n' >/tmp/a.conf
+printf '[core]\nstats_interval = 7\n[gpu_2]\nmemory_limit_mb = 96\n[gpu:0000:00:01.0]\nmemory_limit_mb = 80\n' >/tmp/a.conf
 MVGAL_CONFIG=/tmp/a.conf info
-check "MVGAL_CONFIG is read and shown" sh -c 'grep -q "config /tmp/a.conf: loaded" /tmp/info.out && grep -q "\[core\] stats_interval = 7" /tmp/info.out && grep -q "\[gpu_2\] memory_limit_mb = 96" /tmp/info.out'
+check "MVGAL_CONFIG is read and shown" sh -c 'grep -q "config /tmp/a.conf: loaded" /tmp/info.out && grep -q "\[core\] stats_interval = 7" /tmp/info.out && grep -q "\[gpu_2\] memory_limit_mb = 96" /tmp/info.out && grep -q "\[gpu:0000:00:01.0\] memory_limit_mb = 80" /tmp/info.out'
 
 printf '[core]\nstats_interval = 7\nbogus = 1\n' >/tmp/bad.conf
 info --config /tmp/bad.conf
@@ -80,8 +80,10 @@ printf '[gpu_0]\nmemory_limit_mb = 64\n[gpu_1]\nmemory_limit_mb = 64\n[gpu_2]\nm
 MVGAL_CONFIG=/tmp/attach.conf info --attach
 check "--attach attaches every GPU and reports each node" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(grep -c "attached as GPU" /tmp/info.err)" = 4 && grep -q "GPUs (4 attached)" /tmp/info.out'
 check "text shows GPU identity, pools, heap and paths" sh -c 'grep -q "GPU 3: vgem platform device vgem, NUMA node none" /tmp/info.out && grep -q "PCI 0000:41:00.0 under pci0000:40, NUMA node 1" /tmp/info.out && grep -q "pool 64.0 MiB: 0.0 MiB used" /tmp/info.out && grep -q "region 0: system RAM" /tmp/info.out && grep -q "NUMA node 1 RAM" /tmp/info.out && grep -q "GPU 0 -> GPU 3: in-place" /tmp/info.out && grep -q "GPU 3 -> GPU 0: cpu-copy" /tmp/info.out'
+printf '[gpu:vgem]\nmemory_limit_mb = 64\n[gpu:0000:99:00.0]\nmemory_limit_mb = 64\n' >>/tmp/attach.conf
 MVGAL_CONFIG=/tmp/attach.conf info --attach
 check "a second --attach finds everything attached" sh -c 'test "$(cat /tmp/info.rc)" = 0 && test "$(grep -c "is attached already" /tmp/info.err)" = 4'
+check "--attach warns of a [gpu:NAME] that names no attached GPU, only of it" sh -c 'grep -q "\[gpu:0000:99:00.0\] names no attached GPU" /tmp/info.err && ! grep -q "\[gpu:vgem\] names" /tmp/info.err'
 
 # --watch: the module's stats_interval is the default interval.
 echo 2 >/sys/module/mvgal/parameters/stats_interval

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,9 @@ FIXTURE_SETUP(dev)
 
 FIXTURE_TEARDOWN(dev)
 {
+	/* A test that failed half-way leaves no switch off behind it. */
+	write_param("enable_memory_migration", "Y");
+	write_param("enable_dmabuf", "Y");
 	mvgal_close(self->m);
 }
 
@@ -116,7 +120,7 @@ TEST_F(dev, get_info_reports_module_state)
 		  MVGAL_CAP_MIGRATION | MVGAL_CAP_WRITE_WATCH |
 		  MVGAL_CAP_EVICTION | place_fd_cap(self->m) | MVGAL_CAP_URING |
 		  MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT |
-		  MVGAL_CAP_STATS, a.caps);
+		  MVGAL_CAP_STATS | MVGAL_CAP_MARK_OVERWRITE, a.caps);
 	/* Every figure agrees with the module parameters behind it. */
 	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);
@@ -137,7 +141,8 @@ TEST_F(dev, caps_follow_the_switches_and_the_pools)
 	const uint64_t always = MVGAL_CAP_SYNCOBJ | MVGAL_CAP_GPU_ATTACH |
 				MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
 				MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
-				MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS;
+				MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS |
+				MVGAL_CAP_MARK_OVERWRITE;
 	struct drm_mvgal_get_info a = { 0 };
 	uint64_t place_fd;
 
@@ -355,6 +360,15 @@ TEST_F(dev, the_boot_step_writes_only_the_keys_the_file_sets)
 		ASSERT_EQ(0, read_param(kept[i][0], buf, sizeof(buf)));
 		EXPECT_STREQ(kept[i][1], buf) TH_LOG("%s", kept[i][0]);
 	}
+	/* A caller built before keys_set had every parameter written. */
+	mvgal_config_defaults(&cfg);
+	snprintf(cfg.device_pattern, sizeof(cfg.device_pattern), "/dev/dri/none*");
+	EXPECT_EQ(0, mvgal_attach_all_sz(self->m, &cfg, NULL, NULL,
+					 offsetof(struct mvgal_config, keys_set)));
+	ASSERT_EQ(0, read_param("evict_policy", buf, sizeof(buf)));
+	EXPECT_STREQ("0", buf);
+	ASSERT_EQ(0, read_param("mirror_window_ms", buf, sizeof(buf)));
+	EXPECT_STREQ("1000", buf);
 	/* mvgal_config_apply() writes every key: the defaults again. */
 	mvgal_config_defaults(&cfg);
 	ASSERT_EQ(0, mvgal_config_apply(&cfg));

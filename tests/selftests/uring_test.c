@@ -449,10 +449,6 @@ TEST_F(ring, async_cancel_cannot_reach_a_queued_migration)
 }
 
 /*
- * Bad commands: each refused with its exact error, and none moves a
- * byte or queues a job.
- */
-/*
  * Every command number, against the ioctl table: a ring runs the ioctls it
  * offers as the ioctl does (same error for the same zeroed struct), says
  * -EOPNOTSUPP for the other ioctls of the table, -EINVAL for numbers that
@@ -513,6 +509,10 @@ TEST_F(ring, every_command_number_follows_the_ioctl_table)
 	EXPECT_EQ(DRM_MVGAL_EXEC_DONE + 1, n);
 }
 
+/*
+ * Bad commands: each refused with its exact error, and none moves a
+ * byte or queues a job.
+ */
 TEST_F(ring, bad_commands_are_refused)
 {
 	const uint64_t size = CH + 1;

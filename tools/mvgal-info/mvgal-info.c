@@ -431,6 +431,9 @@ static void print_text_module(const struct report *r)
 		if (c->memory_limit_mb[g])
 			printf("  [gpu_%u] memory_limit_mb = %llu\n", g,
 			       (unsigned long long)c->memory_limit_mb[g]);
+	for (g = 0; g < MVGAL_MAX_GPUS && c->gpu_named[g].name[0]; g++)
+		printf("  [gpu:%s] memory_limit_mb = %llu\n", c->gpu_named[g].name,
+		       (unsigned long long)c->gpu_named[g].memory_limit_mb);
 	printf("  [gpu_N] memory_limit_mb = 0 for every GPU not listed (largest the driver grants)\n");
 	printf("  [dri] device_pattern = %s\n", c->device_pattern);
 	printf("  [dri] enable_prime = %s\n", yesno(c->enable_prime));
@@ -767,6 +770,13 @@ static void print_json_module(const struct report *r)
 	for (g = 0; g < MVGAL_MAX_GPUS; g++)
 		printf("%s{\"index\":%u,\"memory_limit_mb\":%llu}", g ? "," : "",
 		       g, (unsigned long long)c->memory_limit_mb[g]);
+	printf("],\"gpu_named\":[");
+	for (g = 0; g < MVGAL_MAX_GPUS && c->gpu_named[g].name[0]; g++) {
+		printf("%s{\"name\":", g ? "," : "");
+		json_str(c->gpu_named[g].name);
+		printf(",\"memory_limit_mb\":%llu}",
+		       (unsigned long long)c->gpu_named[g].memory_limit_mb);
+	}
 	printf("],\"dri\":{\"device_pattern\":");
 	json_str(c->device_pattern);
 	printf(",\"enable_prime\":%s},\"policy\":{\"evict_policy\":%u,\"prefetch\":%s,\"mirror_window_ms\":%u,\"mirror_start_reads\":%u,\"mirror_stop_writes\":%u,\"mirror_hold_windows\":%u,\"graphics_replicate_mb\":%u}}",
@@ -902,6 +912,29 @@ static const char *attach_error_text(int err)
 		return "its driver makes no dumb buffers, from which the pool is made (reached by its render node alone: libmvgal knows no allocation of that driver's)";
 	default:
 		return strerror(-err);
+	}
+}
+
+/*
+ * A [gpu:NAME] section that names no attached GPU is most likely a typo
+ * (the slot as mvgal-info shows it is what it must say): say so.
+ */
+static void warn_unmatched_sections(struct mvgal *dev,
+				    const struct mvgal_config *c)
+{
+	struct drm_mvgal_gpu_info gi;
+	unsigned int i;
+	uint32_t g;
+
+	for (i = 0; i < MVGAL_MAX_GPUS && c->gpu_named[i].name[0]; i++) {
+		bool found = false;
+
+		for (g = 0; g < MVGAL_MAX_GPUS && !found; g++)
+			found = !mvgal_gpu_info(dev, g, &gi) &&
+				!strncmp(gi.slot, c->gpu_named[i].name, sizeof(gi.slot));
+		if (!found)
+			fprintf(stderr, "mvgal-info: [gpu:%s] names no attached GPU (its name must be the slot mvgal-info shows)\n",
+				c->gpu_named[i].name);
 	}
 }
 
@@ -1884,6 +1917,7 @@ static int open_device(struct report *r, bool attach)
 			mvgal_close(r->dev);
 			return 1;
 		}
+		warn_unmatched_sections(r->dev, &r->cfg);
 	}
 	ret = mvgal_get_info(r->dev, &r->info);
 	if (ret) {

@@ -124,6 +124,12 @@ extern "C" {
 #define MVGAL_CAP_SYNC_SYNCOBJS		(1ULL << 8)
 #define MVGAL_CAP_PLACE_ADOPT		(1ULL << 9)
 #define MVGAL_CAP_STATS			(1ULL << 10)
+/*
+ * MVGAL_CAP_MARK_OVERWRITE: BO_MARK takes MVGAL_MARK_OVERWRITE (a module
+ * without it says -EINVAL: the writes then fetch as before, nothing else
+ * changes).
+ */
+#define MVGAL_CAP_MARK_OVERWRITE	(1ULL << 11)
 
 /**
  * DOC: core settings
