@@ -191,6 +191,24 @@ static int mvgal_open_attach_node(int fd)
 }
 
 /*
+ * Exports GEM @handle of @fd read-write, then closes the handle: the
+ * dma-buf holds the object (a dumb buffer's handle too: DESTROY_DUMB is a
+ * GEM close). 0 or -errno.
+ */
+static int mvgal_export_handle(int fd, uint32_t handle, int *dmabuf_fd)
+{
+	int ret, out;
+
+	ret = drmPrimeHandleToFD(fd, handle, DRM_CLOEXEC | DRM_RDWR, &out);
+	if (ret)
+		ret = -errno;
+	drmCloseBufferHandle(fd, handle);
+	if (!ret)
+		*dmabuf_fd = out;
+	return ret;
+}
+
+/*
  * Creates a dumb buffer of @pages 4 KiB pages on @card (rows of 1024
  * 32-bit pixels: exactly that size on drivers that align pitches to 256
  * bytes or less) and exports it read-write; 0 or -errno.
@@ -198,24 +216,13 @@ static int mvgal_open_attach_node(int fd)
 static int mvgal_dumb_dmabuf(int card, uint64_t pages, int *dmabuf_fd)
 {
 	struct drm_mode_create_dumb c = { .bpp = 32, .width = 1024 };
-	struct drm_mode_destroy_dumb d = { 0 };
-	int ret, fd;
+	int ret;
 
 	if (pages > UINT32_MAX)
 		return -E2BIG;
 	c.height = (uint32_t)pages;
 	ret = mvgal_ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &c);
-	if (ret)
-		return ret;
-	ret = drmPrimeHandleToFD(card, c.handle, DRM_CLOEXEC | DRM_RDWR, &fd);
-	if (ret)
-		ret = -errno;
-	/* The dma-buf holds the object; the handle is no longer needed. */
-	d.handle = c.handle;
-	mvgal_ioctl(card, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
-	if (!ret)
-		*dmabuf_fd = fd;
-	return ret;
+	return ret ? ret : mvgal_export_handle(card, c.handle, dmabuf_fd);
 }
 
 /*
@@ -233,7 +240,7 @@ static int mvgal_virtio_dmabuf(int fd, uint64_t pages, int *dmabuf_fd)
 		.format = 2,	/* VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM */
 		.width = 1024, .depth = 1, .array_size = 1,
 	};
-	int three_d = 0, ret, out;
+	int three_d = 0, ret;
 	struct drm_virtgpu_getparam gp = {
 		.param = VIRTGPU_PARAM_3D_FEATURES,
 		.value = (uintptr_t)&three_d,
@@ -250,15 +257,7 @@ static int mvgal_virtio_dmabuf(int fd, uint64_t pages, int *dmabuf_fd)
 	rc.size = (uint32_t)pages * 4096;
 	rc.stride = 4096;
 	ret = mvgal_ioctl(fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc);
-	if (ret)
-		return ret;
-	ret = drmPrimeHandleToFD(fd, rc.bo_handle, DRM_CLOEXEC | DRM_RDWR, &out);
-	if (ret)
-		ret = -errno;
-	drmCloseBufferHandle(fd, rc.bo_handle);
-	if (!ret)
-		*dmabuf_fd = out;
-	return ret;
+	return ret ? ret : mvgal_export_handle(fd, rc.bo_handle, dmabuf_fd);
 }
 
 /*
@@ -426,6 +425,24 @@ static int mvgal_lowest_free_slot(struct mvgal *dev, uint32_t *slot)
 	return -ENOSPC;
 }
 
+/*
+ * The sysfs directory of DRM node @path's device, with @tail appended:
+ * 0, or -errno (-ENODEV for a path that is no device node).
+ */
+static int mvgal_node_sysdir(const char *path, const char *tail, char *dir,
+			     size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	snprintf(dir, len, "/sys/dev/char/%u:%u/device%s",
+		 major(st.st_rdev), minor(st.st_rdev), tail);
+	return 0;
+}
+
 /* Whether sysfs device directory @dir is a PCI function's. */
 static bool mvgal_sysfs_is_pci(const char *dir)
 {
@@ -448,16 +465,12 @@ static bool mvgal_sysfs_is_pci(const char *dir)
  */
 static int mvgal_node_device(const char *path, char *name, size_t len)
 {
-	char dir[64], real[PATH_MAX], walk[PATH_MAX], *cut;
+	char dir[80], real[PATH_MAX], walk[PATH_MAX], *cut;
 	const char *base;
-	struct stat st;
+	int ret = mvgal_node_sysdir(path, "", dir, sizeof(dir));
 
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISCHR(st.st_mode))
-		return -ENODEV;
-	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device",
-		 major(st.st_rdev), minor(st.st_rdev));
+	if (ret)
+		return ret;
 	if (!realpath(dir, real))
 		return -errno;
 	memcpy(walk, real, sizeof(walk));
@@ -505,14 +518,11 @@ static bool mvgal_node_display_only(const char *path)
 {
 	char dir[80];
 	struct dirent *e;
-	struct stat st;
 	bool render = false;
 	DIR *d;
 
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+	if (mvgal_node_sysdir(path, "/drm", dir, sizeof(dir)))
 		return false;
-	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device/drm",
-		 major(st.st_rdev), minor(st.st_rdev));
 	d = opendir(dir);
 	if (!d)
 		return false;

@@ -79,6 +79,7 @@ static void expect_read_only(struct __test_metadata *_metadata,
 
 	memset(junk, 0x5a, sizeof(junk));
 	EXPECT_EQ(-EACCES, mvgal_bo_write(m, h, 100, junk, sizeof(junk)));
+	EXPECT_EQ(-EACCES, mvgal_bo_overwrite(m, h, 0, size));
 	ASSERT_EQ(0, host_bo(m, size, &other));
 	EXPECT_EQ(-EACCES, mvgal_bo_copy(m, h, 0, other, 0, size));
 	EXPECT_EQ(-EACCES, begin1(m, g, MVGAL_ACCESS_WRITE, h, 0, size, &a,
