@@ -222,6 +222,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "stats";
 	case MVGAL_CAP_MARK_OVERWRITE:
 		return "mark-overwrite";
+	case MVGAL_CAP_USERPTR_MIRROR:
+		return "userptr-mirror";
 	default:
 		return NULL;
 	}

@@ -280,6 +280,18 @@ const struct mvgal_chunk *mvgal_chunk_peek(struct mvgal_bo *bo,
 }
 
 /*
+ * Chunk @c's record to change, or NULL when it has none (it is at home
+ * alone, as every chunk without one). Under state_lock; allocates
+ * nothing, so that an MMU notifier may call it.
+ */
+struct mvgal_chunk *mvgal_chunk_find(struct mvgal_bo *bo, unsigned long c)
+{
+	struct mvgal_leaf *leaf = mvgal_leaf(bo, c);
+
+	return leaf ? &leaf->chunk[c & MVGAL_LEAF_MASK] : NULL;
+}
+
+/*
  * Chunk @c's state, to change (under state_lock). Its leaf was ensured by
  * whoever planned the change; a change nobody made room for is a bug,
  * warned about and contained in a scratch record.

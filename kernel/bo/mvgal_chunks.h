@@ -42,6 +42,7 @@ unsigned long mvgal_chunks_find_missing(struct mvgal_bo *bo, unsigned long c,
 const struct mvgal_chunk *mvgal_chunk_peek(struct mvgal_bo *bo,
 					   unsigned long c);
 struct mvgal_chunk *mvgal_chunk_at(struct mvgal_bo *bo, unsigned long c);
+struct mvgal_chunk *mvgal_chunk_find(struct mvgal_bo *bo, unsigned long c);
 
 bool mvgal_cbit_test(struct mvgal_bo *bo, enum mvgal_cbit b, unsigned long c);
 bool mvgal_cbit_set(struct mvgal_bo *bo, enum mvgal_cbit b, unsigned long c);

@@ -28,7 +28,9 @@
 
 #include "dev/mvgal_device.h"
 #include "bo/mvgal_bo.h"
+#include "bo/mvgal_hmm.h"
 #include "bo/mvgal_pages.h"
+#include "bo/mvgal_userptr.h"
 
 void mvgal_bo_free_page(struct mvgal_bo *bo, struct page *page)
 {
@@ -51,6 +53,9 @@ struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx)
 
 	if (page)
 		return page;
+	/* Registered memory is the application's: never a page of mvgal's. */
+	if (bo->userptr)
+		return ERR_PTR(-EFAULT);
 	/*
 	 * Charged to the caller's memory cgroup; at its limit, or when
 	 * memory is short, the call fails with -ENOMEM rather than have
@@ -135,7 +140,8 @@ int mvgal_bo_populate(struct mvgal_bo *bo)
  * mvgal_bo_populate_range() - host pages for bytes [off, off + len)
  * @bo: the buffer; caller holds bo->lock
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or (a mirrored registration whose pages are not
+ * held) -EAGAIN: see mvgal_hmm_ready().
  */
 int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 {
@@ -144,6 +150,9 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 	lockdep_assert_held(&bo->lock);
 	if (!bo->host || !len || bo->vaddr)
 		return 0;
+	/* Faulted in before the lock: only checked here. */
+	if (mvgal_userptr_mirrored(bo))
+		return mvgal_hmm_ready(bo, off, len);
 	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++) {
 		struct page *page = mvgal_bo_page(bo, i);
 

@@ -4,8 +4,10 @@
  * the buffer's host pages: pinned with FOLL_LONGTERM (so they stay where
  * they are for the buffer's life, whatever happens to the mapping) and
  * charged to the registering user's RLIMIT_MEMLOCK, as io_uring charges
- * its buffers. Everything else about the buffer is ordinary: sessions,
- * migrations, eviction and exports use these pages as home.
+ * its buffers; or, with MVGAL_USERPTR_MIRROR, followed through an MMU
+ * notifier and faulted in only while copies run (bo/mvgal_hmm.c).
+ * Everything else about the buffer is ordinary: sessions, migrations,
+ * eviction and (pinned only) exports use these pages as home.
  *
  * mvgal cannot see the application's writes through its own mapping. So
  * a BEGIN takes every chunk it names that home holds to have been written
@@ -29,6 +31,7 @@
 #include "dev/mvgal_quota.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "bo/mvgal_hmm.h"
 #include "bo/mvgal_userptr.h"
 
 /*
@@ -77,10 +80,10 @@ static bool mvgal_userptr_overlaps(struct mvgal_file *mf, struct mm_struct *mm,
 
 /*
  * Only anonymous or shmem pages stay: the mapping may have changed since
- * mvgal_userptr_vmas_ok() looked (a page cache page pinned for writing
+ * the registration looked (a page cache page written through the kernel
  * would be written without the file system knowing).
  */
-static bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n)
+bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n)
 {
 	unsigned long i;
 
@@ -241,41 +244,62 @@ out_uncharge:
 	return ret;
 }
 
+/* Pins and charges @u's pages, or follows them (mirrored): 0 or -errno. */
+static int mvgal_userptr_take(struct mvgal_bo *bo, struct mvgal_userptr *u,
+			      bool mirror)
+{
+	int ret;
+
+	if (!mirror)
+		return mvgal_userptr_charge_pin(bo, u);
+	bo->userptr = u;
+	ret = mvgal_hmm_register(bo, u->start);
+	if (ret)
+		bo->userptr = NULL;
+	return ret;
+}
+
 /**
- * mvgal_userptr_pin() - make the caller's memory at @start the host
+ * mvgal_userptr_register() - make the caller's memory at @start the host
  * storage of @bo
  * @bo: a new buffer of npages pages with no storage, charged to its
  *	file (bo->quota)
  * @start: page-aligned user address
- * @marks: the application will mark what it writes (BO_MARK)
+ * @flags: MVGAL_USERPTR_MARKS (the application will mark what it writes,
+ *	   BO_MARK), MVGAL_USERPTR_MIRROR (follow the pages, do not pin)
  *
  * Return: 0, or -errno with nothing held: -EINVAL (not ordinary memory),
- * -EFAULT (unmapped, or a page that cannot be pinned for writing),
- * -EEXIST (overlaps a registration of the same process on the same
- * file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, or no
- * memory).
+ * -EFAULT (unmapped, or a page that cannot be pinned for writing; for a
+ * mirror, memory mapped read-only), -EEXIST (overlaps a registration of
+ * the same process on the same file), -ENOMEM (pinned: beyond
+ * RLIMIT_MEMLOCK without CAP_IPC_LOCK; or no memory).
  */
-int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks)
+int mvgal_userptr_register(struct mvgal_bo *bo, unsigned long start,
+			   u32 flags)
 {
+	bool mirror = flags & MVGAL_USERPTR_MIRROR;
 	struct mvgal_file *mf = bo->quota;
 	unsigned long n = bo->npages;
 	struct mvgal_userptr *u;
 	int ret;
 
-	ret = mvgal_userptr_vmas_ok(current->mm, start, start + (n << PAGE_SHIFT));
-	if (ret)
-		return ret;
+	if (!mirror) {
+		ret = mvgal_userptr_vmas_ok(current->mm, start,
+					    start + (n << PAGE_SHIFT));
+		if (ret)
+			return ret;
+	}
 	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
 	if (!u)
 		return -ENOMEM;
 	*u = (struct mvgal_userptr) {
 		.mm = current->mm, .user = current_user(), .start = start,
-		.npages = n, .marks = marks,
+		.npages = n, .marks = flags & MVGAL_USERPTR_MARKS,
 	};
 	ret = mvgal_userptr_claim(mf, u);
 	if (ret)
 		goto out_free;
-	ret = mvgal_userptr_charge_pin(bo, u);
+	ret = mvgal_userptr_take(bo, u, mirror);
 	if (ret) {
 		mvgal_userptr_drop(mf, u);
 		goto out_free;
@@ -305,8 +329,9 @@ void mvgal_userptr_unclaim(struct mvgal_bo *bo)
 
 /**
  * mvgal_userptr_release() - the buffer goes: its pages are unpinned
- * (dirty: copies home wrote them) and uncharged
- * @bo: the buffer, with no user left, after mvgal_userptr_unclaim()
+ * (dirty: copies home wrote them) and uncharged, or no longer followed
+ * @bo: the buffer, with no user left, after mvgal_userptr_unclaim(); a
+ *	mirrored one from a work item (mvgal_hmm_unregister())
  */
 void mvgal_userptr_release(struct mvgal_bo *bo)
 {
@@ -314,13 +339,23 @@ void mvgal_userptr_release(struct mvgal_bo *bo)
 	struct page *page;
 	unsigned long i;
 
-	xa_for_each(&bo->pages, i, page)
-		unpin_user_pages_dirty_lock(&page, 1, true);
-	mvgal_userptr_uncharge(u);
+	if (u->hmm) {
+		mvgal_hmm_unregister(bo);
+	} else {
+		xa_for_each(&bo->pages, i, page)
+			unpin_user_pages_dirty_lock(&page, 1, true);
+		mvgal_userptr_uncharge(u);
+	}
 	free_uid(u->user);
 	mmdrop(u->mm);
 	kfree(u);
 	bo->userptr = NULL;
+}
+
+/* Registered and mirrored (nothing pinned)? */
+bool mvgal_userptr_mirrored(const struct mvgal_bo *bo)
+{
+	return bo->userptr && bo->userptr->hmm;
 }
 
 /* Registered, and its application does not mark what it writes? */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Registered user memory as a buffer's host storage (BO_USERPTR): the
- * pages pinned and charged to their user's RLIMIT_MEMLOCK, one
- * registration per range of a process on an open file, and what mvgal
- * assumes of the writes it cannot see.
+ * pages pinned and charged to their user's RLIMIT_MEMLOCK, or mirrored
+ * without a pin (bo/mvgal_hmm.c); one registration per range of a process
+ * on an open file, and what mvgal assumes of the writes it cannot see.
  */
 #ifndef MVGAL_BO_USERPTR_H
 #define MVGAL_BO_USERPTR_H
@@ -13,6 +13,8 @@
 
 struct mm_struct;
 struct mvgal_bo;
+struct mvgal_hmm;
+struct page;
 struct user_struct;
 
 /*
@@ -28,10 +30,15 @@ struct mvgal_userptr {
 	unsigned long start;
 	unsigned long npages;
 	bool marks;		/* MVGAL_USERPTR_MARKS */
+	/* Mirrored (MVGAL_USERPTR_MIRROR): nothing pinned or charged. */
+	struct mvgal_hmm *hmm;
 };
 
 int mvgal_userptr_may_charge(unsigned long npages);
-int mvgal_userptr_pin(struct mvgal_bo *bo, unsigned long start, bool marks);
+int mvgal_userptr_register(struct mvgal_bo *bo, unsigned long start,
+			   u32 flags);
+bool mvgal_userptr_mirrored(const struct mvgal_bo *bo);
+bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n);
 void mvgal_userptr_unclaim(struct mvgal_bo *bo);
 void mvgal_userptr_release(struct mvgal_bo *bo);
 void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,

@@ -164,6 +164,9 @@ int mvgal_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 	/* Device-only buffers have nothing a CPU could map. */
 	if (mvgal_bo_device_only(bo))
 		return -EINVAL;
+	/* A mirror's pages are the application's mapping's, held briefly. */
+	if (mvgal_userptr_mirrored(bo))
+		return -EOPNOTSUPP;
 	/* An import of a dma-buf opened read-only stays read-only. */
 	if (bo->read_only) {
 		if (vma->vm_flags & VM_WRITE)

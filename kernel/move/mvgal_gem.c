@@ -42,7 +42,10 @@ static bool mvgal_bo_has_places(struct mvgal_bo *bo)
  * destroying waits for its fences, and giving placements back takes the
  * buffer's lock and the pools' LRU locks, which the final reference may
  * have been dropped under. An eviction may have taken it as a dying
- * victim meanwhile: the end waits until each has let its lock go.
+ * victim meanwhile: the end waits until each has let its lock go. A
+ * mirrored registration's notifier is removed here too: its removal
+ * waits for invalidations in progress, which the last reference may go
+ * in the middle of.
  */
 static void mvgal_bo_free_work(struct work_struct *work)
 {
@@ -75,6 +78,7 @@ void mvgal_bo_free(struct drm_gem_object *obj)
 	if (bo->userptr)
 		mvgal_userptr_unclaim(bo);
 	if (READ_ONCE(bo->pools.ever_placed) || mvgal_bo_has_places(bo) ||
+	    mvgal_userptr_mirrored(bo) ||
 	    !dma_resv_test_signaled(obj->resv, DMA_RESV_USAGE_BOOKKEEP)) {
 		INIT_WORK(&bo->free_work, mvgal_bo_free_work);
 		queue_work(mdev->free_wq, &bo->free_work);

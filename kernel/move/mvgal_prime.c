@@ -18,6 +18,7 @@
 #include "dev/mvgal_gpu.h"
 #include "dev/mvgal_params.h"
 #include "bo/mvgal_bo.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_coherence.h"
 #include "bo/mvgal_pages.h"
 #include "bo/mvgal_ro.h"
@@ -333,6 +334,9 @@ struct dma_buf *mvgal_bo_export(struct drm_gem_object *obj, int flags)
 	if (!(bo->flags & MVGAL_BO_DMA_BUF) ||
 	    bo->sharing == MVGAL_SHARING_NONE || !READ_ONCE(mvgal_enable_dmabuf))
 		return ERR_PTR(-EPERM);
+	/* Refused at registration already; its pages are not held. */
+	if (mvgal_userptr_mirrored(bo))
+		return ERR_PTR(-EOPNOTSUPP);
 	/* A device-only buffer is exported in place only for P2P; an
 	 * import is exported by its own exporter, never through here.
 	 */

@@ -224,7 +224,7 @@ static int mvgal_bo_userptr_check(const struct drm_mvgal_bo_userptr *args,
 {
 	u64 end;
 
-	if (args->flags & ~MVGAL_USERPTR_MARKS ||
+	if (args->flags & ~MVGAL_USERPTR_FLAGS ||
 	    !args->size || !PAGE_ALIGNED(args->user_ptr) ||
 	    check_add_overflow(args->user_ptr, PAGE_ALIGN(args->size), &end) ||
 	    PAGE_ALIGN(args->size) < args->size)
@@ -236,6 +236,10 @@ static int mvgal_bo_userptr_check(const struct drm_mvgal_bo_userptr *args,
 	    c->flags & (MVGAL_BO_LAZY_ALLOCATE | MVGAL_BO_CPU_UNCACHED |
 			MVGAL_BO_ZERO_INITIALIZED))
 		return -EINVAL;
+	/* A mirror's pages are not held between copies: nothing to export. */
+	if (args->flags & MVGAL_USERPTR_MIRROR &&
+	    c->flags & (MVGAL_BO_DMA_BUF | MVGAL_BO_P2P))
+		return -EOPNOTSUPP;
 	return mvgal_bo_create_check(c);
 }
 
@@ -254,7 +258,9 @@ int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	if (ret)
 		return ret;
 	/* Beyond the limit: refused before anything is made for it. */
-	ret = mvgal_userptr_may_charge(PAGE_ALIGN(args->size) >> PAGE_SHIFT);
+	if (!(args->flags & MVGAL_USERPTR_MIRROR))
+		ret = mvgal_userptr_may_charge(PAGE_ALIGN(args->size) >>
+					       PAGE_SHIFT);
 	if (ret)
 		return ret;
 	bo = mvgal_bo_create_new(dev, &c);
@@ -267,8 +273,7 @@ int mvgal_ioctl_bo_userptr(struct drm_device *dev, void *data,
 	bo->home_loc = MVGAL_LOC_HOST;
 	mvgal_bo_coherence_init(bo);
 	bo->host = true;
-	ret = mvgal_userptr_pin(bo, args->user_ptr,
-				args->flags & MVGAL_USERPTR_MARKS);
+	ret = mvgal_userptr_register(bo, args->user_ptr, args->flags);
 	if (ret)
 		goto err_put;
 	return mvgal_bo_publish(file, bo, &args->handle);

@@ -43,6 +43,7 @@
 #include "uapi/mvgal_rw_ioctl.h"
 #include "uapi/mvgal_session_ioctl.h"
 #include "uapi/mvgal_uring.h"
+#include "bo/mvgal_hmm.h"
 
 static struct mvgal_device *mvgal_dev;
 
@@ -167,6 +168,45 @@ static bool mvgal_size_wrong(unsigned int cmd)
 	return false;
 }
 
+/* The largest struct a call that may run again has its bytes kept of. */
+#define MVGAL_KEEP_MAX	256
+
+/*
+ * Runs a call; again while it failed for want of a mirrored registration's
+ * pages, once they are faulted in (mvgal_hmm_retry()). drm_ioctl() copies
+ * even a failed call's struct out, so the caller's bytes are put back
+ * before the call runs again; a struct too large to keep is not retried.
+ */
+static long mvgal_ioctl_run(struct file *filp, unsigned int cmd,
+			    unsigned long arg, void __user *uargs,
+			    long (*call)(struct file *, unsigned int,
+					 unsigned long))
+{
+	size_t size = _IOC_SIZE(cmd);
+	bool keep = (cmd & IOC_IN) && (cmd & IOC_OUT);
+	unsigned int tries = 0;
+	u8 kept[MVGAL_KEEP_MAX];
+	long ret;
+
+	if (mvgal_is_begin(cmd)) {
+		do
+			ret = mvgal_begin_user(filp, cmd, uargs, NULL);
+		while (mvgal_hmm_retry(&ret, &tries));
+		return ret;
+	}
+	if (!mvgal_hmm_any() || (keep && size > sizeof(kept)))
+		return call(filp, cmd, arg);
+	if (keep && copy_from_user(kept, uargs, size))
+		return -EFAULT;
+	for (;;) {
+		ret = call(filp, cmd, arg);
+		if (!mvgal_hmm_retry(&ret, &tries))
+			return ret;
+		if (keep && copy_to_user(uargs, kept, size))
+			return -EFAULT;
+	}
+}
+
 static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 			unsigned long arg)
 {
@@ -174,11 +214,9 @@ static long mvgal_ioctl(struct file *filp, unsigned int cmd,
 
 	if (mvgal_size_wrong(cmd))
 		return -EINVAL;
-	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, uargs, NULL);
-	if (mvgal_out_unwritable(cmd, uargs))
+	if (!mvgal_is_begin(cmd) && mvgal_out_unwritable(cmd, uargs))
 		return -EFAULT;
-	return drm_ioctl(filp, cmd, arg);
+	return mvgal_ioctl_run(filp, cmd, arg, uargs, drm_ioctl);
 }
 
 #ifdef CONFIG_COMPAT
@@ -190,11 +228,9 @@ static long mvgal_compat_ioctl(struct file *filp, unsigned int cmd,
 
 	if (mvgal_size_wrong(cmd))
 		return -EINVAL;
-	if (mvgal_is_begin(cmd))
-		return mvgal_begin_user(filp, cmd, uargs, NULL);
-	if (mvgal_out_unwritable(cmd, uargs))
+	if (!mvgal_is_begin(cmd) && mvgal_out_unwritable(cmd, uargs))
 		return -EFAULT;
-	return drm_compat_ioctl(filp, cmd, arg);
+	return mvgal_ioctl_run(filp, cmd, arg, uargs, drm_compat_ioctl);
 }
 #else
 #define mvgal_compat_ioctl NULL

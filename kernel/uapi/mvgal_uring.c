@@ -19,6 +19,7 @@
 #include "uapi/mvgal_job_ioctl.h"
 #include "uapi/mvgal_session_ioctl.h"
 #include "uapi/mvgal_uring.h"
+#include "bo/mvgal_hmm.h"
 
 /* What a command waits on, in the request's own inline space. */
 struct mvgal_uring_pdu {
@@ -217,6 +218,24 @@ static int mvgal_uring_run(struct io_uring_cmd *ioucmd, unsigned int cmd,
 	return mvgal_uring_sync(ioucmd, cmd, uargs);
 }
 
+/*
+ * Runs the command again while it failed for want of a mirrored
+ * registration's pages, once they are faulted in (mvgal_hmm_retry()).
+ * The struct needs no putting back: the commands copy their results out
+ * only when they succeed.
+ */
+static int mvgal_uring_run_faulting(struct io_uring_cmd *ioucmd,
+				    unsigned int cmd, void __user *uargs)
+{
+	unsigned int tries = 0;
+	long ret;
+
+	do
+		ret = mvgal_uring_run(ioucmd, cmd, uargs);
+	while (mvgal_hmm_retry(&ret, &tries));
+	return ret;
+}
+
 /**
  * mvgal_uring_cmd() - &file_operations.uring_cmd of the mvgal file
  * @ioucmd: the command
@@ -238,7 +257,7 @@ int mvgal_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* As the ioctls: an unwritable struct fails before anything runs. */
 	if ((cmd & IOC_OUT) && fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)))
 		return -EFAULT;
-	ret = mvgal_uring_run(ioucmd, cmd, uargs);
+	ret = mvgal_uring_run_faulting(ioucmd, cmd, uargs);
 	if (mvgal_uring_punt(cmd, issue_flags, ret))
 		return -EAGAIN;
 	/* Only SIGKILL interrupts a worker: the ring is going away. */

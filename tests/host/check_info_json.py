@@ -69,7 +69,8 @@ check("json: ABI, caps, chunk size, GPUs",
       d["abi_version"] == 2 and d["library_abi_version"] == 2
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
                         "write-watch", "eviction", "uring",
-                        "sync-syncobjs", "stats", "mark-overwrite"]
+                        "sync-syncobjs", "stats", "mark-overwrite",
+                        "userptr-mirror"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 # The boot step (--attach) set the module parameters from [core].

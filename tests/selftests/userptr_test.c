@@ -241,7 +241,7 @@ TEST_F(uptr, rejections)
 	struct { uint64_t ptr, size; uint32_t flags, bo_flags, sharing; int err; } bad[] = {
 		{ (uintptr_t)p + 1, PG, 0, HVGV, 0, EINVAL },
 		{ (uintptr_t)p, 0, 0, HVGV, 0, EINVAL },
-		{ (uintptr_t)p, PG, 2, HVGV, 0, EINVAL },
+		{ (uintptr_t)p, PG, 4, HVGV, 0, EINVAL },
 		{ (uintptr_t)p, PG, 0, MVGAL_BO_GPU_VALID, 0, EINVAL },
 		{ (uintptr_t)p, PG, 0, HVGV | MVGAL_BO_LAZY_ALLOCATE, 0, EINVAL },
 		{ (uintptr_t)p, PG, 0, HVGV | MVGAL_BO_ZERO_INITIALIZED, 0, EINVAL },
@@ -690,6 +690,396 @@ TEST_F(uptr, eviction_brings_the_gpus_bytes_into_the_applications_memory)
 	ASSERT_EQ(0, settle(f));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	EXPECT_EQ(-1, check(p, size, 0, 14));
+	mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET, &whole, NULL);
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * Mirrored registrations (MVGAL_USERPTR_MIRROR): nothing pinned, the
+ * pages faulted in while copies run; what the kernel does to the range
+ * counts as the application's write.
+ */
+#define MIR MVGAL_USERPTR_MIRROR
+
+/* Moves [off, off + size) of @h to @loc (MVGAL_LOC_HOST or 1 + GPU). */
+static int move_to(struct mvgal *m, uint32_t h, uint32_t loc, uint64_t off,
+		   uint64_t size)
+{
+	struct drm_mvgal_migrate mg = {
+		.handle = h, .location = loc, .offset = off, .size = size,
+		.in_fence_fd = -1,
+	};
+	int ret = mvgal_migrate(m, &mg);
+
+	return ret ?: settle(mg.out_fence_fd);
+}
+
+/* GPU @g writes pattern @s over [off, off + size) of @h: its copy alone. */
+static int gpu_writes(struct __test_metadata *_metadata, struct mvgal *m,
+		      uint8_t **pool, uint32_t g, uint32_t h, uint64_t off,
+		      uint64_t size, unsigned int s)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	uint32_t sess;
+	int f;
+
+	if (begin1(m, g, MVGAL_ACCESS_WRITE | MVGAL_ACCESS_NO_IN_PLACE, h, off,
+		   size, &a, &sess, &f, &copied) || settle(f))
+		return -1;
+	for (uint64_t i = 0; i < size; i++)
+		pool[a.pool_gpu][a.pool_offset + off + i] = pat(off + i, s);
+	return end_written(m, sess, h, off, size, -1);
+}
+
+/* GPU @g's copy of [off, off + size) of @h, through a READ session. */
+static long gpu_check(struct __test_metadata *_metadata, struct mvgal *m,
+		      uint8_t **pool, uint32_t g, uint32_t h, uint64_t off,
+		      uint64_t size, unsigned int s)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	uint32_t sess;
+	long ret;
+	int f;
+
+	if (begin1(m, g, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE, h, off,
+		   size, &a, &sess, &f, &copied) || settle(f))
+		return -2;
+	ret = check(pool[a.pool_gpu] + a.pool_offset + off, size, off, s);
+	mvgal_end(m, sess, -1, NULL, 0);
+	return ret;
+}
+
+/*
+ * The first case again, mirrored: BO_PREAD reads the application's
+ * memory, sessions see its writes, a GPU's writes come home into it;
+ * nothing is pinned; mvgal's own mapping is refused (the application
+ * has one).
+ */
+TEST_F(uptr, mirror_sessions_see_the_applications_writes_and_it_sees_theirs)
+{
+	const uint64_t size = 2 * CH + 5000, map = 2 * CH + 2 * PG;
+	uint8_t *p = anon(map, 1), *gpu, *mp;
+	long pin0 = vmpin_kb();
+	uint32_t h, s;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	EXPECT_EQ(pin0, vmpin_kb());
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, size, 0, 1));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	for (uint64_t i = 100; i < 3100; i++)
+		p[i] = pat(i, 2);
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, p, size));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* GPU 1 writes chunk 1 from an odd offset; it comes home. */
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				CH + 300, CH - 300, 3));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 1));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p + CH, 300, CH, 1));
+	EXPECT_EQ(-1, check(p + CH + 300, CH - 300, CH + 300, 3));
+	EXPECT_EQ(-1, check(p + 2 * CH, size - 2 * CH, 2 * CH, 1));
+	EXPECT_EQ(pin0, vmpin_kb());
+	EXPECT_EQ(-EOPNOTSUPP, mvgal_bo_map(self->m, h, (void **)&mp));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+}
+
+/* MARKS with a mirror: only marked chunks are copied again. */
+TEST_F(uptr, mirror_marks_say_what_was_written)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 4), *gpu;
+	uint32_t h, s;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, size, 0, 4));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	fill(p, size, 5);
+	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH - 7, 3));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, CH, 0, 5));
+	EXPECT_EQ(-1, check(gpu + CH, CH, CH, 4));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/* Every refusal of a mirror with its errno; what it accepts works. */
+TEST_F(uptr, mirror_rejections)
+{
+	const uint64_t size = 3 * PG;
+	uint8_t *p = anon(4 * PG, 6), *q, *mp;
+	uint32_t h, h2, h3;
+	int fd;
+
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(-EINVAL, reg(self->m, p, size, MIR | 4, HVGV, &h));
+	EXPECT_EQ(-EOPNOTSUPP, reg(self->m, p, size, MIR,
+				   HVGV | MVGAL_BO_DMA_BUF, &h));
+	ASSERT_EQ(0, mprotect(p + PG, PG, PROT_READ));
+	EXPECT_EQ(-EFAULT, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, mprotect(p + PG, PG, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, munmap(p + 3 * PG, PG));
+	EXPECT_EQ(-EFAULT, reg(self->m, p, 4 * PG, MIR, HVGV, &h));
+	fd = ramfs_file(size);
+	ASSERT_LE(0, fd);
+	q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ(-EINVAL, reg(self->m, q, size, MIR, HVGV, &h));
+	munmap(q, size);
+	/* A private file mapping is copied on write: accepted. */
+	q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	fill(q, size, 7);
+	ASSERT_EQ(0, reg(self->m, q, size, MIR, HVGV, &h2));
+	EXPECT_EQ(-1, bo_check(self->m, h2, size, 7));
+	mvgal_bo_destroy(self->m, h2);
+	munmap(q, size);
+	close(fd);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	EXPECT_EQ(-EEXIST, reg(self->m, p + PG, PG, MIR, HVGV, &h2));
+	EXPECT_EQ(-EEXIST, reg(self->m, p + PG, PG, 0, HVGV, &h2));
+	EXPECT_EQ(-EOPNOTSUPP, mvgal_bo_map(self->m, h, (void **)&mp));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 6));
+	/* An mvgal buffer's mapping is no memory to follow. */
+	ASSERT_EQ(0, host_bo(self->m, 2 * PG, &h2));
+	ASSERT_EQ(0, mvgal_bo_map(self->m, h2, (void **)&mp));
+	EXPECT_EQ(-EINVAL, reg(self->m, mp, 2 * PG, MIR, HVGV, &h3));
+	munmap(mp, 2 * PG);
+	mvgal_bo_destroy(self->m, h2);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, 3 * PG);
+}
+
+/*
+ * No memlock limit for a mirror: with the default 8 MiB limit and no
+ * CAP_IPC_LOCK, a process registers 48 MiB of its memory (pinned, the
+ * same is -ENOMEM), has GPU 0 read and rewrite all of it in 16 MiB
+ * windows, and reads the GPU's bytes in its own memory; VmPin stays 0.
+ */
+TEST_F(uptr, mirror_beyond_an_8_mib_memlock_limit)
+{
+	int st;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const uint64_t size = 48ULL << 20, win = 16ULL << 20;
+		struct rlimit rl = { 8 << 20, 8 << 20 };
+		uint8_t *p = anon(size, 21);
+		struct mvgal *m;
+		uint32_t h, h2;
+
+		if (!p || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		    mvgal_open(&m))
+			_exit(10);
+		if (reg(m, p, size, 0, HVGV, &h2) != -ENOMEM)
+			_exit(11);
+		if (reg(m, p, size, MIR, HVGV, &h) || vmpin_kb() != 0)
+			_exit(12);
+		for (uint64_t off = 0; off < size; off += win) {
+			if (gpu_check(_metadata, m, self->pool, self->g0, h,
+				      off, win, 21) != -1)
+				_exit(13);
+			if (gpu_writes(_metadata, m, self->pool, self->g0, h,
+				       off, win, 22) ||
+			    move_to(m, h, MVGAL_LOC_HOST, off, win))
+				_exit(14);
+		}
+		if (check(p, size, 0, 22) != -1 || vmpin_kb() != 0)
+			_exit(15);
+		mvgal_bo_destroy(m, h);
+		mvgal_close(m);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * munmap: a chunk the GPU held with home loses the GPU's copy; a chunk a
+ * GPU holds alone stays its own (a call that would bring it home is
+ * -EFAULT, and the GPU still reads it) until the range maps memory again,
+ * when it comes home into that memory.
+ */
+TEST_F(uptr, mirror_munmap_keeps_the_gpus_chunks_until_memory_is_back)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 30), *q, back[64];
+	uint32_t h;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, CH, 30));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				CH, CH, 31));
+	ASSERT_EQ(0, munmap(p, size));
+	EXPECT_EQ(-EFAULT, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-EFAULT, mvgal_bo_read(self->m, h, CH, back, sizeof(back)));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g1, h,
+				CH, CH, 31));
+	q = mmap(p, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT_EQ(p, q);
+	fill(q, size, 32);
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(q, CH, 0, 32));
+	EXPECT_EQ(-1, check(q + CH, CH, CH, 31));
+	/* GPU 0's old copy of chunk 0 was dropped: it reads the new bytes. */
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, CH, 32));
+	mvgal_bo_destroy(self->m, h);
+	munmap(q, size);
+}
+
+/*
+ * MADV_DONTNEED: the range reads zeroes, and so does what a GPU is given
+ * next (its copy of before is dropped); a chunk the GPU held alone comes
+ * home into the zeroed range.
+ */
+TEST_F(uptr, mirror_dontneed_zeroes_and_the_gpu_follows)
+{
+	const uint64_t size = 2 * CH + 3 * PG;
+	uint8_t *p = anon(size, 33), zero[CH], *gpu;
+	uint32_t h, s;
+
+	memset(zero, 0, sizeof(zero));
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, size, 33));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				CH, CH, 34));
+	ASSERT_EQ(0, madvise(p, size, MADV_DONTNEED));
+	/* Marks were promised, none made: the kernel's change is seen. */
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, CH, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, zero, CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(0, memcmp(p, zero, CH));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 34));
+	EXPECT_EQ(0, p[2 * CH]);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * fork: the child's memory is the parent's of the moment of the fork; a
+ * GPU's chunk brought home after it reaches the parent only.
+ */
+TEST_F(uptr, mirror_fork_gpu_writes_reach_the_parent_only)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 35);
+	int go[2], done[2], st;
+	uint32_t h;
+	pid_t pid;
+	char c;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				0, CH, 36));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(10);
+		_exit(check(p, size, 0, 35) == -1 ? 0 : 11);
+	}
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p, CH, 0, 36));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 35));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	/* The parent's writes after the fork reach the GPU. */
+	fill(p, size, 37);
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g1, h,
+				0, size, 37));
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * mprotect to read-only: a GPU's chunk cannot come home (-EFAULT) and
+ * stays the GPU's, nothing lost; writable again, it comes home.
+ */
+TEST_F(uptr, mirror_read_only_range_keeps_the_gpus_chunk)
+{
+	const uint64_t size = CH + 2 * PG;
+	uint8_t *p = anon(size, 38);
+	uint32_t h;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				PG, CH - PG + 5, 39));
+	ASSERT_EQ(0, mprotect(p, size, PROT_READ));
+	EXPECT_EQ(-EFAULT, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p, size, 0, 38));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				PG, CH - PG + 5, 39));
+	ASSERT_EQ(0, mprotect(p, size, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p, PG, 0, 38));
+	EXPECT_EQ(-1, check(p + PG, CH - PG + 5, PG, 39));
+	EXPECT_EQ(-1, check(p + CH + 5, 2 * PG - 5, CH + 5, 38));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * Eviction of a mirror's GPU-only chunks brings them into the
+ * application's memory, as for pinned memory.
+ */
+TEST_F(uptr, mirror_eviction_brings_the_gpus_bytes_home)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t *p = anon(size, 40);
+	uint64_t budget = 2 * CH, whole = 0, copied;
+	struct drm_mvgal_access a;
+	uint32_t h, h2, s;
+	int f;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET,
+				      &budget, NULL));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				0, size, 41));
+	EXPECT_EQ(-1, check(p, size, 0, 40));
+	usleep(300000);		/* the pages are let go meanwhile */
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
+			    MVGAL_ACCESS_NO_IN_PLACE, h2, 0, size, &a, &s, &f,
+			    &copied));
+	ASSERT_EQ(0, settle(f));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(-1, check(p, size, 0, 41));
 	mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET, &whole, NULL);
 	mvgal_bo_destroy(self->m, h2);
 	mvgal_bo_destroy(self->m, h);

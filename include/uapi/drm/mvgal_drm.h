@@ -130,6 +130,11 @@ extern "C" {
  * changes).
  */
 #define MVGAL_CAP_MARK_OVERWRITE	(1ULL << 11)
+/*
+ * MVGAL_CAP_USERPTR_MIRROR: BO_USERPTR takes MVGAL_USERPTR_MIRROR (user
+ * memory followed without a pin); a module without it says -EINVAL.
+ */
+#define MVGAL_CAP_USERPTR_MIRROR	(1ULL << 12)
 
 /**
  * DOC: core settings
@@ -2083,6 +2088,27 @@ struct drm_mvgal_uring_cmd {
  * the application's range may be other memory, the buffer keeps the
  * pages it pinned (a forked child gets copies; the parent keeps them).
  *
+ * With MVGAL_USERPTR_MIRROR nothing is pinned or charged: the memory is
+ * followed through an MMU notifier, as amdgpu and xe keep user memory,
+ * and a call that copies to or from it faults the pages it needs in
+ * (hmm_range_fault()) and holds them only until the buffer is idle again
+ * (about 100 ms after their last use). Between copies the pages swap,
+ * migrate and compact as any. The range must stay mapped and writable:
+ * anonymous, shmem or a private file mapping (copied on write). When the
+ * kernel changes what the range maps (munmap, mprotect, MADV_DONTNEED or
+ * MADV_FREE, a fork's copy-on-write, migration, swap, THP split or
+ * collapse, exit), the chunks it covers count as written by the
+ * application: where home held a chunk, home becomes its only holder (a
+ * GPU's copy is fetched again when needed); a chunk a GPU holds alone
+ * stays the GPU's and comes home into whatever the range maps when
+ * asked, or the call asking fails with -EFAULT (nothing mapped there, or
+ * mapped read-only) and the chunk stays the GPU's; a chunk a live session
+ * uses is the session's. A mirrored buffer cannot be mapped through mvgal
+ * (mmap -EOPNOTSUPP: the application has the mapping) nor exported
+ * (MVGAL_BO_DMA_BUF or MVGAL_BO_P2P: -EOPNOTSUPP). A call that needs its
+ * pages may fail with -EFAULT (the range unmapped, read-only, or its
+ * process gone) or -EAGAIN (invalidated again and again while faulting).
+ *
  * Errors: -EINVAL (unknown flags, @user_ptr not page aligned, @size 0,
  * the range overflowing, @bo_flags without MVGAL_BO_HOST_VALID or with
  * LAZY_ALLOCATE, CPU_UNCACHED or ZERO_INITIALIZED, @bo_flags and @sharing
@@ -2092,7 +2118,8 @@ struct drm_mvgal_uring_cmd {
  * pinned), -EFAULT (a hole in the range or a range past the end of the
  * user address space, pages that cannot be pinned for writing), -EEXIST
  * (the range overlaps another registration of the same process on the
- * same open file), -ENOMEM (beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
+ * same open file), -EOPNOTSUPP (a mirror with MVGAL_BO_DMA_BUF or
+ * MVGAL_BO_P2P), -ENOMEM (pinned: beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
  * refused before anything is made for the registration, or no memory),
  * -EDQUOT.
  */
@@ -2115,6 +2142,8 @@ struct drm_mvgal_bo_userptr {
 };
 
 #define MVGAL_USERPTR_MARKS	(1u << 0)
+#define MVGAL_USERPTR_MIRROR	(1u << 1)
+#define MVGAL_USERPTR_FLAGS	(MVGAL_USERPTR_MARKS | MVGAL_USERPTR_MIRROR)
 
 /*
  * MVGAL_MARK_OVERWRITE: the caller is about to write every byte of the

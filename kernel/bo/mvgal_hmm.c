@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mirrored registrations (BO_USERPTR with MVGAL_USERPTR_MIRROR): the
+ * application's memory is kept as amdgpu and xe keep user memory, without
+ * a pin. An MMU interval notifier over the range tells mvgal when the
+ * kernel changes what the range maps; a copy that needs the pages has
+ * them faulted in by hmm_range_fault() under the notifier's sequence,
+ * holds a reference on them while it runs, and lets them go once the
+ * buffer is idle. Between copies the pages are ordinary memory: they
+ * swap, migrate, merge and compact, and count against no memlock limit.
+ *
+ * A fault takes the process's mmap_lock, which a fault on an mvgal
+ * mapping holds while it takes a buffer's lock: so the pages are faulted
+ * before any buffer lock is taken. A copy planned under bo->lock that
+ * finds its pages missing, or held under a sequence an invalidation
+ * ended, records what it wanted and fails with -EAGAIN, changing
+ * nothing; the ioctl layer faults what was wanted and runs the call
+ * again (mvgal_hmm_retry()).
+ *
+ * The held pages sit in bo->pages, where every copy finds host pages.
+ * An invalidation sets the new sequence, waits with a deadline for the
+ * work that may use held pages (as amdgpu's and xe's notifiers wait for
+ * their fences), takes the change in as a write of home by the
+ * application (home, where it held a chunk, becomes its only holder: the
+ * GPUs' copies are fetched again when next needed; a chunk a GPU holds
+ * alone stays the GPU's and comes home into whatever the range maps
+ * then), and has the held pages let go.
+ */
+
+#include <linux/dma-resv.h>
+#include <linux/hmm.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/mmu_notifier.h>
+#include <linux/shmem_fs.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "dev/mvgal_device.h"
+#include "bo/mvgal_bo.h"
+#include "bo/mvgal_chunks.h"
+#include "bo/mvgal_hmm.h"
+#include "bo/mvgal_live.h"
+#include "bo/mvgal_userptr.h"
+
+/* Held pages go this long after the buffer's last use of them. */
+#define MVGAL_HMM_HOLD		msecs_to_jiffies(100)
+/*
+ * How long an invalidation waits for the work using held pages: longer
+ * than any job may run (a job past its timeout is ended, its fence
+ * signaled with an error), so it is reached only by a broken job.
+ */
+#define MVGAL_HMM_DEADLINE	msecs_to_jiffies(30000)
+
+/* A mirrored registration. */
+struct mvgal_hmm {
+	struct mmu_interval_notifier notifier;
+	struct mvgal_bo *bo;
+	unsigned long start;
+	/*
+	 * Guards the want and the held count as the notifier reads them,
+	 * and orders the notifier's new sequence against a fault's check of
+	 * it. The notifier takes it: nothing that allocates or sleeps runs
+	 * under it.
+	 */
+	spinlock_t lock;
+	/* The sequence the held pages were faulted under; under bo->lock. */
+	unsigned long seq;
+	/* Pages in bo->pages: changed under bo->lock and @lock. */
+	unsigned long nheld;
+	/* Pages [want_lo, want_hi] a call wanted and did not find held. */
+	bool wanted;
+	unsigned long want_lo, want_hi;
+	unsigned long last_use;		/* jiffies; under bo->lock */
+	struct delayed_work release;
+	struct list_head link;		/* on mvgal_hmm_list */
+};
+
+/*
+ * Every mirrored registration, for the ioctl layer to find what a failed
+ * call wanted: the want names its buffer, whichever file the call came
+ * through (a buffer may be reached through several).
+ */
+static LIST_HEAD(mvgal_hmm_list);
+static DEFINE_SPINLOCK(mvgal_hmm_list_lock);
+
+static struct mvgal_hmm *mvgal_hmm_of(struct mvgal_bo *bo)
+{
+	return bo->userptr->hmm;
+}
+
+/* Waits for every fence of @bo: the copies that may use held pages. */
+static long mvgal_hmm_wait_idle(struct mvgal_bo *bo, bool intr, long timeout)
+{
+	return dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				     intr, timeout);
+}
+
+/*
+ * Lets every held page go: dirtied, as a copy home may have written it
+ * (a page in the swap cache would otherwise be dropped as clean). Caller
+ * holds bo->lock and has seen the buffer idle.
+ */
+static void mvgal_hmm_drop(struct mvgal_hmm *h)
+{
+	struct mvgal_bo *bo = h->bo;
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	struct page *page;
+	unsigned long i;
+
+	lockdep_assert_held(&bo->lock);
+	xa_for_each(&bo->pages, i, page) {
+		xa_erase(&bo->pages, i);
+		set_page_dirty_lock(page);
+		put_page(page);
+	}
+	atomic64_sub(bo->nr_pages, &mdev->host_pages);
+	bo->nr_pages = 0;
+	spin_lock(&h->lock);
+	h->nheld = 0;
+	spin_unlock(&h->lock);
+}
+
+/*
+ * Lets the held pages go once the buffer is idle and has not used them
+ * for MVGAL_HMM_HOLD, or at once when an invalidation made them stale.
+ */
+static void mvgal_hmm_release_work(struct work_struct *work)
+{
+	struct mvgal_hmm *h = container_of(to_delayed_work(work),
+					   struct mvgal_hmm, release);
+	struct mvgal_bo *bo = h->bo;
+	unsigned long due;
+
+	mvgal_hmm_wait_idle(bo, false, MAX_SCHEDULE_TIMEOUT);
+	mutex_lock(&bo->lock);
+	due = h->last_use + MVGAL_HMM_HOLD;
+	if (!h->nheld)
+		goto out;
+	if (!mmu_interval_check_retry(&h->notifier, h->seq) &&
+	    time_before(jiffies, due)) {
+		queue_delayed_work(system_unbound_wq, &h->release,
+				   due - jiffies);
+		goto out;
+	}
+	if (!dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+		queue_delayed_work(system_unbound_wq, &h->release, 1);
+		goto out;
+	}
+	mvgal_hmm_drop(h);
+out:
+	mutex_unlock(&bo->lock);
+}
+
+/* Does a live session name chunk @c? Under bo->state_lock. */
+static bool mvgal_hmm_live(struct mvgal_bo *bo, unsigned long c)
+{
+	struct mvgal_live *l;
+
+	list_for_each_entry(l, &bo->live, link)
+		if (mvgal_live_has(l, c))
+			return true;
+	return false;
+}
+
+/*
+ * What the range maps changed for [start, end): home's bytes there are
+ * taken as written by the application. A chunk a live session uses is
+ * the session's until its END; a chunk without a record is at home
+ * alone already. Allocates nothing.
+ */
+static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
+				unsigned long end)
+{
+	struct mvgal_bo *bo = h->bo;
+	unsigned long c, first, last;
+
+	start = max(start, h->start);
+	end = min(end, h->start + (bo->npages << PAGE_SHIFT));
+	if (start >= end)
+		return;
+	first = (start - h->start) >> bo->chunk_shift;
+	last = (end - 1 - h->start) >> bo->chunk_shift;
+	spin_lock(&bo->state_lock);
+	for (c = first; c <= last; c++) {
+		struct mvgal_chunk *ch = mvgal_chunk_find(bo, c);
+
+		if (ch && mvgal_chunk_valid_at(ch, bo->home_loc) &&
+		    !mvgal_hmm_live(bo, c))
+			mvgal_chunk_written(ch, bo->home_loc);
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * &mmu_interval_notifier_ops.invalidate. Called before the kernel changes
+ * the range's page tables: held pages are still mapped while the copies
+ * using them finish. Never called again for a range once
+ * mmu_interval_notifier_remove() returned.
+ */
+static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct mvgal_hmm *h = container_of(mni, struct mvgal_hmm, notifier);
+	unsigned long held;
+
+	/* The OOM reaper may not wait: it tries again later, as with xe. */
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	spin_lock(&h->lock);
+	mmu_interval_set_seq(mni, cur_seq);
+	held = h->nheld;
+	spin_unlock(&h->lock);
+	if (held) {
+		if (mvgal_hmm_wait_idle(h->bo, false, MVGAL_HMM_DEADLINE) <= 0)
+			pr_warn_ratelimited("mvgal: buffer %llu: its work outlived an invalidation of its registered range\n",
+					    h->bo->id);
+		mod_delayed_work(system_unbound_wq, &h->release, 0);
+	}
+	mvgal_hmm_home_wins(h, range->start, range->end);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops mvgal_hmm_ops = {
+	.invalidate = mvgal_hmm_invalidate,
+};
+
+/*
+ * Faults pages [lo, lo + n) of the range in for writing and takes a
+ * reference on each while the sequence they were found under still
+ * holds. Return: 0 (*@seq that sequence), -EFAULT (a page the range no
+ * longer maps, or maps read-only), -EINVAL (memory that may not be
+ * registered: a file's page cache mapped over the range), -EINTR,
+ * -EAGAIN (invalidated for too long), -ENOMEM.
+ */
+static int mvgal_hmm_fault(struct mvgal_hmm *h, unsigned long lo,
+			   unsigned long n, struct page **pages,
+			   unsigned long *seq)
+{
+	struct mm_struct *mm = h->notifier.mm;
+	unsigned long timeout, i, *pfns;
+	struct hmm_range range = {
+		.notifier = &h->notifier,
+		.start = h->start + (lo << PAGE_SHIFT),
+		.end = h->start + ((lo + n) << PAGE_SHIFT),
+		.default_flags = HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE,
+	};
+	int ret;
+
+	pfns = kvmalloc_array(n, sizeof(*pfns), GFP_KERNEL_ACCOUNT);
+	if (!pfns)
+		return -ENOMEM;
+	range.hmm_pfns = pfns;
+	ret = -EFAULT;		/* the process is gone */
+	if (!mmget_not_zero(mm))
+		goto out_free;
+	timeout = jiffies + msecs_to_jiffies(HMM_RANGE_DEFAULT_TIMEOUT);
+	for (;;) {
+		range.notifier_seq = mmu_interval_read_begin(&h->notifier);
+		ret = mmap_read_lock_killable(mm);
+		if (ret)
+			break;
+		ret = hmm_range_fault(&range);
+		mmap_read_unlock(mm);
+		if (!ret) {
+			spin_lock(&h->lock);
+			if (!mmu_interval_read_retry(&h->notifier,
+						     range.notifier_seq))
+				break;	/* with the lock held */
+			spin_unlock(&h->lock);
+			ret = -EBUSY;
+		}
+		if (ret != -EBUSY)
+			goto out_put;
+		if (time_after(jiffies, timeout)) {
+			ret = -EAGAIN;
+			goto out_put;
+		}
+	}
+	if (ret)
+		goto out_put;
+	/* Still mapped: the invalidation that would unmap them waits. */
+	for (i = 0; i < n; i++) {
+		pages[i] = hmm_pfn_to_page(pfns[i]);
+		get_page(pages[i]);
+	}
+	spin_unlock(&h->lock);
+	*seq = range.notifier_seq;
+	if (!mvgal_userptr_pages_ok(pages, n)) {
+		for (i = 0; i < n; i++)
+			put_page(pages[i]);
+		ret = -EINVAL;
+	}
+out_put:
+	mmput(mm);
+out_free:
+	kvfree(pfns);
+	return ret == -EPERM ? -EFAULT : ret;
+}
+
+/*
+ * Makes @pages (of sequence @seq) the buffer's held pages [lo, lo + n);
+ * those it already held under @seq stay, and the entries of @pages that
+ * are not taken are left for the caller to put. Held pages of an older
+ * sequence go first, once the buffer is idle.
+ */
+static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
+			     unsigned long n, struct page **pages,
+			     unsigned long seq)
+{
+	struct mvgal_bo *bo = h->bo;
+	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
+	unsigned long i, added = 0;
+	long t;
+	int ret;
+
+	ret = mutex_lock_interruptible(&bo->lock);
+	if (ret)
+		return ret;
+	if (h->nheld && h->seq != seq) {
+		t = mvgal_hmm_wait_idle(bo, true, MAX_SCHEDULE_TIMEOUT);
+		if (t < 0) {
+			ret = t;
+			goto out;
+		}
+		mvgal_hmm_drop(h);
+	}
+	for (i = 0; i < n && !ret; i++) {
+		if (xa_load(&bo->pages, lo + i))
+			continue;
+		ret = xa_err(xa_store(&bo->pages, lo + i, pages[i],
+				      GFP_KERNEL_ACCOUNT));
+		if (!ret) {
+			pages[i] = NULL;
+			added++;
+		}
+	}
+	bo->nr_pages += added;
+	atomic64_add(added, &mdev->host_pages);
+	spin_lock(&h->lock);
+	h->nheld += added;
+	spin_unlock(&h->lock);
+	h->seq = seq;
+	h->last_use = jiffies;
+out:
+	mutex_unlock(&bo->lock);
+	if (added)
+		queue_delayed_work(system_unbound_wq, &h->release,
+				   MVGAL_HMM_HOLD);
+	return ret;
+}
+
+/* Faults pages [lo, hi] in and holds them: 0 or -errno. */
+static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
+			  unsigned long hi)
+{
+	unsigned long i, n = hi - lo + 1, seq;
+	struct page **pages;
+	int ret;
+
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return -ENOMEM;
+	ret = mvgal_hmm_fault(h, lo, n, pages, &seq);
+	if (!ret) {
+		ret = mvgal_hmm_install(h, lo, n, pages, seq);
+		for (i = 0; i < n; i++)
+			if (pages[i])
+				put_page(pages[i]);
+	}
+	kvfree(pages);
+	return ret;
+}
+
+/* Are pages [lo, hi] all held? Under bo->lock. */
+static bool mvgal_hmm_all_held(struct mvgal_bo *bo, unsigned long lo,
+			       unsigned long hi)
+{
+	unsigned long i;
+
+	for (i = lo; i <= hi; i++)
+		if (!xa_load(&bo->pages, i))
+			return false;
+	return true;
+}
+
+/**
+ * mvgal_hmm_ready() - are the held pages of bytes [off, off + len) of a
+ * mirrored buffer there and current?
+ * @bo: the buffer; caller holds bo->lock
+ * @off: byte offset
+ * @len: bytes, at least 1
+ *
+ * Return: 0, or -EAGAIN with the pages recorded as wanted: the caller
+ * fails, changing nothing, and mvgal_hmm_retry() faults them in.
+ */
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	struct mvgal_hmm *h = mvgal_hmm_of(bo);
+	unsigned long lo = off >> PAGE_SHIFT, hi = (off + len - 1) >> PAGE_SHIFT;
+
+	lockdep_assert_held(&bo->lock);
+	if (!mmu_interval_check_retry(&h->notifier, h->seq) &&
+	    mvgal_hmm_all_held(bo, lo, hi)) {
+		h->last_use = jiffies;
+		return 0;
+	}
+	spin_lock(&h->lock);
+	if (h->wanted) {
+		lo = min(lo, h->want_lo);
+		hi = max(hi, h->want_hi);
+	}
+	h->want_lo = lo;
+	h->want_hi = hi;
+	h->wanted = true;
+	spin_unlock(&h->lock);
+	return -EAGAIN;
+}
+
+/*
+ * Faults in what one registration wanted. Return: 1 (one was faulted),
+ * 0 (none wanted anything), or the fault's -errno.
+ */
+static int mvgal_hmm_fault_one(void)
+{
+	unsigned long lo, hi;
+	struct mvgal_hmm *h;
+	int ret;
+
+	spin_lock(&mvgal_hmm_list_lock);
+	list_for_each_entry(h, &mvgal_hmm_list, link) {
+		if (!READ_ONCE(h->wanted) ||
+		    !kref_get_unless_zero(&h->bo->base.refcount))
+			continue;
+		spin_lock(&h->lock);
+		lo = h->want_lo;
+		hi = h->want_hi;
+		h->wanted = false;
+		spin_unlock(&h->lock);
+		spin_unlock(&mvgal_hmm_list_lock);
+		ret = mvgal_hmm_hold(h, lo, hi);
+		drm_gem_object_put(&h->bo->base);
+		return ret ?: 1;
+	}
+	spin_unlock(&mvgal_hmm_list_lock);
+	return 0;
+}
+
+/* Is there a mirrored registration at all? A hint, read without a lock. */
+bool mvgal_hmm_any(void)
+{
+	return !list_empty_careful(&mvgal_hmm_list);
+}
+
+/**
+ * mvgal_hmm_retry() - should a call that ended with *@ret run again?
+ * @ret: its result; set to a fault's error when one fails
+ * @tries: times it ran again so far (start at 0)
+ *
+ * A call that failed for want of mirrored pages (-EAGAIN from its own
+ * buffer; an eviction that could not bring a mirrored victim home may
+ * have turned that into -ENOSPC) runs again once what was wanted is
+ * faulted in, up to MVGAL_HMM_TRIES times (each invalidation in between
+ * costs a try). A call that failed and left nothing wanted is done; a
+ * failed call changed nothing, so running it again is safe.
+ */
+bool mvgal_hmm_retry(long *ret, unsigned int *tries)
+{
+	int n, done = 0;
+
+	if (*ret >= 0 || *ret == -EINTR || *ret == -ERESTARTSYS ||
+	    !mvgal_hmm_any() || *tries >= MVGAL_HMM_TRIES)
+		return false;
+	++*tries;
+	while ((n = mvgal_hmm_fault_one()) > 0)
+		done++;
+	if (n < 0) {
+		*ret = n;
+		return false;
+	}
+	return done > 0;
+}
+
+/*
+ * The registration's range must be memory the kernel lets mvgal write
+ * through a fault: writable, not a PFN or I/O map, not a file's shared
+ * page cache (a private file mapping is copied on write, as any write to
+ * it is). Return: 0, -EFAULT (a hole, or read-only) or -EINVAL.
+ */
+static int mvgal_hmm_vmas_ok(struct mm_struct *mm, unsigned long start,
+			     unsigned long end)
+{
+	struct vm_area_struct *vma;
+	unsigned long at = start;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	while (at < end && !ret) {
+		vma = vma_lookup(mm, at);
+		if (!vma || !(vma->vm_flags & VM_WRITE))
+			ret = -EFAULT;
+		else if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
+			ret = -EINVAL;
+		else if (vma->vm_file && (vma->vm_flags & VM_SHARED) &&
+			 !shmem_file(vma->vm_file))
+			ret = -EINVAL;
+		else
+			at = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/**
+ * mvgal_hmm_register() - follow the caller's memory at @start as the
+ * host storage of @bo, without pinning it
+ * @bo: a new buffer whose bo->userptr is set up, no pages held
+ * @start: page-aligned user address
+ *
+ * Return: 0, -EFAULT (a hole, read-only memory), -EINVAL (memory that
+ * may not be registered), -ENOMEM.
+ */
+int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
+{
+	unsigned long len = bo->npages << PAGE_SHIFT;
+	struct mvgal_hmm *h;
+	int ret;
+
+	ret = mvgal_hmm_vmas_ok(current->mm, start, start + len);
+	if (ret)
+		return ret;
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return -ENOMEM;
+	h->bo = bo;
+	h->start = start;
+	spin_lock_init(&h->lock);
+	INIT_DELAYED_WORK(&h->release, mvgal_hmm_release_work);
+	ret = mmu_interval_notifier_insert(&h->notifier, current->mm, start,
+					   len, &mvgal_hmm_ops);
+	if (ret) {
+		kfree(h);
+		return ret;
+	}
+	/* Nothing held yet: any sequence is as good as none. */
+	h->seq = mmu_interval_read_begin(&h->notifier);
+	bo->userptr->hmm = h;
+	spin_lock(&mvgal_hmm_list_lock);
+	list_add_tail(&h->link, &mvgal_hmm_list);
+	spin_unlock(&mvgal_hmm_list_lock);
+	return 0;
+}
+
+/**
+ * mvgal_hmm_unregister() - the buffer goes: no more notifications, its
+ * held pages let go
+ * @bo: the buffer, idle, with no reference left; from a work item, never
+ *	under the mmap_lock (the notifier's removal waits for
+ *	invalidations in progress)
+ */
+void mvgal_hmm_unregister(struct mvgal_bo *bo)
+{
+	struct mvgal_hmm *h = mvgal_hmm_of(bo);
+
+	spin_lock(&mvgal_hmm_list_lock);
+	list_del(&h->link);
+	spin_unlock(&mvgal_hmm_list_lock);
+	mmu_interval_notifier_remove(&h->notifier);
+	cancel_delayed_work_sync(&h->release);
+	mutex_lock(&bo->lock);
+	mvgal_hmm_drop(h);
+	mutex_unlock(&bo->lock);
+	kfree(h);
+	bo->userptr->hmm = NULL;
+}

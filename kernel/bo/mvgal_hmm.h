@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Mirrored registrations (BO_USERPTR with MVGAL_USERPTR_MIRROR): user
+ * memory followed through an MMU interval notifier and faulted in with
+ * hmm_range_fault() when a copy needs it, never pinned.
+ */
+#ifndef MVGAL_BO_HMM_H
+#define MVGAL_BO_HMM_H
+
+#include <linux/types.h>
+
+struct mvgal_bo;
+
+/* How many times a call runs again after faulting what it wanted. */
+#define MVGAL_HMM_TRIES		8
+
+int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start);
+void mvgal_hmm_unregister(struct mvgal_bo *bo);
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len);
+bool mvgal_hmm_any(void);
+bool mvgal_hmm_retry(long *ret, unsigned int *tries);
+
+#endif /* MVGAL_BO_HMM_H */
