@@ -1086,4 +1086,277 @@ TEST_F(uptr, mirror_eviction_brings_the_gpus_bytes_home)
 	munmap(p, size);
 }
 
+/*
+ * Exit: a child registers its memory on the file it shares with its
+ * parent, a GPU writes it and the child exits. The GPU's chunk stays
+ * (the GPU still reads it); bringing it home is -EFAULT, as is reading
+ * home; freeing the buffer works.
+ */
+TEST_F(uptr, mirror_exit_leaves_the_gpus_chunks)
+{
+	const uint64_t size = 2 * CH;
+	uint8_t back[64];
+	uint32_t h;
+	int pfd[2], st;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint8_t *p = anon(size, 42);
+
+		if (!p || reg(self->m, p, size, MIR, HVGV, &h) ||
+		    gpu_writes(_metadata, self->m, self->pool, self->g0, h, CH,
+			       CH, 43) ||
+		    write(pfd[1], &h, sizeof(h)) != sizeof(h))
+			_exit(10);
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(h), read(pfd[0], &h, sizeof(h)));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(-EFAULT, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-EFAULT, mvgal_bo_read(self->m, h, 0, back, sizeof(back)));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				CH, CH, 43));
+	mvgal_bo_destroy(self->m, h);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+#define MPOL_MF_MOVE	(1 << 1)
+
+/* Moves @n pages at @p to NUMA node @node: how many landed there. */
+static int pages_to_node(uint8_t *p, int n, int node)
+{
+	void *pages[64];
+	int nodes[64], status[64], on = 0;
+
+	for (int i = 0; i < n; i++) {
+		pages[i] = p + i * PG;
+		nodes[i] = node;
+		status[i] = -1;
+	}
+	/* A positive result counts pages that did not move. */
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		on += status[i] == node;
+	return on;
+}
+
+/*
+ * Page migration: between copies nothing holds the pages, so move_pages
+ * moves every one to the other node (a pinned range's pages stay); the
+ * bytes are the same, and GPUs read and write them as before.
+ */
+TEST_F(uptr, mirror_pages_migrate_between_copies)
+{
+	const uint64_t size = 16 * PG;
+	uint8_t *p = anon(size, 44), *q = anon(size, 44);
+	uint32_t h, hq;
+	int on = 0;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, q);
+	if (pages_to_node(p, 16, 1) != 16 || pages_to_node(q, 16, 1) != 16)
+		SKIP(return, "no second NUMA node to move pages to");
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, reg(self->m, q, size, 0, HVGV, &hq));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, size, 44));
+	/* Let go within a second of the last copy. */
+	for (int i = 0; i < 100 && on != 16; i++) {
+		usleep(20000);
+		on = pages_to_node(p, 16, 0);
+	}
+	EXPECT_EQ(16, on);
+	/* The pinned range next to it: none of its pages may move. */
+	EXPECT_EQ(0, pages_to_node(q, 16, 0));
+	EXPECT_EQ(-1, check(p, size, 0, 44));
+	EXPECT_EQ(-1, bo_check(self->m, h, size, 44));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				PG + 9, 3 * PG, 45));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p + PG + 9, 3 * PG, PG + 9, 45));
+	EXPECT_EQ(-1, check(p, PG + 9, 0, 44));
+	mvgal_bo_destroy(self->m, hq);
+	mvgal_bo_destroy(self->m, h);
+	munmap(q, size);
+	munmap(p, size);
+}
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#define HPAGE (2UL << 20)
+
+/* The AnonHugePages of this process, in kB (smaps_rollup). */
+static long anon_huge_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * A transparent huge page under the range: splitting it (a 4 KiB
+ * mprotect in its middle) and collapsing it again (MADV_COLLAPSE) move
+ * no byte; a GPU reads the same before and after, and its writes come
+ * home into whichever pages are there.
+ */
+TEST_F(uptr, mirror_huge_pages_split_and_collapse)
+{
+	uint8_t *raw = mmap(NULL, 2 * HPAGE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *p;
+	long huge0 = anon_huge_kb();
+	uint32_t h;
+
+	ASSERT_NE(MAP_FAILED, raw);
+	p = (uint8_t *)(((uintptr_t)raw + HPAGE - 1) & ~(HPAGE - 1));
+	madvise(p, HPAGE, MADV_HUGEPAGE);
+	fill(p, HPAGE, 46);
+	if (anon_huge_kb() < huge0 + 2048)
+		SKIP(goto out, "no transparent huge page here");
+	ASSERT_EQ(0, reg(self->m, p, 4 * CH, MIR, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, 4 * CH, 46));
+	ASSERT_EQ(0, mprotect(p + 8 * PG, PG, PROT_READ));
+	ASSERT_EQ(0, mprotect(p + 8 * PG, PG, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g1, h,
+				0, 4 * CH, 46));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				CH - 3, CH + 6, 47));
+	usleep(300000);
+	if (madvise(p, HPAGE, MADV_COLLAPSE) == 0)
+		EXPECT_LE(huge0 + 2048, anon_huge_kb());
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, 4 * CH));
+	EXPECT_EQ(-1, check(p, CH - 3, 0, 46));
+	EXPECT_EQ(-1, check(p + CH - 3, CH + 6, CH - 3, 47));
+	EXPECT_EQ(-1, check(p + 2 * CH + 3, HPAGE - 2 * CH - 3, 2 * CH + 3, 46));
+	mvgal_bo_destroy(self->m, h);
+out:
+	munmap(raw, 2 * HPAGE);
+}
+
+#define ZRAM "/sys/block/zram0"
+
+/* /dev/zram0 as swap, @mb MiB: 0, or -1 where the kernel has no zram. */
+static int zram_swap_on(unsigned int mb)
+{
+	static uint8_t hdr[PG];
+	uint32_t *v = (uint32_t *)(hdr + 1024);
+	char size[32];
+	int fd, ret;
+
+	if (access(ZRAM, F_OK) && system("modprobe zram 2>/dev/null"))
+		return -1;
+	snprintf(size, sizeof(size), "%uM", mb);
+	write_param(ZRAM "/reset", "1");
+	if (write_param(ZRAM "/disksize", size))
+		return -1;
+	/* mkswap's header: version 1, the last page, no bad pages. */
+	memset(hdr, 0, sizeof(hdr));
+	v[0] = 1;
+	v[1] = ((uint64_t)mb << 20) / PG - 1;
+	memcpy(hdr + PG - 10, "SWAPSPACE2", 10);
+	fd = open("/dev/zram0", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = pwrite(fd, hdr, PG, 0) == PG ? 0 : -1;
+	close(fd);
+	return ret ?: (int)syscall(SYS_swapon, "/dev/zram0", 0);
+}
+
+static void zram_swap_off(void)
+{
+	syscall(SYS_swapoff, "/dev/zram0");
+	write_param(ZRAM "/reset", "1");
+}
+
+/* How many of the @n pages at @p are swapped out (pagemap bit 62). */
+static long swapped_pages(const uint8_t *p, unsigned long n)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	long out = 0;
+	uint64_t e;
+
+	if (fd < 0)
+		return -1;
+	for (unsigned long i = 0; i < n; i++)
+		if (pread(fd, &e, 8, ((uintptr_t)p / PG + i) * 8) == 8 &&
+		    (e >> 62 & 1))
+			out++;
+	close(fd);
+	return out;
+}
+
+/*
+ * Swap: in a memory cgroup limited to 40 MiB, a process registers 32 MiB
+ * mirrored, has a GPU read it, then touches 48 MiB more. With no session
+ * using the registration its pages swap out (to zram), as a pinned
+ * registration's could not; the next session brings them back, bytes
+ * intact, and a GPU's writes come home into them.
+ */
+TEST_F(uptr, mirror_pages_swap_out_under_a_memcg_limit)
+{
+	int st;
+	pid_t pid;
+
+	if (zram_swap_on(128))
+		SKIP(return, "no zram swap in this kernel");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const uint64_t size = 32ULL << 20, more = 48ULL << 20;
+		uint8_t *p, *r;
+		long out;
+		uint32_t h;
+
+		/* In the cgroup first: pages are charged where they are made. */
+		if (cg_enter_new() || write_param(CG_U "/memory.max", "40M"))
+			_exit(10);
+		p = anon(size, 48);
+		if (!p)
+			_exit(10);
+		if (reg(self->m, p, size, MIR, HVGV, &h) ||
+		    gpu_check(_metadata, self->m, self->pool, self->g0, h, 0,
+			      size, 48) != -1)
+			_exit(11);
+		usleep(300000);
+		r = anon(more, 50);
+		out = swapped_pages(p, size / PG);
+		fprintf(stderr, "# %ld of %lu registered pages swapped out\n",
+			out, (unsigned long)(size / PG));
+		if (!r || out < (long)(size / PG / 4))
+			_exit(12);
+		if (gpu_check(_metadata, self->m, self->pool, self->g1, h, 0,
+			      size, 48) != -1)
+			_exit(13);
+		if (gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+			       CH + 1, 5 * CH, 49) ||
+		    move_to(self->m, h, MVGAL_LOC_HOST, 0, size))
+			_exit(14);
+		if (check(p, CH + 1, 0, 48) != -1 ||
+		    check(p + CH + 1, 5 * CH, CH + 1, 49) != -1 ||
+		    check(p + 6 * CH + 1, size - 6 * CH - 1, 6 * CH + 1, 48) != -1)
+			_exit(15);
+		mvgal_bo_destroy(self->m, h);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	rmdir(CG_U);
+	zram_swap_off();
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
 TEST_HARNESS_MAIN

@@ -36,7 +36,9 @@ done
 # and only where the kernel has it. bochs, the
 # driver of the guest's display-only device (bochs-display): loaded only
 # by the test that wants a KMS device without a render node.
-on_demand="9p 9pnet_virtio bochs"
+# zram: swap for the test that has a mirrored registration swapped out
+# (built in to the debug kernel).
+on_demand="9p 9pnet_virtio bochs zram"
 for m in $guest_modules $on_demand; do
 	# A module this kernel lacks (bochs in the debug kernel) is left out.
 	{ modprobe -d "$modroot" -S "$kver" --show-depends "$m" 2>/dev/null || true; } |
