@@ -27,6 +27,7 @@
  * then), and has the held pages let go.
  */
 
+#include <linux/bitmap.h>
 #include <linux/dma-resv.h>
 #include <linux/hmm.h>
 #include <linux/jiffies.h>
@@ -40,6 +41,7 @@
 #include "dev/mvgal_device.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "bo/mvgal_coherence.h"
 #include "bo/mvgal_hmm.h"
 #include "bo/mvgal_live.h"
 #include "bo/mvgal_userptr.h"
@@ -69,9 +71,9 @@ struct mvgal_hmm {
 	unsigned long seq;
 	/* Pages in bo->pages: changed under bo->lock and @lock. */
 	unsigned long nheld;
-	/* Pages [want_lo, want_hi] a call wanted and did not find held. */
+	/* Chunks (bits) a call wanted the pages of and did not find held. */
 	bool wanted;
-	unsigned long want_lo, want_hi;
+	unsigned long *want;
 	unsigned long last_use;		/* jiffies; under bo->lock */
 	struct delayed_work release;
 	struct list_head link;		/* on mvgal_hmm_list */
@@ -374,15 +376,31 @@ static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
 	return ret;
 }
 
-/* Are pages [lo, hi] all held? Under bo->lock. */
-static bool mvgal_hmm_all_held(struct mvgal_bo *bo, unsigned long lo,
-			       unsigned long hi)
+/* Are the pages of chunk @c held, and current? Under bo->lock. */
+static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c)
 {
-	unsigned long i;
+	struct mvgal_bo *bo = h->bo;
+	unsigned long i = c << (bo->chunk_shift - PAGE_SHIFT);
+	unsigned long end = min(bo->npages, i + (1UL << (bo->chunk_shift -
+							 PAGE_SHIFT)));
 
-	for (i = lo; i <= hi; i++)
+	if (mmu_interval_check_retry(&h->notifier, h->seq))
+		return false;
+	for (; i < end; i++)
 		if (!xa_load(&bo->pages, i))
 			return false;
+	return true;
+}
+
+/* Records chunk @c as wanted unless held: was it? Under bo->lock. */
+static bool mvgal_hmm_want(struct mvgal_hmm *h, unsigned long c)
+{
+	if (mvgal_hmm_chunk_held(h, c))
+		return false;
+	spin_lock(&h->lock);
+	__set_bit(c, h->want);
+	h->wanted = true;
+	spin_unlock(&h->lock);
 	return true;
 }
 
@@ -393,30 +411,82 @@ static bool mvgal_hmm_all_held(struct mvgal_bo *bo, unsigned long lo,
  * @off: byte offset
  * @len: bytes, at least 1
  *
- * Return: 0, or -EAGAIN with the pages recorded as wanted: the caller
- * fails, changing nothing, and mvgal_hmm_retry() faults them in.
+ * Return: 0, or -EAGAIN with the chunks lacking them recorded as wanted:
+ * the caller fails, changing nothing, and mvgal_hmm_retry() faults them
+ * in.
  */
 int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
 {
 	struct mvgal_hmm *h = mvgal_hmm_of(bo);
-	unsigned long lo = off >> PAGE_SHIFT, hi = (off + len - 1) >> PAGE_SHIFT;
+	unsigned long c, first, last;
+	bool missing = false;
 
 	lockdep_assert_held(&bo->lock);
-	if (!mmu_interval_check_retry(&h->notifier, h->seq) &&
-	    mvgal_hmm_all_held(bo, lo, hi)) {
-		h->last_use = jiffies;
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	for (c = first; c <= last; c++)
+		missing |= mvgal_hmm_want(h, c);
+	if (missing)
+		return -EAGAIN;
+	h->last_use = jiffies;
+	return 0;
+}
+
+/**
+ * mvgal_hmm_ready_chunks() - are the held pages there of every chunk of
+ * [first, last] that @dst lacks and whose copy home takes part in?
+ * @bo: the buffer; caller holds bo->lock
+ * @first: first chunk
+ * @last: last chunk
+ * @dst: where the chunks are to be copied
+ *
+ * Asked before a fetch plans its first copy, so that a mirror's pages
+ * are wanted, and faulted in, all at once rather than a chunk per try.
+ * A chunk copied to a GPU counts when home holds it (home is the likely
+ * source); one that only GPUs hold needs no page of the application's.
+ *
+ * Return: 0 (also for any buffer but a mirror), or -EAGAIN as
+ * mvgal_hmm_ready().
+ */
+int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
+			   unsigned long last, unsigned int dst)
+{
+	struct mvgal_hmm *h;
+	bool missing = false, home;
+	unsigned long c;
+
+	if (!mvgal_userptr_mirrored(bo))
 		return 0;
+	h = mvgal_hmm_of(bo);
+	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
+	     c = mvgal_next_missing(bo, c + 1, last, dst)) {
+		spin_lock(&bo->state_lock);
+		home = mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c),
+					    bo->home_loc);
+		spin_unlock(&bo->state_lock);
+		if (dst == bo->home_loc || home)
+			missing |= mvgal_hmm_want(h, c);
 	}
-	spin_lock(&h->lock);
-	if (h->wanted) {
-		lo = min(lo, h->want_lo);
-		hi = max(hi, h->want_hi);
+	if (missing)
+		return -EAGAIN;
+	h->last_use = jiffies;
+	return 0;
+}
+
+/* Faults in and holds the pages of each run of chunks set in @want. */
+static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want)
+{
+	struct mvgal_bo *bo = h->bo;
+	unsigned int per = bo->chunk_shift - PAGE_SHIFT;
+	unsigned long rs, re;
+	int ret = 0;
+
+	for_each_set_bitrange(rs, re, want, bo->nchunks) {
+		ret = mvgal_hmm_hold(h, rs << per,
+				     min(bo->npages, re << per) - 1);
+		if (ret)
+			break;
 	}
-	h->want_lo = lo;
-	h->want_hi = hi;
-	h->wanted = true;
-	spin_unlock(&h->lock);
-	return -EAGAIN;
+	return ret;
 }
 
 /*
@@ -425,27 +495,33 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
  */
 static int mvgal_hmm_fault_one(void)
 {
-	unsigned long lo, hi;
-	struct mvgal_hmm *h;
-	int ret;
+	struct mvgal_hmm *h = NULL, *it;
+	unsigned long *want;
+	int ret = -ENOMEM;
 
 	spin_lock(&mvgal_hmm_list_lock);
-	list_for_each_entry(h, &mvgal_hmm_list, link) {
-		if (!READ_ONCE(h->wanted) ||
-		    !kref_get_unless_zero(&h->bo->base.refcount))
-			continue;
-		spin_lock(&h->lock);
-		lo = h->want_lo;
-		hi = h->want_hi;
-		h->wanted = false;
-		spin_unlock(&h->lock);
-		spin_unlock(&mvgal_hmm_list_lock);
-		ret = mvgal_hmm_hold(h, lo, hi);
-		drm_gem_object_put(&h->bo->base);
-		return ret ?: 1;
+	list_for_each_entry(it, &mvgal_hmm_list, link) {
+		if (READ_ONCE(it->wanted) &&
+		    kref_get_unless_zero(&it->bo->base.refcount)) {
+			h = it;
+			break;
+		}
 	}
 	spin_unlock(&mvgal_hmm_list_lock);
-	return 0;
+	if (!h)
+		return 0;
+	want = bitmap_alloc(h->bo->nchunks, GFP_KERNEL_ACCOUNT);
+	if (want) {
+		spin_lock(&h->lock);
+		bitmap_copy(want, h->want, h->bo->nchunks);
+		bitmap_zero(h->want, h->bo->nchunks);
+		h->wanted = false;
+		spin_unlock(&h->lock);
+		ret = mvgal_hmm_hold_runs(h, want);
+		bitmap_free(want);
+	}
+	drm_gem_object_put(&h->bo->base);
+	return ret ?: 1;
 }
 
 /* Is there a mirrored registration at all? A hint, read without a lock. */
@@ -534,6 +610,11 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
+	h->want = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT);
+	if (!h->want) {
+		kfree(h);
+		return -ENOMEM;
+	}
 	h->bo = bo;
 	h->start = start;
 	spin_lock_init(&h->lock);
@@ -541,6 +622,7 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	ret = mmu_interval_notifier_insert(&h->notifier, current->mm, start,
 					   len, &mvgal_hmm_ops);
 	if (ret) {
+		bitmap_free(h->want);
 		kfree(h);
 		return ret;
 	}
@@ -572,6 +654,7 @@ void mvgal_hmm_unregister(struct mvgal_bo *bo)
 	mutex_lock(&bo->lock);
 	mvgal_hmm_drop(h);
 	mutex_unlock(&bo->lock);
+	bitmap_free(h->want);
 	kfree(h);
 	bo->userptr->hmm = NULL;
 }

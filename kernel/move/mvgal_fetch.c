@@ -25,6 +25,7 @@
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_coherence.h"
+#include "bo/mvgal_hmm.h"
 #include "bo/mvgal_pages.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_copier.h"
@@ -158,6 +159,8 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 	lockdep_assert_held(&bo->lock);
 	/* The job marks them held at @dst once nothing can fail. */
 	ret = mvgal_chunks_ensure(bo, first, last);
+	if (!ret)
+		ret = mvgal_hmm_ready_chunks(bo, first, last, dst);
 	if (ret)
 		return ret;
 	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
@@ -195,8 +198,11 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 	struct mvgal_pick pick = mvgal_pick_init(bo, first, last);
 	void *bounce = NULL;
 	unsigned long c;
-	int ret = 0;
+	int ret;
 
+	ret = mvgal_hmm_ready_chunks(bo, first, last, dst);
+	if (ret)
+		return ret;
 	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;
 	     c = mvgal_next_missing(bo, c + 1, last, dst)) {
 		u64 start = mvgal_chunk_start(bo, c), len = mvgal_chunk_len(bo, c);

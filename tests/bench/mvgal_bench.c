@@ -2724,6 +2724,91 @@ out:
 		printf("bench: copiers: the engine stays loaded\n");
 }
 
+/* Registers @size bytes at @p (MVGAL_USERPTR_* @flags) and BEGINs it all. */
+static uint64_t timed_register_begin(struct mvgal *m, int g, uint8_t *p,
+				     uint64_t size, uint32_t flags,
+				     uint32_t *h)
+{
+	struct drm_mvgal_bo_userptr u = {
+		.user_ptr = (uintptr_t)p, .size = size, .flags = flags,
+		.bo_flags = MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID,
+	};
+	uint64_t t0 = now_ns();
+	int ret = mvgal_bo_userptr(m, &u);
+
+	if (ret) {
+		printf("bench: userptr: register: %s\n", strerror(-ret));
+		return 0;
+	}
+	*h = u.handle;
+	return timed_begin(m, g, u.handle) ? now_ns() - t0 : 0;
+}
+
+/*
+ * Registered user memory, 64 MiB: registration plus the first BEGIN of
+ * all of it, mirrored (faulted in, nothing pinned) vs pinned; and, of a
+ * mirror whose application marks its writes, a BEGIN after the kernel
+ * invalidated 1% of the range (MADV_DONTNEED of 1% of the chunks,
+ * spread: those are copied again, the rest only faulted) vs the first.
+ */
+static void bench_userptr(struct mvgal *m, int g0)
+{
+	const uint64_t size = 64ULL << 20, chunk = 64 << 10;
+	const uint64_t nchunks = size / chunk, few = nchunks / 100;
+	uint64_t tp[REPS] = { 0 }, tm[REPS] = { 0 }, t1[REPS] = { 0 };
+	double r1[REPS], r2[REPS];
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t h;
+	int r;
+
+	printf("# registered memory, 64 MiB: register + first BEGIN, mirrored vs pinned; a mirror's BEGIN after 1%% of it was invalidated vs its first (medians of %d)\n",
+	       REPS);
+	for (r = 0; p != MAP_FAILED && r < REPS; r++) {
+		memset(p, r + 1, size);
+		tp[r] = timed_register_begin(m, g0, p, size, 0, &h);
+		if (tp[r])
+			mvgal_bo_destroy(m, h);
+		tm[r] = timed_register_begin(m, g0, p, size,
+					     MVGAL_USERPTR_MIRROR |
+					     MVGAL_USERPTR_MARKS, &h);
+		if (!tp[r] || !tm[r])
+			break;
+		for (uint64_t c = 0; c < few; c++)
+			madvise(p + c * (nchunks / few) * chunk, chunk,
+				MADV_DONTNEED);
+		t1[r] = timed_begin(m, g0, h);
+		mvgal_bo_destroy(m, h);
+		if (!t1[r])
+			break;
+		r1[r] = (double)tm[r] / tp[r];
+		r2[r] = (double)t1[r] / tm[r];
+	}
+	if (p != MAP_FAILED)
+		munmap(p, size);
+	if (r < REPS) {
+		printf("bench: userptr: run %d: pinned %s, mirrored %s, after 1%% %s\n",
+		       r, tp[r] ? "ok" : "failed", tm[r] ? "ok" : "failed",
+		       tp[r] && tm[r] && t1[r] ? "ok" : "failed");
+		bench_figure("userptr_mirror_vs_pinned_register_begin", NAN,
+			     "<=", 2);
+		bench_figure("userptr_begin_after_1pct_invalidated_vs_first",
+			     NAN, "<=", 0.2);
+		return;
+	}
+	printf("bench: register+begin pinned %llu us  mirrored %llu us  ratio %.2f\n",
+	       (unsigned long long)median(tp, REPS) / 1000,
+	       (unsigned long long)median(tm, REPS) / 1000,
+	       median_ratio(r1, REPS));
+	printf("bench: mirror begin after 1%% invalidated %llu us  ratio to its first %.3f\n",
+	       (unsigned long long)median(t1, REPS) / 1000,
+	       median_ratio(r2, REPS));
+	bench_figure("userptr_mirror_vs_pinned_register_begin",
+		     median_ratio(r1, REPS), "<=", 2);
+	bench_figure("userptr_begin_after_1pct_invalidated_vs_first",
+		     median_ratio(r2, REPS), "<=", 0.2);
+}
+
 int main(int argc, char **argv)
 {
 	struct pool_maps pools = { 0 };
@@ -2788,6 +2873,8 @@ int main(int argc, char **argv)
 		bench_dma(m, g0, g1);
 	if (wanted(argc, argv, "copiers"))
 		bench_copiers(m, g0);
+	if (wanted(argc, argv, "userptr"))
+		bench_userptr(m, g0);
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;

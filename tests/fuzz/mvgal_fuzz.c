@@ -240,6 +240,13 @@ static void *unmapped, *readonly, *kernelp = (void *)0xffff888000000000ULL;
  */
 static uint8_t *junk;
 #define JUNK (8 << 20)
+/*
+ * Memory for mirrored registrations (MVGAL_USERPTR_MIRROR), which the
+ * fuzzer unmaps, zeroes and write-protects under them: nothing of the
+ * fuzzer's own lives there, and only the kernel reads or writes it.
+ */
+static uint8_t *mira;
+#define MIRA (4 << 20)
 
 /*
  * A pointer the kernel only reads through: sometimes a bad one, or one
@@ -291,6 +298,9 @@ static int window_init(void)
 	junk = w + WINDOW / 2;
 	if (mprotect(junk, JUNK, PROT_READ | PROT_WRITE))
 		return -1;
+	mira = junk - MIRA - 4096;
+	if (mprotect(mira, MIRA, PROT_READ | PROT_WRITE))
+		return -1;
 	readonly = w + WINDOW / 2 + JUNK + 2 * 4096;
 	if (mprotect(readonly, 4096, PROT_READ))
 		return -1;
@@ -310,7 +320,7 @@ enum {
 	OP_SYNCOBJ, OP_SYNC_INFO, OP_SYNC_MERGE, OP_DMABUF_SYNC, OP_MMAP,
 	OP_TOUCH, OP_MUNMAP, OP_CLOSE, OP_REOPEN, OP_FORK, OP_PLACE_FD,
 	OP_GPU_ATTACH, OP_BO_USERPTR, OP_BO_MARK, OP_BO_HOLD, OP_EVICT,
-	OP_PLACE_ADOPT, OP_COUNT
+	OP_PLACE_ADOPT, OP_MIRROR_CHURN, OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
@@ -323,14 +333,14 @@ static const char *const op_names[OP_COUNT] = {
 	"sync_file info", "sync_file merge", "DMA_BUF_IOCTL_SYNC", "mmap",
 	"touch mapping", "munmap", "close", "reopen", "fork+kill", "PLACE_FD",
 	"GPU_ATTACH", "BO_USERPTR", "BO_MARK", "bo_hold", "stand-in evict",
-	"PLACE_ADOPT",
+	"PLACE_ADOPT", "mirror churn",
 };
 
 /* Relative weights: the data paths most. */
 static const unsigned int op_weight[OP_COUNT] = {
 	1, 1, 1, 1, 8, 3, 6, 5, 5, 1, 8, 6, 5, 2, 2, 1, 1, 1, 3, 1, 1, 1, 2, 2,
 	1, 1, 3, 4, 3, 3, 2, 2, 2, 1, 2, 3, 4, 2, 2, 1, 1, 3, 1, 2, 2, 1, 1,
-	2,
+	2, 2,
 };
 
 static atomic_ulong counts[OP_COUNT][MAXERR];
@@ -975,6 +985,14 @@ static int do_userptr(int f)
 		u.sharing = 1 + below(MVGAL_SHARING_COUNT - 1);
 	if (chance(10))
 		u.user_ptr = uptr(junk, &u) & ~4095ULL;
+	/* Half are mirrors, of the area the churn changes under them. */
+	if (chance(50)) {
+		u.flags |= MVGAL_USERPTR_MIRROR;
+		u.bo_flags &= ~(MVGAL_BO_DMA_BUF | MVGAL_BO_SHARED);
+		u.sharing = 0;
+		u.user_ptr = (uintptr_t)mira + below(MIRA / 2) / 4096 * 4096;
+		u.size = chance(80) ? 1 + below(16 * 4096) : 1 + below(MIRA / 2);
+	}
 	mutate(&u, sizeof(u));
 	if ((u.user_ptr & 4095) == 0 && u.size &&
 	    u.user_ptr + u.size > u.user_ptr &&
@@ -986,6 +1004,36 @@ static int do_userptr(int f)
 	if (!ret)
 		put_handle(f, u.handle);
 	return ret;
+}
+
+/*
+ * What the kernel does to a mirrored registration's memory, made under
+ * it while other threads use the buffers: pages zeroed, write-protected
+ * for a moment, or replaced by new memory (a fixed mmap() over them,
+ * which leaves no hole in the window's reservation). A fork (OP_FORK)
+ * write-protects them all.
+ */
+static int do_mirror_churn(void)
+{
+	size_t off = below(MIRA / 4096) * 4096;
+	size_t len = (1 + below(64)) * 4096;
+	uint8_t *at = mira + off;
+
+	if (len > MIRA - off)
+		len = MIRA - off;
+	switch (below(3)) {
+	case 0:
+		return madvise(at, len, MADV_DONTNEED) ? -errno : 0;
+	case 1:
+		if (mprotect(at, len, PROT_READ))
+			return -errno;
+		usleep(below(2000));
+		return mprotect(at, len, PROT_READ | PROT_WRITE) ? -errno : 0;
+	default:
+		return mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			    MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ?
+		       -errno : 0;
+	}
 }
 
 static int do_mark(int f)
@@ -1797,6 +1845,7 @@ static int call(int op)
 	case OP_BO_HOLD: return do_bo_hold(f);
 	case OP_EVICT: return do_evict();
 	case OP_PLACE_ADOPT: return do_place_adopt(f);
+	case OP_MIRROR_CHURN: return do_mirror_churn();
 	default: return do_simple(op, f);
 	}
 }
@@ -1870,7 +1919,8 @@ static void *worker(void *p)
 		 * allocation-failure warnings would drown what matters.
 		 */
 		bool inject = op <= OP_RAW || op == OP_PRIME_IMPORT ||
-			      op == OP_VGEM_IMPORT || op >= OP_BO_USERPTR;
+			      op == OP_VGEM_IMPORT ||
+			      (op >= OP_BO_USERPTR && op != OP_MIRROR_CHURN);
 
 		inject_on = inject;
 		atomic_store(&busy_op[id], op + 1);
