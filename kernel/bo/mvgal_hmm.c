@@ -229,6 +229,53 @@ static const struct mmu_interval_notifier_ops mvgal_hmm_ops = {
 	.invalidate = mvgal_hmm_invalidate,
 };
 
+/**
+ * mvgal_hmm_pages_ok() - are @pages all anonymous or shmem, as a
+ * registration of either mode must be?
+ * @pages: pages of a range, referenced
+ * @n: how many
+ *
+ * Asked of the pages themselves: the mapping may have changed since the
+ * registration looked (a page cache page written through the kernel
+ * would be written without the file system knowing).
+ */
+bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		struct folio *folio = page_folio(pages[i]);
+		struct address_space *m = READ_ONCE(folio->mapping);
+
+		if (!folio_test_anon(folio) &&
+		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
+		     !shmem_mapping(m)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Takes a reference on each of @range's @n pages, into @pages, if the
+ * sequence they were found under still holds: they are still mapped
+ * then, and the invalidation that would unmap them waits for @h->lock.
+ */
+static bool mvgal_hmm_take(struct mvgal_hmm *h, struct hmm_range *range,
+			   unsigned long n, struct page **pages)
+{
+	unsigned long i;
+	bool ok;
+
+	spin_lock(&h->lock);
+	ok = !mmu_interval_read_retry(&h->notifier, range->notifier_seq);
+	for (i = 0; ok && i < n; i++) {
+		pages[i] = hmm_pfn_to_page(range->hmm_pfns[i]);
+		get_page(pages[i]);
+	}
+	spin_unlock(&h->lock);
+	return ok;
+}
+
 /*
  * Faults pages [lo, lo + n) of the range in for writing and takes a
  * reference on each while the sequence they were found under still
@@ -266,31 +313,19 @@ static int mvgal_hmm_fault(struct mvgal_hmm *h, unsigned long lo,
 			break;
 		ret = hmm_range_fault(&range);
 		mmap_read_unlock(mm);
-		if (!ret) {
-			spin_lock(&h->lock);
-			if (!mmu_interval_read_retry(&h->notifier,
-						     range.notifier_seq))
-				break;	/* with the lock held */
-			spin_unlock(&h->lock);
+		if (!ret && !mvgal_hmm_take(h, &range, n, pages))
 			ret = -EBUSY;
-		}
 		if (ret != -EBUSY)
-			goto out_put;
+			break;
 		if (time_after(jiffies, timeout)) {
 			ret = -EAGAIN;
-			goto out_put;
+			break;
 		}
 	}
 	if (ret)
 		goto out_put;
-	/* Still mapped: the invalidation that would unmap them waits. */
-	for (i = 0; i < n; i++) {
-		pages[i] = hmm_pfn_to_page(pfns[i]);
-		get_page(pages[i]);
-	}
-	spin_unlock(&h->lock);
 	*seq = range.notifier_seq;
-	if (!mvgal_userptr_pages_ok(pages, n)) {
+	if (!mvgal_hmm_pages_ok(pages, n)) {
 		for (i = 0; i < n; i++)
 			put_page(pages[i]);
 		ret = -EINVAL;
@@ -454,7 +489,7 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 	bool missing = false, home;
 	unsigned long c;
 
-	if (!mvgal_userptr_mirrored(bo))
+	if (!bo->userptr || !bo->userptr->hmm)
 		return 0;
 	h = mvgal_hmm_of(bo);
 	for (c = mvgal_next_missing(bo, first, last, dst); c <= last;

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct mvgal_bo;
+struct page;
 
 /* How many times a call runs again after faulting what it wanted. */
 #define MVGAL_HMM_TRIES		8
@@ -20,6 +21,7 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len);
 int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 			   unsigned long last, unsigned int dst);
 bool mvgal_hmm_any(void);
+bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n);
 bool mvgal_hmm_retry(long *ret, unsigned int *tries);
 
 #endif /* MVGAL_BO_HMM_H */

@@ -78,27 +78,6 @@ static bool mvgal_userptr_overlaps(struct mvgal_file *mf, struct mm_struct *mm,
 	return false;
 }
 
-/*
- * Only anonymous or shmem pages stay: the mapping may have changed since
- * the registration looked (a page cache page written through the kernel
- * would be written without the file system knowing).
- */
-bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n)
-{
-	unsigned long i;
-
-	for (i = 0; i < n; i++) {
-		struct folio *folio = page_folio(pages[i]);
-		struct address_space *m = READ_ONCE(folio->mapping);
-
-		if (!folio_test_anon(folio) &&
-		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
-		     !shmem_mapping(m)))
-			return false;
-	}
-	return true;
-}
-
 /* Pins the range's pages into @pages: 0 or -errno, nothing held then. */
 static int mvgal_userptr_get_pages(unsigned long start, unsigned long n,
 				   struct page **pages)
@@ -106,7 +85,7 @@ static int mvgal_userptr_get_pages(unsigned long start, unsigned long n,
 	long got = pin_user_pages_fast(start, n, FOLL_WRITE | FOLL_LONGTERM,
 				       pages);
 
-	if (got == n && mvgal_userptr_pages_ok(pages, n))
+	if (got == n && mvgal_hmm_pages_ok(pages, n))
 		return 0;
 	if (got > 0)
 		unpin_user_pages(pages, got);

@@ -14,7 +14,6 @@
 struct mm_struct;
 struct mvgal_bo;
 struct mvgal_hmm;
-struct page;
 struct user_struct;
 
 /*
@@ -38,7 +37,6 @@ int mvgal_userptr_may_charge(unsigned long npages);
 int mvgal_userptr_register(struct mvgal_bo *bo, unsigned long start,
 			   u32 flags);
 bool mvgal_userptr_mirrored(const struct mvgal_bo *bo);
-bool mvgal_userptr_pages_ok(struct page **pages, unsigned long n);
 void mvgal_userptr_unclaim(struct mvgal_bo *bo);
 void mvgal_userptr_release(struct mvgal_bo *bo);
 void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
