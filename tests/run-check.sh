@@ -109,10 +109,12 @@ else
 	fail=$((fail + 1)); echo "not ok - no 6.1 headers installed (tools/deps.sh)"
 fi
 # Only drivers (vmwgfx) select the dirty-tracking helpers: without them
-# mvgal write-watches by unmapping.
-lane "mvgal.ko builds without CONFIG_MAPPING_DIRTY_HELPERS ($kver)" \
+# mvgal write-watches by unmapping. HMM_MIRROR too is only selected by
+# drivers (amdgpu, nouveau, xe): without it mirrors are -EOPNOTSUPP.
+lane "mvgal.ko builds without CONFIG_MAPPING_DIRTY_HELPERS and CONFIG_HMM_MIRROR ($kver)" \
 	tools/build-module-without.sh "/lib/modules/$kver/build" \
-	"$B/kmod/check-nodirty-$kver" CONFIG_MAPPING_DIRTY_HELPERS
+	"$B/kmod/check-nodirty-$kver" CONFIG_MAPPING_DIRTY_HELPERS \
+	CONFIG_HMM_MIRROR
 lane "libmvgal.so exports only the public API" bash -c \
 	"nm -D --defined-only $B/lib/libmvgal.so | awk '\$2 == \"T\" { print \$3 }' | sed 's/@.*//' | sort | diff - <(sed -n 's/^\t\t\(mvgal_[a-z_]*\);/\1/p' lib/libmvgal.map | sort)"
 lane "mvgal.pc is usable by pkg-config" sh -c \

@@ -35,6 +35,7 @@
 #include <linux/mmu_notifier.h>
 #include <linux/shmem_fs.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -45,6 +46,34 @@
 #include "bo/mvgal_hmm.h"
 #include "bo/mvgal_live.h"
 #include "bo/mvgal_userptr.h"
+
+/**
+ * mvgal_hmm_pages_ok() - are @pages all anonymous or shmem, as a
+ * registration of either mode must be?
+ * @pages: pages of a range, referenced
+ * @n: how many
+ *
+ * Asked of the pages themselves: the mapping may have changed since the
+ * registration looked (a page cache page written through the kernel
+ * would be written without the file system knowing).
+ */
+bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		struct folio *folio = page_folio(pages[i]);
+		struct address_space *m = READ_ONCE(folio->mapping);
+
+		if (!folio_test_anon(folio) &&
+		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
+		     !shmem_mapping(m)))
+			return false;
+	}
+	return true;
+}
+
+#if IS_ENABLED(CONFIG_HMM_MIRROR)
 
 /* Held pages go this long after the buffer's last use of them. */
 #define MVGAL_HMM_HOLD		msecs_to_jiffies(100)
@@ -92,11 +121,20 @@ static struct mvgal_hmm *mvgal_hmm_of(struct mvgal_bo *bo)
 	return bo->userptr->hmm;
 }
 
-/* Waits for every fence of @bo: the copies that may use held pages. */
+/*
+ * Waits for mvgal's own jobs on @bo, the only work that may use held
+ * pages (their fences are the buffer's KERNEL ones); GPU work that
+ * sessions ended with uses the GPUs' copies, not these pages.
+ */
 static long mvgal_hmm_wait_idle(struct mvgal_bo *bo, bool intr, long timeout)
 {
-	return dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP,
+	return dma_resv_wait_timeout(bo->base.resv, DMA_RESV_USAGE_KERNEL,
 				     intr, timeout);
+}
+
+static bool mvgal_hmm_idle(struct mvgal_bo *bo)
+{
+	return dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_KERNEL);
 }
 
 /*
@@ -146,7 +184,7 @@ static void mvgal_hmm_release_work(struct work_struct *work)
 				   due - jiffies);
 		goto out;
 	}
-	if (!dma_resv_test_signaled(bo->base.resv, DMA_RESV_USAGE_BOOKKEEP)) {
+	if (!mvgal_hmm_idle(bo)) {
 		queue_delayed_work(system_unbound_wq, &h->release, 1);
 		goto out;
 	}
@@ -228,32 +266,6 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 static const struct mmu_interval_notifier_ops mvgal_hmm_ops = {
 	.invalidate = mvgal_hmm_invalidate,
 };
-
-/**
- * mvgal_hmm_pages_ok() - are @pages all anonymous or shmem, as a
- * registration of either mode must be?
- * @pages: pages of a range, referenced
- * @n: how many
- *
- * Asked of the pages themselves: the mapping may have changed since the
- * registration looked (a page cache page written through the kernel
- * would be written without the file system knowing).
- */
-bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
-{
-	unsigned long i;
-
-	for (i = 0; i < n; i++) {
-		struct folio *folio = page_folio(pages[i]);
-		struct address_space *m = READ_ONCE(folio->mapping);
-
-		if (!folio_test_anon(folio) &&
-		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
-		     !shmem_mapping(m)))
-			return false;
-	}
-	return true;
-}
 
 /*
  * Takes a reference on each of @range's @n pages, into @pages, if the
@@ -356,6 +368,9 @@ static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 	ret = mutex_lock_interruptible(&bo->lock);
 	if (ret)
 		return ret;
+	/* Invalidated since: the caller puts them, the next try faults. */
+	if (mmu_interval_check_retry(&h->notifier, seq))
+		goto out;
 	if (h->nheld && h->seq != seq) {
 		t = mvgal_hmm_wait_idle(bo, true, MAX_SCHEDULE_TIMEOUT);
 		if (t < 0) {
@@ -467,6 +482,40 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
 }
 
 /**
+ * mvgal_hmm_held() - are the pages of bytes [off, off + len) of a mirror
+ * held, current or not?
+ * @bo: the buffer; caller holds bo->lock
+ * @off: byte offset
+ * @len: bytes, at least 1
+ *
+ * For a copy that its caller readied (mvgal_hmm_ready()) under the same
+ * hold of bo->lock: the pages cannot go meanwhile, and an invalidation
+ * since only means the copy's bytes count as the application's write
+ * (the notifier took it in so).
+ *
+ * Return: 0, or -EAGAIN with the missing chunks wanted.
+ */
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	struct mvgal_hmm *h = mvgal_hmm_of(bo);
+	unsigned long i, c, first, last;
+	bool missing = false;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++)
+		missing |= !xa_load(&bo->pages, i);
+	if (!missing)
+		return 0;
+	spin_lock(&h->lock);
+	for (c = first; c <= last; c++)
+		__set_bit(c, h->want);
+	h->wanted = true;
+	spin_unlock(&h->lock);
+	return -EAGAIN;
+}
+
+/**
  * mvgal_hmm_ready_chunks() - are the held pages there of every chunk of
  * [first, last] that @dst lacks and whose copy home takes part in?
  * @bo: the buffer; caller holds bo->lock
@@ -574,24 +623,30 @@ bool mvgal_hmm_any(void)
  * buffer; an eviction that could not bring a mirrored victim home may
  * have turned that into -ENOSPC) runs again once what was wanted is
  * faulted in, up to MVGAL_HMM_TRIES times (each invalidation in between
- * costs a try). A call that failed and left nothing wanted is done; a
- * failed call changed nothing, so running it again is safe.
+ * costs a try); a failed call changed nothing, so running it again is
+ * safe. Any other error is the call's own. What any call wanted is
+ * faulted, at most MVGAL_HMM_FAULTS registrations a try: a fault's error
+ * may so be another registration's, which its own call then sees too.
  */
 bool mvgal_hmm_retry(long *ret, unsigned int *tries)
 {
 	int n, done = 0;
 
-	if (*ret >= 0 || *ret == -EINTR || *ret == -ERESTARTSYS ||
-	    !mvgal_hmm_any() || *tries >= MVGAL_HMM_TRIES)
+	if ((*ret != -EAGAIN && *ret != -ENOSPC) || !mvgal_hmm_any() ||
+	    *tries >= MVGAL_HMM_TRIES || fatal_signal_pending(current))
 		return false;
 	++*tries;
-	while ((n = mvgal_hmm_fault_one()) > 0)
+	while (done < MVGAL_HMM_FAULTS && (n = mvgal_hmm_fault_one()) > 0)
 		done++;
 	if (n < 0) {
 		*ret = n;
 		return false;
 	}
-	return done > 0;
+	/*
+	 * Another caller may have faulted in what this one wanted: an
+	 * -EAGAIN runs again all the same, as often as a fault would.
+	 */
+	return done > 0 || *ret == -EAGAIN;
 }
 
 /*
@@ -693,3 +748,43 @@ void mvgal_hmm_unregister(struct mvgal_bo *bo)
 	kfree(h);
 	bo->userptr->hmm = NULL;
 }
+
+#else /* !CONFIG_HMM_MIRROR */
+
+/* A kernel without HMM_MIRROR mirrors nothing: the flag is refused. */
+int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
+{
+	return -EOPNOTSUPP;
+}
+
+void mvgal_hmm_unregister(struct mvgal_bo *bo)
+{
+}
+
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	return 0;
+}
+
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	return 0;
+}
+
+int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
+			   unsigned long last, unsigned int dst)
+{
+	return 0;
+}
+
+bool mvgal_hmm_any(void)
+{
+	return false;
+}
+
+bool mvgal_hmm_retry(long *ret, unsigned int *tries)
+{
+	return false;
+}
+
+#endif /* CONFIG_HMM_MIRROR */

@@ -14,10 +14,13 @@ struct page;
 
 /* How many times a call runs again after faulting what it wanted. */
 #define MVGAL_HMM_TRIES		8
+/* The most registrations one try faults in (others' wants included). */
+#define MVGAL_HMM_FAULTS	16
 
 int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start);
 void mvgal_hmm_unregister(struct mvgal_bo *bo);
 int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len);
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len);
 int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 			   unsigned long last, unsigned int dst);
 bool mvgal_hmm_any(void);

@@ -34,7 +34,9 @@
 #include "dev/mvgal_pool.h"
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
+#include "bo/mvgal_hmm.h"
 #include "bo/mvgal_pages.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_view.h"
 
 /**
@@ -46,8 +48,9 @@
  * @len: bytes
  * @write: true: @buf -> buffer; false: buffer -> @buf
  *
- * Return: 0, -ENOMEM when a lazily allocated page cannot be had, or
- * mvgal_pool_map_get()'s error for a home pool its driver moved.
+ * Return: 0, -ENOMEM when a lazily allocated page cannot be had,
+ * mvgal_pool_map_get()'s error for a home pool its driver moved, or, for a
+ * mirror whose pages its caller did not ready, -EAGAIN (mvgal_hmm_held()).
  */
 int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 			   size_t len, bool write)
@@ -55,7 +58,11 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 	struct mvgal_view v;
 	int ret;
 
-	ret = mvgal_bo_populate_range(bo, offset, len);
+	/* A mirror's pages readied under this hold of the lock stay. */
+	if (mvgal_userptr_mirrored(bo))
+		ret = mvgal_hmm_held(bo, offset, len);
+	else
+		ret = mvgal_bo_populate_range(bo, offset, len);
 	if (ret)
 		return ret;
 	ret = mvgal_bo_view(bo, bo->home_loc, &v, true);

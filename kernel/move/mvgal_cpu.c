@@ -356,7 +356,8 @@ static int mvgal_cpu_fetch(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		ret = mvgal_fetch_locked(bo, first, a - 1, bo->home_loc, NULL);
 	if (!ret && a < b && b <= last)
 		ret = mvgal_fetch_locked(bo, b, last, bo->home_loc, NULL);
-	if (!ret && write)
+	/* A mirror's pages are faulted in for reads too: home is them. */
+	if (!ret && (write || mvgal_userptr_mirrored(bo)))
 		ret = mvgal_bo_populate_range(bo, off, len);
 	if (ret || a >= b)
 		return ret;

@@ -20,10 +20,12 @@ static u64 mvgal_info_caps(struct mvgal_device *mdev)
 		   MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
 		   MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
 		   MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS |
-		   MVGAL_CAP_MARK_OVERWRITE | MVGAL_CAP_USERPTR_MIRROR;
+		   MVGAL_CAP_MARK_OVERWRITE;
 
 	if (READ_ONCE(mvgal_enable_memory_migration))
 		caps |= MVGAL_CAP_MIGRATION;
+	if (IS_ENABLED(CONFIG_HMM_MIRROR))
+		caps |= MVGAL_CAP_USERPTR_MIRROR;
 	if (READ_ONCE(mvgal_enable_dmabuf)) {
 		caps |= MVGAL_CAP_PLACE_ADOPT;
 		if (mvgal_gpu_any_exportable(mdev))

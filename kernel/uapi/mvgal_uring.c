@@ -222,17 +222,20 @@ static int mvgal_uring_run(struct io_uring_cmd *ioucmd, unsigned int cmd,
  * Runs the command again while it failed for want of a mirrored
  * registration's pages, once they are faulted in (mvgal_hmm_retry()).
  * The struct needs no putting back: the commands copy their results out
- * only when they succeed.
+ * only when they succeed. Issued inline, nothing is faulted (it may wait
+ * for swap): -EAGAIN has io_uring's workers issue it again, blocking.
  */
 static int mvgal_uring_run_faulting(struct io_uring_cmd *ioucmd,
-				    unsigned int cmd, void __user *uargs)
+				    unsigned int cmd, void __user *uargs,
+				    unsigned int issue_flags)
 {
 	unsigned int tries = 0;
 	long ret;
 
 	do
 		ret = mvgal_uring_run(ioucmd, cmd, uargs);
-	while (mvgal_hmm_retry(&ret, &tries));
+	while (!(issue_flags & IO_URING_F_NONBLOCK) &&
+	       mvgal_hmm_retry(&ret, &tries));
 	return ret;
 }
 
@@ -257,7 +260,7 @@ int mvgal_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* As the ioctls: an unwritable struct fails before anything runs. */
 	if ((cmd & IOC_OUT) && fault_in_safe_writeable(uargs, _IOC_SIZE(cmd)))
 		return -EFAULT;
-	ret = mvgal_uring_run_faulting(ioucmd, cmd, uargs);
+	ret = mvgal_uring_run_faulting(ioucmd, cmd, uargs, issue_flags);
 	if (mvgal_uring_punt(cmd, issue_flags, ret))
 		return -EAGAIN;
 	/* Only SIGKILL interrupts a worker: the ring is going away. */

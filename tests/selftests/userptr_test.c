@@ -696,6 +696,23 @@ TEST_F(uptr, eviction_brings_the_gpus_bytes_into_the_applications_memory)
 	munmap(p, size);
 }
 
+/* Bytes [off, off + n) of @h equal @want: -1, or the first that differs. */
+static long bo_check_at(struct mvgal *m, uint32_t h, uint64_t off, uint64_t n,
+			const uint8_t *want)
+{
+	uint8_t *back = malloc(n);
+	long ret = -2;
+
+	if (back && !mvgal_bo_read(m, h, off, back, n)) {
+		ret = -1;
+		for (uint64_t i = 0; i < n && ret == -1; i++)
+			if (back[i] != want[i])
+				ret = (long)i;
+	}
+	free(back);
+	return ret;
+}
+
 /*
  * Mirrored registrations (MVGAL_USERPTR_MIRROR): nothing pinned, the
  * pages faulted in while copies run; what the kernel does to the range
@@ -764,7 +781,7 @@ TEST_F(uptr, mirror_sessions_see_the_applications_writes_and_it_sees_theirs)
 	const uint64_t size = 2 * CH + 5000, map = 2 * CH + 2 * PG;
 	uint8_t *p = anon(map, 1), *gpu, *mp;
 	long pin0 = vmpin_kb();
-	uint32_t h, s;
+	uint32_t h, h2, s;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
@@ -790,6 +807,22 @@ TEST_F(uptr, mirror_sessions_see_the_applications_writes_and_it_sees_theirs)
 	EXPECT_EQ(-1, check(p + 2 * CH, size - 2 * CH, 2 * CH, 1));
 	EXPECT_EQ(pin0, vmpin_kb());
 	EXPECT_EQ(-EOPNOTSUPP, mvgal_bo_map(self->m, h, (void **)&mp));
+	/*
+	 * BO_COPY out of it and into it once its pages were let go: the
+	 * bytes of the application's memory, both ways, from odd offsets.
+	 */
+	usleep(300000);
+	ASSERT_EQ(0, host_bo(self->m, size, &h2));
+	ASSERT_EQ(0, mvgal_bo_copy(self->m, h2, 7, h, 7, size - 7));
+	EXPECT_EQ(-1, bo_check_at(self->m, h2, 7, size - 7, p + 7));
+	fill(p, size, 4);
+	usleep(300000);
+	ASSERT_EQ(0, bo_fill(self->m, h2, size, 5));
+	ASSERT_EQ(0, mvgal_bo_copy(self->m, h, CH + 3, h2, CH + 3, 999));
+	EXPECT_EQ(-1, check(p + CH + 3, 999, CH + 3, 5));
+	EXPECT_EQ(-1, check(p, CH + 3, 0, 4));
+	EXPECT_EQ(-1, check(p + CH + 1002, size - CH - 1002, CH + 1002, 4));
+	mvgal_bo_destroy(self->m, h2);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, map);
 }

@@ -2119,9 +2119,9 @@ struct drm_mvgal_uring_cmd {
  * user address space, pages that cannot be pinned for writing), -EEXIST
  * (the range overlaps another registration of the same process on the
  * same open file), -EOPNOTSUPP (a mirror with MVGAL_BO_DMA_BUF or
- * MVGAL_BO_P2P), -ENOMEM (pinned: beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK,
- * refused before anything is made for the registration, or no memory),
- * -EDQUOT.
+ * MVGAL_BO_P2P, or on a kernel without CONFIG_HMM_MIRROR), -ENOMEM
+ * (pinned: beyond RLIMIT_MEMLOCK without CAP_IPC_LOCK, refused before
+ * anything is made for the registration; or no memory), -EDQUOT.
  */
 struct drm_mvgal_bo_userptr {
 	/** @user_ptr: (in) page-aligned start of the caller's memory. */
