@@ -649,44 +649,14 @@ bool mvgal_hmm_retry(long *ret, unsigned int *tries)
 	return done > 0 || *ret == -EAGAIN;
 }
 
-/*
- * The registration's range must be memory the kernel lets mvgal write
- * through a fault: writable, not a PFN or I/O map, not a file's shared
- * page cache (a private file mapping is copied on write, as any write to
- * it is). Return: 0, -EFAULT (a hole, or read-only) or -EINVAL.
- */
-static int mvgal_hmm_vmas_ok(struct mm_struct *mm, unsigned long start,
-			     unsigned long end)
-{
-	struct vm_area_struct *vma;
-	unsigned long at = start;
-	int ret = 0;
-
-	mmap_read_lock(mm);
-	while (at < end && !ret) {
-		vma = vma_lookup(mm, at);
-		if (!vma || !(vma->vm_flags & VM_WRITE))
-			ret = -EFAULT;
-		else if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
-			ret = -EINVAL;
-		else if (vma->vm_file && (vma->vm_flags & VM_SHARED) &&
-			 !shmem_file(vma->vm_file))
-			ret = -EINVAL;
-		else
-			at = vma->vm_end;
-	}
-	mmap_read_unlock(mm);
-	return ret;
-}
-
 /**
  * mvgal_hmm_register() - follow the caller's memory at @start as the
  * host storage of @bo, without pinning it
  * @bo: a new buffer whose bo->userptr is set up, no pages held
- * @start: page-aligned user address
+ * @start: page-aligned user address of a range mvgal_userptr_register()
+ *	   found writable, ordinary memory
  *
- * Return: 0, -EFAULT (a hole, read-only memory), -EINVAL (memory that
- * may not be registered), -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
 int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 {
@@ -694,9 +664,6 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	struct mvgal_hmm *h;
 	int ret;
 
-	ret = mvgal_hmm_vmas_ok(current->mm, start, start + len);
-	if (ret)
-		return ret;
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;

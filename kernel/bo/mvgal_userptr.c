@@ -35,13 +35,32 @@
 #include "bo/mvgal_userptr.h"
 
 /*
- * Only ordinary memory may be registered: anonymous or shmem mappings,
- * not a PFN or I/O map (another device's memory, an mvgal buffer's own
- * mapping) nor a file's page cache. Every byte of the range must be
- * mapped. Return: 0, -EFAULT (a hole) or -EINVAL.
+ * Only ordinary memory may be registered, never a PFN or I/O map (another
+ * device's memory, an mvgal buffer's own mapping). Pinned: anonymous or
+ * shmem mappings, not a file's page cache. A mirror is written through
+ * faults: it must be writable, and may be a private file mapping (copied
+ * on write, as any write to it is) but not a file's shared page cache.
+ * Return: 0, -EFAULT (a mirror read-only) or -EINVAL.
+ */
+static int mvgal_userptr_vma_ok(struct vm_area_struct *vma, bool mirror)
+{
+	if (mirror && !(vma->vm_flags & VM_WRITE))
+		return -EFAULT;
+	if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
+		return -EINVAL;
+	if (mirror)
+		return vma->vm_file && (vma->vm_flags & VM_SHARED) &&
+		       !shmem_file(vma->vm_file) ? -EINVAL : 0;
+	return !vma_is_anonymous(vma) &&
+	       !(vma->vm_file && shmem_file(vma->vm_file)) ? -EINVAL : 0;
+}
+
+/*
+ * Every byte of the range must be mapped, by mappings
+ * mvgal_userptr_vma_ok() takes. Return: 0, -EFAULT (a hole) or -EINVAL.
  */
 static int mvgal_userptr_vmas_ok(struct mm_struct *mm, unsigned long start,
-				 unsigned long end)
+				 unsigned long end, bool mirror)
 {
 	struct vm_area_struct *vma;
 	unsigned long at = start;
@@ -50,14 +69,8 @@ static int mvgal_userptr_vmas_ok(struct mm_struct *mm, unsigned long start,
 	mmap_read_lock(mm);
 	while (at < end && !ret) {
 		vma = vma_lookup(mm, at);
-		if (!vma)
-			ret = -EFAULT;
-		else if (vma->vm_flags & (VM_IO | VM_PFNMAP | VM_MIXEDMAP))
-			ret = -EINVAL;
-		else if (!vma_is_anonymous(vma) &&
-			 !(vma->vm_file && shmem_file(vma->vm_file)))
-			ret = -EINVAL;
-		else
+		ret = vma ? mvgal_userptr_vma_ok(vma, mirror) : -EFAULT;
+		if (!ret)
 			at = vma->vm_end;
 	}
 	mmap_read_unlock(mm);
@@ -262,12 +275,10 @@ int mvgal_userptr_register(struct mvgal_bo *bo, unsigned long start,
 	struct mvgal_userptr *u;
 	int ret;
 
-	if (!mirror) {
-		ret = mvgal_userptr_vmas_ok(current->mm, start,
-					    start + (n << PAGE_SHIFT));
-		if (ret)
-			return ret;
-	}
+	ret = mvgal_userptr_vmas_ok(current->mm, start,
+				    start + (n << PAGE_SHIFT), mirror);
+	if (ret)
+		return ret;
 	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
 	if (!u)
 		return -ENOMEM;

@@ -91,6 +91,32 @@ static uint8_t *read_on(struct __test_metadata *_metadata, struct mvgal *m,
 }
 
 /*
+ * The registration of pattern 1 at @p reads back (BO_PREAD), GPU @g's
+ * session copy holds it, and a write through the application's own
+ * mapping reaches the next session.
+ */
+static void sessions_see_the_application(struct __test_metadata *_metadata,
+					 struct mvgal *m, uint8_t **pool,
+					 uint32_t g, uint32_t h, uint8_t *p,
+					 uint64_t size)
+{
+	uint8_t *gpu;
+	uint32_t s;
+
+	EXPECT_EQ(-1, bo_check(m, h, size, 1));
+	gpu = read_on(_metadata, m, pool, g, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, size, 0, 1));
+	ASSERT_EQ(0, mvgal_end(m, s, -1, NULL, 0));
+	for (uint64_t i = 100; i < 3100; i++)
+		p[i] = pat(i, 2);
+	gpu = read_on(_metadata, m, pool, g, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, p, size));
+	ASSERT_EQ(0, mvgal_end(m, s, -1, NULL, 0));
+}
+
+/*
  * The buffer is the application's memory: BO_PREAD reads it, a session's
  * copy holds it, and a write through the application's own mapping
  * reaches the next session (every chunk named counts as written). A GPU's
@@ -99,7 +125,7 @@ static uint8_t *read_on(struct __test_metadata *_metadata, struct mvgal *m,
 TEST_F(uptr, sessions_see_the_applications_writes_and_it_sees_theirs)
 {
 	const uint64_t size = 2 * CH + 5000, map = 2 * CH + 2 * PG;
-	uint8_t *p = anon(map, 1), *gpu, *mp;
+	uint8_t *p = anon(map, 1), *mp;
 	struct drm_mvgal_migrate mg = { .size = size, .in_fence_fd = -1 };
 	struct drm_mvgal_access a;
 	uint32_t h, s;
@@ -108,18 +134,8 @@ TEST_F(uptr, sessions_see_the_applications_writes_and_it_sees_theirs)
 
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, reg(self->m, p, size, 0, HVGV, &h));
-	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(-1, check(gpu, size, 0, 1));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	/* The application writes through its own mapping. */
-	for (uint64_t i = 100; i < 3100; i++)
-		p[i] = pat(i, 2);
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(0, memcmp(gpu, p, size));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	sessions_see_the_application(_metadata, self->m, self->pool, self->g0,
+				     h, p, size);
 	/* A GPU writes chunk 1; MIGRATE home brings it to the application. */
 	ASSERT_EQ(0, begin1(self->m, self->g1, MVGAL_ACCESS_WRITE |
 			    MVGAL_ACCESS_NO_IN_PLACE, h, CH, CH, &a, &s, &f,
@@ -145,6 +161,27 @@ TEST_F(uptr, sessions_see_the_applications_writes_and_it_sees_theirs)
 }
 
 /*
+ * The application rewrites its 2 chunks at @p (pattern 4 before) and
+ * marks 3 bytes of the first: GPU @g's next copy has the first chunk's
+ * new bytes and the second's old ones.
+ */
+static void marked_chunk_alone(struct __test_metadata *_metadata,
+			       struct mvgal *m, uint8_t **pool, uint32_t g,
+			       uint32_t h, uint8_t *p)
+{
+	uint8_t *gpu;
+	uint32_t s;
+
+	fill(p, 2 * CH, 5);
+	ASSERT_EQ(0, mvgal_bo_mark(m, h, CH - 7, 3));
+	gpu = read_on(_metadata, m, pool, g, h, 2 * CH, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, CH, 0, 5));
+	EXPECT_EQ(-1, check(gpu + CH, CH, CH, 4));
+	ASSERT_EQ(0, mvgal_end(m, s, -1, NULL, 0));
+}
+
+/*
  * MVGAL_USERPTR_MARKS: only what the application marks is copied again;
  * an unmarked write is not seen (as documented) until marked. BO_MARK's
  * rejections change nothing.
@@ -163,13 +200,7 @@ TEST_F(uptr, marks_say_what_was_written)
 	/* A live session uses the chunks: marking them is -EBUSY. */
 	EXPECT_EQ(-EBUSY, mvgal_bo_mark(self->m, h, 0, 10));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	fill(p, size, 5);
-	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH - 7, 3));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(-1, check(gpu, CH, 0, 5));
-	EXPECT_EQ(-1, check(gpu + CH, CH, CH, 4));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	marked_chunk_alone(_metadata, self->m, self->pool, self->g0, h, p);
 	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH, CH));
 	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
 	ASSERT_NE(NULL, gpu);
@@ -390,20 +421,28 @@ static int cg_enter_new(void)
 	return write_param(CG_U "/cgroup.procs", pid);
 }
 
-/* The kB of this process's VmPin line, or -1. */
-static long vm_pin_kb(void)
+/* The kB of line @key (with its colon) of /proc/self/@file, or -1. */
+static long proc_kb(const char *file, const char *key)
 {
-	char line[128];
+	char path[64], line[128];
+	size_t n = strlen(key);
 	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && sscanf(line + n, "%ld", &kb) == 1)
 			break;
-	fclose(f);
+	if (f)
+		fclose(f);
 	return kb;
+}
+
+/* The caller's pinned memory (VmPin) in KiB, or -1. */
+static long vmpin_kb(void)
+{
+	return proc_kb("status", "VmPin:");
 }
 
 /*
@@ -444,7 +483,7 @@ TEST_F(uptr, a_registration_beyond_the_limit_allocates_nothing)
 		fprintf(stderr, "# peak %lld -> %lld bytes\n", before, after);
 		if (before < 0 || after - before > (2LL << 20))
 			_exit(12);
-		if (vm_pin_kb() != 0)
+		if (vmpin_kb() != 0)
 			_exit(13);
 		if (reg(m, p, 16 * PG, 0, HVGV, &h) || bo_check(m, h, 16 * PG, 13) != -1)
 			_exit(14);
@@ -569,21 +608,6 @@ TEST_F(uptr, the_pages_outlive_the_process_that_registered_them)
 	close(sv[0]);
 	close(sv[1]);
 	mvgal_bo_destroy(self->m, h);
-}
-
-/* The caller's pinned memory (VmPin) in KiB, or -1. */
-static long vmpin_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
 }
 
 /*
@@ -733,21 +757,37 @@ static int move_to(struct mvgal *m, uint32_t h, uint32_t loc, uint64_t off,
 	return ret ?: settle(mg.out_fence_fd);
 }
 
+/*
+ * A session (@flags) of GPU @g on [off, off + size) of @h, in its own
+ * pool: where byte @off is there once its copies are done, or NULL.
+ */
+static uint8_t *session_on(struct mvgal *m, uint8_t **pool, uint32_t g,
+			   uint32_t flags, uint32_t h, uint64_t off,
+			   uint64_t size, uint32_t *sess)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	int f;
+
+	if (begin1(m, g, flags | MVGAL_ACCESS_NO_IN_PLACE, h, off, size, &a,
+		   sess, &f, &copied) || settle(f))
+		return NULL;
+	return pool[a.pool_gpu] + a.pool_offset + off;
+}
+
 /* GPU @g writes pattern @s over [off, off + size) of @h: its copy alone. */
 static int gpu_writes(struct __test_metadata *_metadata, struct mvgal *m,
 		      uint8_t **pool, uint32_t g, uint32_t h, uint64_t off,
 		      uint64_t size, unsigned int s)
 {
-	struct drm_mvgal_access a;
-	uint64_t copied;
 	uint32_t sess;
-	int f;
+	uint8_t *at = session_on(m, pool, g, MVGAL_ACCESS_WRITE, h, off, size,
+				 &sess);
 
-	if (begin1(m, g, MVGAL_ACCESS_WRITE | MVGAL_ACCESS_NO_IN_PLACE, h, off,
-		   size, &a, &sess, &f, &copied) || settle(f))
+	if (!at)
 		return -1;
 	for (uint64_t i = 0; i < size; i++)
-		pool[a.pool_gpu][a.pool_offset + off + i] = pat(off + i, s);
+		at[i] = pat(off + i, s);
 	return end_written(m, sess, h, off, size, -1);
 }
 
@@ -756,16 +796,14 @@ static long gpu_check(struct __test_metadata *_metadata, struct mvgal *m,
 		      uint8_t **pool, uint32_t g, uint32_t h, uint64_t off,
 		      uint64_t size, unsigned int s)
 {
-	struct drm_mvgal_access a;
-	uint64_t copied;
 	uint32_t sess;
+	uint8_t *at = session_on(m, pool, g, MVGAL_ACCESS_READ, h, off, size,
+				 &sess);
 	long ret;
-	int f;
 
-	if (begin1(m, g, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE, h, off,
-		   size, &a, &sess, &f, &copied) || settle(f))
+	if (!at)
 		return -2;
-	ret = check(pool[a.pool_gpu] + a.pool_offset + off, size, off, s);
+	ret = check(at, size, off, s);
 	mvgal_end(m, sess, -1, NULL, 0);
 	return ret;
 }
@@ -779,24 +817,15 @@ static long gpu_check(struct __test_metadata *_metadata, struct mvgal *m,
 TEST_F(uptr, mirror_sessions_see_the_applications_writes_and_it_sees_theirs)
 {
 	const uint64_t size = 2 * CH + 5000, map = 2 * CH + 2 * PG;
-	uint8_t *p = anon(map, 1), *gpu, *mp;
+	uint8_t *p = anon(map, 1), *mp;
 	long pin0 = vmpin_kb();
-	uint32_t h, h2, s;
+	uint32_t h, h2;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
 	EXPECT_EQ(pin0, vmpin_kb());
-	EXPECT_EQ(-1, bo_check(self->m, h, size, 1));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(-1, check(gpu, size, 0, 1));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	for (uint64_t i = 100; i < 3100; i++)
-		p[i] = pat(i, 2);
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(0, memcmp(gpu, p, size));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	sessions_see_the_application(_metadata, self->m, self->pool, self->g0,
+				     h, p, size);
 	/* GPU 1 writes chunk 1 from an odd offset; it comes home. */
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
 				CH + 300, CH - 300, 3));
@@ -840,13 +869,7 @@ TEST_F(uptr, mirror_marks_say_what_was_written)
 	ASSERT_NE(NULL, gpu);
 	EXPECT_EQ(-1, check(gpu, size, 0, 4));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	fill(p, size, 5);
-	ASSERT_EQ(0, mvgal_bo_mark(self->m, h, CH - 7, 3));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(-1, check(gpu, CH, 0, 5));
-	EXPECT_EQ(-1, check(gpu + CH, CH, CH, 4));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	marked_chunk_alone(_metadata, self->m, self->pool, self->g0, h, p);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
 }
@@ -1093,10 +1116,8 @@ TEST_F(uptr, mirror_eviction_brings_the_gpus_bytes_home)
 {
 	const uint64_t size = 2 * CH;
 	uint8_t *p = anon(size, 40);
-	uint64_t budget = 2 * CH, whole = 0, copied;
-	struct drm_mvgal_access a;
+	uint64_t budget = 2 * CH, whole = 0;
 	uint32_t h, h2, s;
-	int f;
 
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
@@ -1107,10 +1128,8 @@ TEST_F(uptr, mirror_eviction_brings_the_gpus_bytes_home)
 	EXPECT_EQ(-1, check(p, size, 0, 40));
 	usleep(300000);		/* the pages are let go meanwhile */
 	ASSERT_EQ(0, host_bo(self->m, size, &h2));
-	ASSERT_EQ(0, begin1(self->m, self->g0, MVGAL_ACCESS_READ |
-			    MVGAL_ACCESS_NO_IN_PLACE, h2, 0, size, &a, &s, &f,
-			    &copied));
-	ASSERT_EQ(0, settle(f));
+	ASSERT_NE(NULL, session_on(self->m, self->pool, self->g0,
+				   MVGAL_ACCESS_READ, h2, 0, size, &s));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	EXPECT_EQ(-1, check(p, size, 0, 41));
 	mvgal_gpu_budget(self->m, self->g0, MVGAL_BUDGET_SET, &whole, NULL);
@@ -1225,19 +1244,10 @@ TEST_F(uptr, mirror_pages_migrate_between_copies)
 #endif
 #define HPAGE (2UL << 20)
 
-/* The AnonHugePages of this process, in kB (smaps_rollup). */
+/* The AnonHugePages of this process, in kB. */
 static long anon_huge_kb(void)
 {
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	char line[128];
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
+	return proc_kb("smaps_rollup", "AnonHugePages:");
 }
 
 /*
