@@ -90,16 +90,13 @@ struct mvgal_hmm {
 	struct mvgal_bo *bo;
 	unsigned long start;
 	/*
-	 * Guards the want and the held count as the notifier reads them,
-	 * and orders the notifier's new sequence against a fault's check of
+	 * Guards the want, and orders the notifier's new sequence against a fault's check of
 	 * it. The notifier takes it: nothing that allocates or sleeps runs
 	 * under it.
 	 */
 	spinlock_t lock;
 	/* The sequence the held pages were faulted under; under bo->lock. */
 	unsigned long seq;
-	/* Pages in bo->pages: changed under bo->lock and @lock. */
-	unsigned long nheld;
 	/* Chunks (bits) a call wanted the pages of and did not find held. */
 	bool wanted;
 	unsigned long *want;
@@ -156,10 +153,7 @@ static void mvgal_hmm_drop(struct mvgal_hmm *h)
 		put_page(page);
 	}
 	atomic64_sub(bo->nr_pages, &mdev->host_pages);
-	bo->nr_pages = 0;
-	spin_lock(&h->lock);
-	h->nheld = 0;
-	spin_unlock(&h->lock);
+	WRITE_ONCE(bo->nr_pages, 0);
 }
 
 /*
@@ -176,7 +170,7 @@ static void mvgal_hmm_release_work(struct work_struct *work)
 	mvgal_hmm_wait_idle(bo, false, MAX_SCHEDULE_TIMEOUT);
 	mutex_lock(&bo->lock);
 	due = h->last_use + MVGAL_HMM_HOLD;
-	if (!h->nheld)
+	if (!bo->nr_pages)
 		goto out;
 	if (!mmu_interval_check_retry(&h->notifier, h->seq) &&
 	    time_before(jiffies, due)) {
@@ -244,16 +238,17 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 				 unsigned long cur_seq)
 {
 	struct mvgal_hmm *h = container_of(mni, struct mvgal_hmm, notifier);
-	unsigned long held;
-
 	/* The OOM reaper may not wait: it tries again later, as with xe. */
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	spin_lock(&h->lock);
 	mmu_interval_set_seq(mni, cur_seq);
-	held = h->nheld;
 	spin_unlock(&h->lock);
-	if (held) {
+	/*
+	 * Read without bo->lock: pages stored after this read were faulted
+	 * under the sequence just ended, and no call uses them.
+	 */
+	if (READ_ONCE(h->bo->nr_pages)) {
 		if (mvgal_hmm_wait_idle(h->bo, false, MVGAL_HMM_DEADLINE) <= 0)
 			pr_warn_ratelimited("mvgal: buffer %llu: its work outlived an invalidation of its registered range\n",
 					    h->bo->id);
@@ -371,7 +366,7 @@ static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 	/* Invalidated since: the caller puts them, the next try faults. */
 	if (mmu_interval_check_retry(&h->notifier, seq))
 		goto out;
-	if (h->nheld && h->seq != seq) {
+	if (bo->nr_pages && h->seq != seq) {
 		t = mvgal_hmm_wait_idle(bo, true, MAX_SCHEDULE_TIMEOUT);
 		if (t < 0) {
 			ret = t;
@@ -389,11 +384,8 @@ static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 			added++;
 		}
 	}
-	bo->nr_pages += added;
+	WRITE_ONCE(bo->nr_pages, bo->nr_pages + added);
 	atomic64_add(added, &mdev->host_pages);
-	spin_lock(&h->lock);
-	h->nheld += added;
-	spin_unlock(&h->lock);
 	h->seq = seq;
 	h->last_use = jiffies;
 out:
@@ -426,15 +418,19 @@ static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
 	return ret;
 }
 
-/* Are the pages of chunk @c held, and current? Under bo->lock. */
-static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c)
+/*
+ * Are the pages of chunk @c held (and, if @fresh, of the sequence that
+ * holds now)? Under bo->lock.
+ */
+static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c,
+				 bool fresh)
 {
 	struct mvgal_bo *bo = h->bo;
 	unsigned long i = c << (bo->chunk_shift - PAGE_SHIFT);
 	unsigned long end = min(bo->npages, i + (1UL << (bo->chunk_shift -
 							 PAGE_SHIFT)));
 
-	if (mmu_interval_check_retry(&h->notifier, h->seq))
+	if (fresh && mmu_interval_check_retry(&h->notifier, h->seq))
 		return false;
 	for (; i < end; i++)
 		if (!xa_load(&bo->pages, i))
@@ -443,15 +439,33 @@ static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c)
 }
 
 /* Records chunk @c as wanted unless held: was it? Under bo->lock. */
-static bool mvgal_hmm_want(struct mvgal_hmm *h, unsigned long c)
+static bool mvgal_hmm_want(struct mvgal_hmm *h, unsigned long c,
+			   bool fresh)
 {
-	if (mvgal_hmm_chunk_held(h, c))
+	if (mvgal_hmm_chunk_held(h, c, fresh))
 		return false;
 	spin_lock(&h->lock);
 	__set_bit(c, h->want);
 	h->wanted = true;
 	spin_unlock(&h->lock);
 	return true;
+}
+
+/* The chunks of bytes [off, off + len) held, or wanted: 0 or -EAGAIN. */
+static int mvgal_hmm_span(struct mvgal_bo *bo, u64 off, u64 len, bool fresh)
+{
+	struct mvgal_hmm *h = mvgal_hmm_of(bo);
+	unsigned long c, first, last;
+	bool missing = false;
+
+	lockdep_assert_held(&bo->lock);
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	for (c = first; c <= last; c++)
+		missing |= mvgal_hmm_want(h, c, fresh);
+	if (missing)
+		return -EAGAIN;
+	h->last_use = jiffies;
+	return 0;
 }
 
 /**
@@ -467,18 +481,7 @@ static bool mvgal_hmm_want(struct mvgal_hmm *h, unsigned long c)
  */
 int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
 {
-	struct mvgal_hmm *h = mvgal_hmm_of(bo);
-	unsigned long c, first, last;
-	bool missing = false;
-
-	lockdep_assert_held(&bo->lock);
-	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	for (c = first; c <= last; c++)
-		missing |= mvgal_hmm_want(h, c);
-	if (missing)
-		return -EAGAIN;
-	h->last_use = jiffies;
-	return 0;
+	return mvgal_hmm_span(bo, off, len, true);
 }
 
 /**
@@ -497,22 +500,7 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
  */
 int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len)
 {
-	struct mvgal_hmm *h = mvgal_hmm_of(bo);
-	unsigned long i, c, first, last;
-	bool missing = false;
-
-	lockdep_assert_held(&bo->lock);
-	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++)
-		missing |= !xa_load(&bo->pages, i);
-	if (!missing)
-		return 0;
-	spin_lock(&h->lock);
-	for (c = first; c <= last; c++)
-		__set_bit(c, h->want);
-	h->wanted = true;
-	spin_unlock(&h->lock);
-	return -EAGAIN;
+	return mvgal_hmm_span(bo, off, len, false);
 }
 
 /**
@@ -548,7 +536,7 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 					    bo->home_loc);
 		spin_unlock(&bo->state_lock);
 		if (dst == bo->home_loc || home)
-			missing |= mvgal_hmm_want(h, c);
+			missing |= mvgal_hmm_want(h, c, true);
 	}
 	if (missing)
 		return -EAGAIN;
