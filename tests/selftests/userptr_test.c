@@ -9,6 +9,7 @@
  * the buffer its pages; every rejection has its errno.
  */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -1324,8 +1326,8 @@ static void zram_swap_off(void)
 	write_param(ZRAM "/reset", "1");
 }
 
-/* How many of the @n pages at @p are swapped out (pagemap bit 62). */
-static long swapped_pages(const uint8_t *p, unsigned long n)
+/* How many of the @n pages at @p have pagemap bit @bit set. */
+static long pagemap_count(const uint8_t *p, unsigned long n, unsigned int bit)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	long out = 0;
@@ -1335,10 +1337,16 @@ static long swapped_pages(const uint8_t *p, unsigned long n)
 		return -1;
 	for (unsigned long i = 0; i < n; i++)
 		if (pread(fd, &e, 8, ((uintptr_t)p / PG + i) * 8) == 8 &&
-		    (e >> 62 & 1))
+		    (e >> bit & 1))
 			out++;
 	close(fd);
 	return out;
+}
+
+/* How many of the @n pages at @p are swapped out. */
+static long swapped_pages(const uint8_t *p, unsigned long n)
+{
+	return pagemap_count(p, n, 62);
 }
 
 /*
@@ -1397,6 +1405,218 @@ TEST_F(uptr, mirror_pages_swap_out_under_a_memcg_limit)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	rmdir(CG_U);
 	zram_swap_off();
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/*
+ * MADV_FREE: the range is the kernel's to take until written again.
+ * Once reclaim has taken the freed pages (the process's memory cgroup is
+ * asked to reclaim), the range reads zeroes and so does the GPU: the
+ * chunks home held are fetched again, and a chunk the GPU held alone
+ * stays its own and comes home into the zeroed range. The pages are let
+ * go (100 ms unused) before the call: mvgal dirties the pages it lets go,
+ * which would keep them.
+ */
+TEST_F(uptr, mirror_free_then_reclaim_zeroes_and_the_gpu_follows)
+{
+	int st;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		const uint64_t size = 3 * CH + 5 * PG + 9;
+		uint8_t zero[CH], *p, *gpu;
+		long left = -1;
+		uint32_t h, s;
+
+		memset(zero, 0, sizeof(zero));
+		if (cg_enter_new())
+			_exit(10);
+		p = anon(size, 36);
+		if (!p || reg(self->m, p, size, MIR, HVGV, &h) ||
+		    gpu_check(_metadata, self->m, self->pool, self->g0, h, 0,
+			      size, 36) != -1 ||
+		    gpu_writes(_metadata, self->m, self->pool, self->g0, h, CH,
+			       CH, 37))
+			_exit(11);
+		usleep(300000);
+		if (madvise(p, size & ~(PG - 1), MADV_FREE))
+			_exit(12);
+		for (int i = 0; i < 5 && left; i++) {
+			write_param(CG_U "/memory.reclaim", "16M");
+			left = pagemap_count(p, size / PG, 63);
+		}
+		fprintf(stderr, "# %ld of %lu freed pages left\n", left,
+			(unsigned long)(size / PG));
+		if (left)
+			_exit(13);
+		gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size,
+			      &s);
+		if (!gpu || memcmp(gpu, zero, CH) ||
+		    check(gpu + CH, CH, CH, 37) != -1 ||
+		    memcmp(gpu + 2 * CH, zero, CH) ||
+		    memcmp(gpu + 3 * CH, zero, 5 * PG) ||
+		    check(gpu + 3 * CH + 5 * PG, 9, 3 * CH + 5 * PG, 36) != -1 ||
+		    mvgal_end(self->m, s, -1, NULL, 0))
+			_exit(14);
+		if (move_to(self->m, h, MVGAL_LOC_HOST, 0, size) ||
+		    memcmp(p, zero, CH) || check(p + CH, CH, CH, 37) != -1 ||
+		    memcmp(p + 2 * CH, zero, CH) ||
+		    memcmp(p + 3 * CH, zero, 5 * PG) ||
+		    check(p + 3 * CH + 5 * PG, 9, 3 * CH + 5 * PG, 36) != -1)
+			_exit(15);
+		mvgal_bo_destroy(self->m, h);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	rmdir(CG_U);
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+}
+
+/* GPU @g (vgem) detached and attached again with a pool of @mb MiB, mapped. */
+static uint8_t *pool_again(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(uptr) *self, int g, unsigned int mb)
+{
+	struct drm_mvgal_pool_fd pf = { .gpu = (uint32_t)g };
+	struct mvgal_config cfg;
+	void *va;
+	int ret;
+
+	munmap(self->pool[g], POOL_BYTES);
+	self->pool[g] = NULL;
+	ret = mvgal_gpu_detach(self->m, (uint32_t)g);
+	if (ret) {
+		TH_LOG("detach: %d", ret);
+		return NULL;
+	}
+	config_64(&cfg);
+	cfg.memory_limit_mb[g] = mb;
+	ret = mvgal_attach_all(self->m, &cfg, NULL, NULL);
+	if (ret < 0 || find_gpu(self->m, "vgem", ~1U) != g ||
+	    drmIoctl(self->fd, DRM_IOCTL_MVGAL_POOL_FD, &pf)) {
+		TH_LOG("attach %d, vgem is %d", ret,
+		       find_gpu(self->m, "vgem", ~1U));
+		return NULL;
+	}
+	va = mmap(NULL, (size_t)mb << 20, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  pf.fd, 0);
+	close(pf.fd);
+	return va == MAP_FAILED ? NULL : va;
+}
+
+/* This process as user and group nobody, with no capability left. */
+static int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return -1;
+	/* A changed uid makes /proc/self root's; pagemap is read below. */
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/*
+ * What the child of the 256 MiB case does, as nobody with an 8 MiB
+ * memlock limit, on GPU @g whose pool @big holds the whole buffer: 0, or
+ * the step that failed. @ready and @go are the pipe ends it tells the
+ * parent on (its pages idle) and waits on (the memcg limit lowered).
+ */
+static int mirror_256_child(struct __test_metadata *_metadata, uint32_t g,
+			    uint8_t *big, int ready, int go)
+{
+	const uint64_t size = 256ULL << 20, mid = size / 2 + 3;
+	const uint64_t w = 16ULL << 20, o = 5 * CH + 7, n = 4ULL << 20;
+	uint8_t *pool[MVGAL_MAX_GPUS] = { NULL }, *p, *at, c;
+	struct rlimit rl = { 8 << 20, 8 << 20 };
+	struct mvgal *m;
+	uint32_t h, sess;
+	long out;
+
+	pool[g] = big;
+	if (cg_enter_new() || setrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    mvgal_open(&m) || become_nobody())
+		return 10;
+	p = anon(size, 60);
+	if (!p || reg(m, p, size, MIR, HVGV, &h) || vmpin_kb() != 0)
+		return 11;
+	/* All of it on the GPU: the session copy holds the bytes. */
+	at = session_on(m, pool, g, MVGAL_ACCESS_WRITE, h, 0, size, &sess);
+	if (!at || check(at, size, 0, 60) != -1)
+		return 12;
+	for (uint64_t i = CH + 1; i < size - CH - 2; i++)
+		at[i] = pat(i, 61);
+	if (end_written(m, sess, h, CH + 1, size - 2 * CH - 3, -1) ||
+	    move_to(m, h, MVGAL_LOC_HOST, 0, size))
+		return 13;
+	/* ... and back in the application's memory. */
+	if (check(p, CH + 1, 0, 60) != -1 ||
+	    check(p + CH + 1, size - 2 * CH - 3, CH + 1, 61) != -1 ||
+	    check(p + size - CH - 2, CH + 2, size - CH - 2, 60) != -1 ||
+	    vmpin_kb() != 0)
+		return 14;
+	usleep(300000);
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 15;
+	out = swapped_pages(p, size / PG);
+	fprintf(stderr, "# %ld of %lu registered pages swapped out\n", out,
+		(unsigned long)(size / PG));
+	if (out < (long)(size / PG / 2))
+		return 16;
+	/* A session of 16 MiB brings its part back within the limit. */
+	if (gpu_check(_metadata, m, pool, g, h, mid, w, 61) != -1 ||
+	    gpu_writes(_metadata, m, pool, g, h, o, n, 62) ||
+	    move_to(m, h, MVGAL_LOC_HOST, o, n))
+		return 17;
+	if (check(p, CH + 1, 0, 60) != -1 ||
+	    check(p + CH + 1, o - CH - 1, CH + 1, 61) != -1 ||
+	    check(p + o, n, o, 62) != -1 ||
+	    check(p + o + n, size - CH - 2 - o - n, o + n, 61) != -1)
+		return 18;
+	mvgal_bo_destroy(m, h);
+	mvgal_close(m);
+	return 0;
+}
+
+/*
+ * An unprivileged process (nobody, no capability, the default 8 MiB
+ * memlock limit) registers 256 MiB of its memory mirrored, has a GPU
+ * read all of it and write most of it, and has it back; nothing is
+ * pinned. While no session uses it, its memory cgroup's limit is
+ * lowered to 64 MiB: the pages swap out (to zram). A 16 MiB session
+ * brings its part back, a GPU's writes come home, every byte is where
+ * it was written.
+ */
+TEST_F_TIMEOUT(uptr, mirror_256_mib_unprivileged_on_a_gpu_then_swapped, 600)
+{
+	int ready[2], go[2], st;
+	uint8_t *big, c;
+	pid_t pid;
+
+	if (zram_swap_on(512))
+		SKIP(return, "no zram swap in this kernel");
+	big = pool_again(_metadata, self, self->vg, 320);
+	ASSERT_NE(NULL, big);
+	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(mirror_256_child(_metadata, self->vg, big, ready[1],
+				       go[0]));
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) == 1) {
+		EXPECT_EQ(0, write_param(CG_U "/memory.max", "64M"));
+		EXPECT_EQ(1, write(go[1], "g", 1));
+	}
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(ready[0]);
+	rmdir(CG_U);
+	zram_swap_off();
+	munmap(big, 320ULL << 20);
+	self->pool[self->vg] = pool_again(_metadata, self, self->vg, POOL_MB);
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(0, WEXITSTATUS(st));
 }
