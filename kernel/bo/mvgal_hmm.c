@@ -228,6 +228,25 @@ static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 }
 
 /*
+ * Does @range leave the bytes the range maps as they were? A change of
+ * protection alone (mprotect, NUMA balancing's hinting, the write
+ * protection a fork puts on copy-on-write pages, userfaultfd's and soft
+ * dirty tracking's write protection) moves no byte: the GPUs' copies stay
+ * good. Every other event may put other bytes there.
+ */
+static bool mvgal_hmm_keeps_bytes(const struct mmu_notifier_range *range)
+{
+	switch (range->event) {
+	case MMU_NOTIFY_PROTECTION_VMA:
+	case MMU_NOTIFY_PROTECTION_PAGE:
+	case MMU_NOTIFY_SOFT_DIRTY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * &mmu_interval_notifier_ops.invalidate. Called before the kernel changes
  * the range's page tables: held pages are still mapped while the copies
  * using them finish. Never called again for a range once
@@ -254,7 +273,8 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 					    h->bo->id);
 		mod_delayed_work(system_unbound_wq, &h->release, 0);
 	}
-	mvgal_hmm_home_wins(h, range->start, range->end);
+	if (!mvgal_hmm_keeps_bytes(range))
+		mvgal_hmm_home_wins(h, range->start, range->end);
 	return true;
 }
 

@@ -1109,6 +1109,67 @@ TEST_F(uptr, mirror_read_only_range_keeps_the_gpus_chunk)
 	munmap(p, size);
 }
 
+/* Bytes a READ session of all of @h on @g copied, its bytes checked. */
+static long long read_copied(struct __test_metadata *_metadata,
+			     struct mvgal *m, uint8_t **pool, uint32_t g,
+			     uint32_t h, uint64_t size, unsigned int s)
+{
+	struct drm_mvgal_access a;
+	uint64_t copied;
+	uint32_t sess;
+	int f;
+
+	if (begin1(m, g, MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE, h, 0,
+		   size, &a, &sess, &f, &copied) || settle(f))
+		return -2;
+	if (check(pool[a.pool_gpu] + a.pool_offset, size, 0, s) != -1)
+		copied = -3;
+	mvgal_end(m, sess, -1, NULL, 0);
+	return (long long)copied;
+}
+
+/*
+ * A change of protection alone moves no byte: after mprotect to
+ * read-only and back, and after a fork (its copy-on-write protection),
+ * the GPU's copy of a mirror registered with marks is still good and a
+ * session copies nothing; MADV_DONTNEED of one page does change the
+ * bytes, and its chunk alone is copied again.
+ */
+TEST_F(uptr, mirror_protection_changes_keep_the_gpus_copies)
+{
+	const uint64_t size = 3 * CH + 7 * PG;
+	uint8_t *p = anon(size, 40);
+	uint32_t h;
+	int st;
+	pid_t pid;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV,
+			 &h));
+	EXPECT_LE((long long)size, read_copied(_metadata, self->m, self->pool,
+					       self->g0, h, size, 40));
+	ASSERT_EQ(0, mprotect(p, size, PROT_READ));
+	ASSERT_EQ(0, mprotect(p, size, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(0, read_copied(_metadata, self->m, self->pool, self->g0,
+				 h, size, 40));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(check(p, size, 0, 40) == -1 ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_EQ(0, read_copied(_metadata, self->m, self->pool, self->g0,
+				 h, size, 40));
+	/* Zeroes in one page of chunk 1: that chunk is copied again. */
+	ASSERT_EQ(0, madvise(p + CH + 2 * PG, PG, MADV_DONTNEED));
+	for (uint64_t i = 0; i < PG; i++)
+		p[CH + 2 * PG + i] = pat(CH + 2 * PG + i, 40);
+	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
+					     self->g0, h, size, 40));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
 /*
  * Eviction of a mirror's GPU-only chunks brings them into the
  * application's memory, as for pinned memory.
