@@ -21,10 +21,10 @@
  * An invalidation sets the new sequence, waits with a deadline for the
  * work that may use held pages (as amdgpu's and xe's notifiers wait for
  * their fences), takes the change in as a write of home by the
- * application (home, where it held a chunk, becomes its only holder: the
- * GPUs' copies are fetched again when next needed; a chunk a GPU holds
- * alone stays the GPU's and comes home into whatever the range maps
- * then), and has the held pages let go.
+ * application unless only the protection changed (home, where it held a
+ * chunk, becomes its only holder: the GPUs' copies are fetched again when
+ * next needed; a chunk a GPU holds alone stays the GPU's and comes home
+ * into whatever the range maps then), and has the held pages let go.
  */
 
 #include <linux/bitmap.h>

@@ -6,7 +6,10 @@
  * writes reach the application's memory when they come home; migrations,
  * eviction and exports work as for any buffer; RLIMIT_MEMLOCK bounds the
  * pinned pages; fork, MADV_DONTNEED, munmap and the process exiting leave
- * the buffer its pages; every rejection has its errno.
+ * the buffer its pages; every rejection has its errno. Mirrored
+ * registrations (MVGAL_USERPTR_MIRROR) pin nothing: each kernel event
+ * on the range has its case, the bytes checked where the documented
+ * rule puts them.
  */
 #include <errno.h>
 #include <grp.h>

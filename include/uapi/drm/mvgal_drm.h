@@ -2095,10 +2095,11 @@ struct drm_mvgal_uring_cmd {
  * (about 100 ms after their last use). Between copies the pages swap,
  * migrate and compact as any. The range must stay mapped and writable:
  * anonymous, shmem or a private file mapping (copied on write). When the
- * kernel changes what the range maps (munmap, mprotect, MADV_DONTNEED or
- * MADV_FREE, a fork's copy-on-write, migration, swap, THP split or
- * collapse, exit), the chunks it covers count as written by the
- * application: where home held a chunk, home becomes its only holder (a
+ * kernel changes what the range maps (munmap, MADV_DONTNEED or
+ * MADV_FREE, migration, swap, THP split or collapse, exit; not a change
+ * of protection alone, such as mprotect or a fork's copy-on-write
+ * protection, which moves no byte), the chunks it covers count as
+ * written by the application: where home held a chunk, home becomes its only holder (a
  * GPU's copy is fetched again when needed); a chunk a GPU holds alone
  * stays the GPU's and comes home into whatever the range maps when
  * asked, or the call asking fails with -EFAULT (nothing mapped there, or
