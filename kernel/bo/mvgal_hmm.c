@@ -4,9 +4,9 @@
  * application's memory is kept as amdgpu and xe keep user memory, without
  * a pin. An MMU interval notifier over the range tells mvgal when the
  * kernel changes what the range maps; a copy that needs the pages has
- * them faulted in by hmm_range_fault() under the notifier's sequence,
- * holds a reference on them while it runs, and lets them go once the
- * buffer is idle. Between copies the pages are ordinary memory: they
+ * them faulted in by hmm_range_fault() under the notifier's sequence
+ * (for writing only if it writes them), holds a reference on them while
+ * it runs, and lets them go once the buffer is idle. Between copies the pages are ordinary memory: they
  * swap, migrate, merge and compact, and count against no memlock limit.
  *
  * A fault takes the process's mmap_lock, which a fault on an mvgal
@@ -65,6 +65,9 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 		struct folio *folio = page_folio(pages[i]);
 		struct address_space *m = READ_ONCE(folio->mapping);
 
+		/* Untouched anonymous memory, faulted in for reading. */
+		if (is_zero_pfn(page_to_pfn(pages[i])))
+			continue;
 		if (!folio_test_anon(folio) &&
 		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
 		     !shmem_mapping(m)))
@@ -74,6 +77,14 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 }
 
 #if IS_ENABLED(CONFIG_HMM_MIRROR)
+
+/*
+ * The mark of a held page faulted in for writing: only such a page may be
+ * written (one faulted for reading may be the zero page, or a page still
+ * shared copy-on-write, or one whose write-protection the application
+ * watches), and only such a page is dirtied when let go.
+ */
+#define MVGAL_HMM_WRITABLE	XA_MARK_0
 
 /* Held pages go this long after the buffer's last use of them. */
 #define MVGAL_HMM_HOLD		msecs_to_jiffies(100)
@@ -97,9 +108,13 @@ struct mvgal_hmm {
 	spinlock_t lock;
 	/* The sequence the held pages were faulted under; under bo->lock. */
 	unsigned long seq;
-	/* Chunks (bits) a call wanted the pages of and did not find held. */
+	/*
+	 * Chunks (bits) a call wanted the pages of and did not find held,
+	 * and of those, the chunks it wanted to write.
+	 */
 	bool wanted;
 	unsigned long *want;
+	unsigned long *want_wr;
 	unsigned long last_use;		/* jiffies; under bo->lock */
 	struct delayed_work release;
 	struct list_head link;		/* on mvgal_hmm_list */
@@ -135,9 +150,9 @@ static bool mvgal_hmm_idle(struct mvgal_bo *bo)
 }
 
 /*
- * Lets every held page go: dirtied, as a copy home may have written it
- * (a page in the swap cache would otherwise be dropped as clean). Caller
- * holds bo->lock and has seen the buffer idle.
+ * Lets every held page go; those held for writing dirtied, as a copy home
+ * may have written them (a page in the swap cache would otherwise be
+ * dropped as clean). Caller holds bo->lock and has seen the buffer idle.
  */
 static void mvgal_hmm_drop(struct mvgal_hmm *h)
 {
@@ -148,8 +163,9 @@ static void mvgal_hmm_drop(struct mvgal_hmm *h)
 
 	lockdep_assert_held(&bo->lock);
 	xa_for_each(&bo->pages, i, page) {
+		if (xa_get_mark(&bo->pages, i, MVGAL_HMM_WRITABLE))
+			set_page_dirty_lock(page);
 		xa_erase(&bo->pages, i);
-		set_page_dirty_lock(page);
 		put_page(page);
 	}
 	atomic64_sub(bo->nr_pages, &mdev->host_pages);
@@ -304,16 +320,19 @@ static bool mvgal_hmm_take(struct mvgal_hmm *h, struct hmm_range *range,
 }
 
 /*
- * Faults pages [lo, lo + n) of the range in for writing and takes a
- * reference on each while the sequence they were found under still
- * holds. Return: 0 (*@seq that sequence), -EFAULT (a page the range no
- * longer maps, or maps read-only), -EINVAL (memory that may not be
+ * Faults pages [lo, lo + n) of the range in (for writing if @write) and
+ * takes a reference on each while the sequence they were found under
+ * still holds. Pages only read are faulted for reading: a write fault
+ * would break copy-on-write sharing, fill untouched memory, and lift a
+ * write-protection the application watches its writes by. Return: 0
+ * (*@seq that sequence), -EFAULT (a page the range no longer maps, or
+ * maps read-only for a write), -EINVAL (memory that may not be
  * registered: a file's page cache mapped over the range), -EINTR,
  * -EAGAIN (invalidated for too long), -ENOMEM.
  */
 static int mvgal_hmm_fault(struct mvgal_hmm *h, unsigned long lo,
 			   unsigned long n, struct page **pages,
-			   unsigned long *seq)
+			   unsigned long *seq, bool write)
 {
 	struct mm_struct *mm = h->notifier.mm;
 	unsigned long timeout, i, *pfns;
@@ -321,7 +340,8 @@ static int mvgal_hmm_fault(struct mvgal_hmm *h, unsigned long lo,
 		.notifier = &h->notifier,
 		.start = h->start + (lo << PAGE_SHIFT),
 		.end = h->start + ((lo + n) << PAGE_SHIFT),
-		.default_flags = HMM_PFN_REQ_FAULT | HMM_PFN_REQ_WRITE,
+		.default_flags = HMM_PFN_REQ_FAULT |
+				 (write ? HMM_PFN_REQ_WRITE : 0),
 	};
 	int ret;
 
@@ -365,14 +385,42 @@ out_free:
 }
 
 /*
- * Makes @pages (of sequence @seq) the buffer's held pages [lo, lo + n);
- * those it already held under @seq stay, and the entries of @pages that
+ * Would installing @pages (of sequence @seq) at [lo, lo + n) replace
+ * held pages: pages of another sequence, or other pages? (Without an
+ * invalidation in between a range maps the same pages; checked all the
+ * same, as a page a copy may use is never let go behind it.) Under
+ * bo->lock.
+ */
+static bool mvgal_hmm_stale(struct mvgal_hmm *h, unsigned long lo,
+			    unsigned long n, struct page **pages,
+			    unsigned long seq)
+{
+	struct mvgal_bo *bo = h->bo;
+	struct page *old;
+	unsigned long i;
+
+	if (!bo->nr_pages)
+		return false;
+	if (h->seq != seq)
+		return true;
+	for (i = 0; i < n; i++) {
+		old = xa_load(&bo->pages, lo + i);
+		if (old && old != pages[i])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Makes @pages (of sequence @seq; faulted for writing if @write) the
+ * buffer's held pages [lo, lo + n); those it already held under @seq
+ * stay (marked writable now if @write), and the entries of @pages that
  * are not taken are left for the caller to put. Held pages of an older
  * sequence go first, once the buffer is idle.
  */
 static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 			     unsigned long n, struct page **pages,
-			     unsigned long seq)
+			     unsigned long seq, bool write)
 {
 	struct mvgal_bo *bo = h->bo;
 	struct mvgal_device *mdev = to_mvgal(bo->base.dev);
@@ -386,7 +434,7 @@ static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 	/* Invalidated since: the caller puts them, the next try faults. */
 	if (mmu_interval_check_retry(&h->notifier, seq))
 		goto out;
-	if (bo->nr_pages && h->seq != seq) {
+	if (mvgal_hmm_stale(h, lo, n, pages, seq)) {
 		t = mvgal_hmm_wait_idle(bo, true, MAX_SCHEDULE_TIMEOUT);
 		if (t < 0) {
 			ret = t;
@@ -395,14 +443,16 @@ static int mvgal_hmm_install(struct mvgal_hmm *h, unsigned long lo,
 		mvgal_hmm_drop(h);
 	}
 	for (i = 0; i < n && !ret; i++) {
-		if (xa_load(&bo->pages, lo + i))
-			continue;
-		ret = xa_err(xa_store(&bo->pages, lo + i, pages[i],
-				      GFP_KERNEL_ACCOUNT));
-		if (!ret) {
+		if (!xa_load(&bo->pages, lo + i)) {
+			ret = xa_err(xa_store(&bo->pages, lo + i, pages[i],
+					      GFP_KERNEL_ACCOUNT));
+			if (ret)
+				break;
 			pages[i] = NULL;
 			added++;
 		}
+		if (write)
+			xa_set_mark(&bo->pages, lo + i, MVGAL_HMM_WRITABLE);
 	}
 	WRITE_ONCE(bo->nr_pages, bo->nr_pages + added);
 	atomic64_add(added, &mdev->host_pages);
@@ -416,9 +466,9 @@ out:
 	return ret;
 }
 
-/* Faults pages [lo, hi] in and holds them: 0 or -errno. */
+/* Faults pages [lo, hi] in (for writing if @write), holds them: 0/-errno. */
 static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
-			  unsigned long hi)
+			  unsigned long hi, bool write)
 {
 	unsigned long i, n = hi - lo + 1, seq;
 	struct page **pages;
@@ -427,9 +477,9 @@ static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
 	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
 		return -ENOMEM;
-	ret = mvgal_hmm_fault(h, lo, n, pages, &seq);
+	ret = mvgal_hmm_fault(h, lo, n, pages, &seq, write);
 	if (!ret) {
-		ret = mvgal_hmm_install(h, lo, n, pages, seq);
+		ret = mvgal_hmm_install(h, lo, n, pages, seq, write);
 		for (i = 0; i < n; i++)
 			if (pages[i])
 				put_page(pages[i]);
@@ -439,11 +489,11 @@ static int mvgal_hmm_hold(struct mvgal_hmm *h, unsigned long lo,
 }
 
 /*
- * Are the pages of chunk @c held (and, if @fresh, of the sequence that
- * holds now)? Under bo->lock.
+ * Are the pages of chunk @c held (for writing if @write; and, if @fresh,
+ * of the sequence that holds now)? Under bo->lock.
  */
 static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c,
-				 bool fresh)
+				 bool fresh, bool write)
 {
 	struct mvgal_bo *bo = h->bo;
 	unsigned long i = c << (bo->chunk_shift - PAGE_SHIFT);
@@ -453,26 +503,33 @@ static bool mvgal_hmm_chunk_held(struct mvgal_hmm *h, unsigned long c,
 	if (fresh && mmu_interval_check_retry(&h->notifier, h->seq))
 		return false;
 	for (; i < end; i++)
-		if (!xa_load(&bo->pages, i))
+		if (!xa_load(&bo->pages, i) ||
+		    (write && !xa_get_mark(&bo->pages, i, MVGAL_HMM_WRITABLE)))
 			return false;
 	return true;
 }
 
-/* Records chunk @c as wanted unless held: was it? Under bo->lock. */
+/*
+ * Records chunk @c as wanted (for writing if @write) unless held so: was
+ * it? Under bo->lock.
+ */
 static bool mvgal_hmm_want(struct mvgal_hmm *h, unsigned long c,
-			   bool fresh)
+			   bool fresh, bool write)
 {
-	if (mvgal_hmm_chunk_held(h, c, fresh))
+	if (mvgal_hmm_chunk_held(h, c, fresh, write))
 		return false;
 	spin_lock(&h->lock);
 	__set_bit(c, h->want);
+	if (write)
+		__set_bit(c, h->want_wr);
 	h->wanted = true;
 	spin_unlock(&h->lock);
 	return true;
 }
 
 /* The chunks of bytes [off, off + len) held, or wanted: 0 or -EAGAIN. */
-static int mvgal_hmm_span(struct mvgal_bo *bo, u64 off, u64 len, bool fresh)
+static int mvgal_hmm_span(struct mvgal_bo *bo, u64 off, u64 len, bool fresh,
+			  bool write)
 {
 	struct mvgal_hmm *h = mvgal_hmm_of(bo);
 	unsigned long c, first, last;
@@ -481,7 +538,7 @@ static int mvgal_hmm_span(struct mvgal_bo *bo, u64 off, u64 len, bool fresh)
 	lockdep_assert_held(&bo->lock);
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
 	for (c = first; c <= last; c++)
-		missing |= mvgal_hmm_want(h, c, fresh);
+		missing |= mvgal_hmm_want(h, c, fresh, write);
 	if (missing)
 		return -EAGAIN;
 	h->last_use = jiffies;
@@ -494,14 +551,15 @@ static int mvgal_hmm_span(struct mvgal_bo *bo, u64 off, u64 len, bool fresh)
  * @bo: the buffer; caller holds bo->lock
  * @off: byte offset
  * @len: bytes, at least 1
+ * @write: the caller writes them (copies home into them)
  *
  * Return: 0, or -EAGAIN with the chunks lacking them recorded as wanted:
  * the caller fails, changing nothing, and mvgal_hmm_retry() faults them
  * in.
  */
-int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write)
 {
-	return mvgal_hmm_span(bo, off, len, true);
+	return mvgal_hmm_span(bo, off, len, true, write);
 }
 
 /**
@@ -510,6 +568,7 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
  * @bo: the buffer; caller holds bo->lock
  * @off: byte offset
  * @len: bytes, at least 1
+ * @write: the caller writes them
  *
  * For a copy that its caller readied (mvgal_hmm_ready()) under the same
  * hold of bo->lock: the pages cannot go meanwhile, and an invalidation
@@ -518,9 +577,9 @@ int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
  *
  * Return: 0, or -EAGAIN with the missing chunks wanted.
  */
-int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len)
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len, bool write)
 {
-	return mvgal_hmm_span(bo, off, len, false);
+	return mvgal_hmm_span(bo, off, len, false, write);
 }
 
 /**
@@ -556,7 +615,8 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 					    bo->home_loc);
 		spin_unlock(&bo->state_lock);
 		if (dst == bo->home_loc || home)
-			missing |= mvgal_hmm_want(h, c, true);
+			missing |= mvgal_hmm_want(h, c, true,
+						  dst == bo->home_loc);
 	}
 	if (missing)
 		return -EAGAIN;
@@ -564,8 +624,12 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 	return 0;
 }
 
-/* Faults in and holds the pages of each run of chunks set in @want. */
-static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want)
+/*
+ * Faults in (for writing if @write) and holds the pages of each run of
+ * chunks set in @want.
+ */
+static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want,
+			       bool write)
 {
 	struct mvgal_bo *bo = h->bo;
 	unsigned int per = bo->chunk_shift - PAGE_SHIFT;
@@ -574,11 +638,17 @@ static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want)
 
 	for_each_set_bitrange(rs, re, want, bo->nchunks) {
 		ret = mvgal_hmm_hold(h, rs << per,
-				     min(bo->npages, re << per) - 1);
+				     min(bo->npages, re << per) - 1, write);
 		if (ret)
 			break;
 	}
 	return ret;
+}
+
+/* The longs of one of a registration's two want bitmaps. */
+static size_t mvgal_hmm_want_longs(const struct mvgal_bo *bo)
+{
+	return BITS_TO_LONGS(bo->nchunks);
 }
 
 /*
@@ -590,6 +660,7 @@ static int mvgal_hmm_fault_one(void)
 	struct mvgal_hmm *h = NULL, *it;
 	unsigned long *want;
 	int ret = -ENOMEM;
+	size_t n;
 
 	spin_lock(&mvgal_hmm_list_lock);
 	list_for_each_entry(it, &mvgal_hmm_list, link) {
@@ -602,15 +673,20 @@ static int mvgal_hmm_fault_one(void)
 	spin_unlock(&mvgal_hmm_list_lock);
 	if (!h)
 		return 0;
-	want = bitmap_alloc(h->bo->nchunks, GFP_KERNEL_ACCOUNT);
+	n = mvgal_hmm_want_longs(h->bo);
+	want = kcalloc(2 * n, sizeof(*want), GFP_KERNEL_ACCOUNT);
 	if (want) {
 		spin_lock(&h->lock);
-		bitmap_copy(want, h->want, h->bo->nchunks);
-		bitmap_zero(h->want, h->bo->nchunks);
+		memcpy(want, h->want, 2 * n * sizeof(*want));
+		memset(h->want, 0, 2 * n * sizeof(*want));
 		h->wanted = false;
 		spin_unlock(&h->lock);
-		ret = mvgal_hmm_hold_runs(h, want);
-		bitmap_free(want);
+		/* What is written, then what is only read. */
+		bitmap_andnot(want, want, want + n, h->bo->nchunks);
+		ret = mvgal_hmm_hold_runs(h, want + n, true);
+		if (!ret)
+			ret = mvgal_hmm_hold_runs(h, want, false);
+		kfree(want);
 	}
 	drm_gem_object_put(&h->bo->base);
 	return ret ?: 1;
@@ -675,11 +751,13 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
-	h->want = bitmap_zalloc(bo->nchunks, GFP_KERNEL_ACCOUNT);
+	h->want = kcalloc(2 * mvgal_hmm_want_longs(bo), sizeof(*h->want),
+			  GFP_KERNEL_ACCOUNT);
 	if (!h->want) {
 		kfree(h);
 		return -ENOMEM;
 	}
+	h->want_wr = h->want + mvgal_hmm_want_longs(bo);
 	h->bo = bo;
 	h->start = start;
 	spin_lock_init(&h->lock);
@@ -687,7 +765,7 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	ret = mmu_interval_notifier_insert(&h->notifier, current->mm, start,
 					   len, &mvgal_hmm_ops);
 	if (ret) {
-		bitmap_free(h->want);
+		kfree(h->want);
 		kfree(h);
 		return ret;
 	}
@@ -719,7 +797,7 @@ void mvgal_hmm_unregister(struct mvgal_bo *bo)
 	mutex_lock(&bo->lock);
 	mvgal_hmm_drop(h);
 	mutex_unlock(&bo->lock);
-	bitmap_free(h->want);
+	kfree(h->want);
 	kfree(h);
 	bo->userptr->hmm = NULL;
 }
@@ -736,12 +814,12 @@ void mvgal_hmm_unregister(struct mvgal_bo *bo)
 {
 }
 
-int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len)
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write)
 {
 	return 0;
 }
 
-int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len)
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len, bool write)
 {
 	return 0;
 }

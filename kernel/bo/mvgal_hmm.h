@@ -19,8 +19,8 @@ struct page;
 
 int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start);
 void mvgal_hmm_unregister(struct mvgal_bo *bo);
-int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len);
-int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len);
+int mvgal_hmm_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write);
+int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len, bool write);
 int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 			   unsigned long last, unsigned int dst);
 bool mvgal_hmm_any(void);

@@ -137,13 +137,24 @@ int mvgal_bo_populate(struct mvgal_bo *bo)
 }
 
 /*
- * mvgal_bo_populate_range() - host pages for bytes [off, off + len)
+ * mvgal_bo_populate_range() - host pages for bytes [off, off + len), to
+ * be written or read
  * @bo: the buffer; caller holds bo->lock
  *
  * Return: 0, -ENOMEM, or (a mirrored registration whose pages are not
  * held) -EAGAIN: see mvgal_hmm_ready().
  */
 int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	return mvgal_bo_populate_dir(bo, off, len, true);
+}
+
+/*
+ * mvgal_bo_populate_dir() - mvgal_bo_populate_range() for a caller that
+ * only reads the bytes unless @write: a mirror's pages are then held for
+ * reading, which leaves the application's memory as it was.
+ */
+int mvgal_bo_populate_dir(struct mvgal_bo *bo, u64 off, u64 len, bool write)
 {
 	unsigned long i;
 
@@ -152,7 +163,7 @@ int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len)
 		return 0;
 	/* Faulted in before the lock: only checked here. */
 	if (mvgal_userptr_mirrored(bo))
-		return mvgal_hmm_ready(bo, off, len);
+		return mvgal_hmm_ready(bo, off, len, write);
 	for (i = off >> PAGE_SHIFT; i <= (off + len - 1) >> PAGE_SHIFT; i++) {
 		struct page *page = mvgal_bo_page(bo, i);
 

@@ -16,5 +16,6 @@ struct page *mvgal_bo_page(struct mvgal_bo *bo, unsigned long idx);
 struct page **mvgal_bo_page_array(struct mvgal_bo *bo);
 int mvgal_bo_populate(struct mvgal_bo *bo);
 int mvgal_bo_populate_range(struct mvgal_bo *bo, u64 off, u64 len);
+int mvgal_bo_populate_dir(struct mvgal_bo *bo, u64 off, u64 len, bool write);
 
 #endif /* MVGAL_BO_PAGES_H */

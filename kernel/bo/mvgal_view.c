@@ -60,7 +60,7 @@ int mvgal_bo_access_locked(struct mvgal_bo *bo, u64 offset, void *buf,
 
 	/* A mirror's pages readied under this hold of the lock stay. */
 	if (mvgal_userptr_mirrored(bo))
-		ret = mvgal_hmm_held(bo, offset, len);
+		ret = mvgal_hmm_held(bo, offset, len, write);
 	else
 		ret = mvgal_bo_populate_range(bo, offset, len);
 	if (ret)

@@ -358,7 +358,7 @@ static int mvgal_cpu_fetch(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		ret = mvgal_fetch_locked(bo, b, last, bo->home_loc, NULL);
 	/* A mirror's pages are faulted in for reads too: home is them. */
 	if (!ret && (write || mvgal_userptr_mirrored(bo)))
-		ret = mvgal_bo_populate_range(bo, off, len);
+		ret = mvgal_bo_populate_dir(bo, off, len, write);
 	if (ret || a >= b)
 		return ret;
 	/* Nothing can fail now: their old bytes will never be read. */

@@ -173,7 +173,8 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 		if (WARN_ON_ONCE(src >= MVGAL_LOC_COUNT))
 			return -EIO;
 		/* Host pages at either end exist before the job runs. */
-		ret = mvgal_bo_populate_range(bo, start, len);
+		ret = mvgal_bo_populate_dir(bo, start, len,
+					    dst == bo->home_loc);
 		if (!ret)
 			ret = mvgal_job_add_copy(job, bo, dst, src, start, len,
 						 pick.method);
@@ -216,7 +217,8 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 			WARN_ON_ONCE(1);
 			break;
 		}
-		ret = mvgal_bo_populate_range(bo, start, len);
+		ret = mvgal_bo_populate_dir(bo, start, len,
+					    dst == bo->home_loc);
 		if (ret)
 			break;
 		if (!bounce) {

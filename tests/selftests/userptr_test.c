@@ -37,6 +37,7 @@
 #include "helpers.h"
 #include "coherence.h"
 #include "../common/scm_fd.h"
+#include "../common/wp_scan.h"
 
 #define PG 4096UL
 #define HVGV (MVGAL_BO_HOST_VALID | MVGAL_BO_GPU_VALID)
@@ -1169,6 +1170,57 @@ TEST_F(uptr, mirror_protection_changes_keep_the_gpus_copies)
 		p[CH + 2 * PG + i] = pat(CH + 2 * PG + i, 40);
 	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
 					     self->g0, h, size, 40));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
+ * Reads leave the application's memory as it was: a GPU reading a
+ * mirror has its pages faulted in for reading. Memory never touched
+ * stays the zero page (nothing is allocated for it), and pages the
+ * application write-protected to learn of its own writes (a userfaultfd
+ * in asynchronous mode, as a write-watch would) are not shown written.
+ * Writes are: the application's own, and a GPU's coming home.
+ */
+TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
+{
+	const uint64_t size = 4 * CH;
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *at;
+	uint32_t h, s;
+	int uffd;
+
+	ASSERT_NE(MAP_FAILED, p);
+	for (uint64_t i = 2 * CH; i < size; i++)
+		p[i] = pat(i, 41);
+	uffd = wp_watch(p, size);
+	if (uffd < 0) {
+		munmap(p, size);
+		SKIP(return, "no asynchronous userfaultfd write-protection: %d",
+		     uffd);
+	}
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV,
+			 &h));
+	at = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, at);
+	for (uint64_t i = 0; i < 2 * CH; i++)
+		ASSERT_EQ(0, at[i]);
+	EXPECT_EQ(-1, check(at + 2 * CH, 2 * CH, 2 * CH, 41));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(0, wp_scan_count(p, size, PAGE_IS_WRITTEN));
+	EXPECT_EQ((long)(2 * CH / PG),
+		  wp_scan_count(p, 2 * CH, PAGE_IS_PFNZERO));
+	/* The application's write, and a GPU's chunk brought home. */
+	p[2 * CH + 5] ^= 0xff;
+	EXPECT_EQ(1, wp_scan_count(p, size, PAGE_IS_WRITTEN));
+	p[2 * CH + 5] ^= 0xff;
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				3 * CH, CH, 42));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ((long)(1 + CH / PG), wp_scan_count(p, size, PAGE_IS_WRITTEN));
+	EXPECT_EQ(-1, check(p + 2 * CH, CH, 2 * CH, 41));
+	EXPECT_EQ(-1, check(p + 3 * CH, CH, 3 * CH, 42));
+	close(uffd);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
 }
