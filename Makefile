@@ -45,7 +45,7 @@ URING_LIBS := $(shell pkg-config --libs liburing 2>/dev/null || echo -luring)
 CPPFLAGS_U := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/include/uapi -I$(TOP)/kernel $(DRM_CFLAGS)
 HARNESS    := $(CACHE)/src/tools/testing/selftests
 
-LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c lib/bo.c lib/count.c lib/error.c lib/session.c lib/ring.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c kernel/core/mvgal_chunk.c kernel/core/mvgal_evict.c kernel/core/mvgal_predict.c kernel/core/mvgal_mirror.c
+LIB_SRCS := lib/mvgal.c lib/config.c lib/gpu.c lib/bo.c lib/count.c lib/error.c lib/session.c lib/ring.c lib/watch.c kernel/core/mvgal_conf.c kernel/core/mvgal_path.c kernel/core/mvgal_chunk.c kernel/core/mvgal_evict.c kernel/core/mvgal_predict.c kernel/core/mvgal_mirror.c
 LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRCS))
 LIB_SO   := $(B)/lib/libmvgal.so.$(VERSION)
 LIB_A    := $(B)/lib/libmvgal.a

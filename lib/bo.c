@@ -29,9 +29,11 @@ int mvgal_bo_userptr(struct mvgal *dev, struct drm_mvgal_bo_userptr *args)
 	if (!dev || !args)
 		return mvgal_bad("!dev || !args");
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_USERPTR, args);
-	if (!ret)
+	if (!ret) {
 		mvgal_count_held(dev, args->handle, args->size, MVGAL_GPU_ANY,
 				 false);
+		mvgal_watch_note(dev, args);
+	}
 	return ret;
 }
 
@@ -92,8 +94,10 @@ int mvgal_bo_destroy(struct mvgal *dev, uint32_t handle)
 	 */
 	pthread_mutex_lock(&dev->lock);
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_GEM_CLOSE, &c);
-	if (!ret)
+	if (!ret) {
+		mvgal_watch_gone(dev, handle);
 		mvgal_count_gone(dev, handle);
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return ret;
 }

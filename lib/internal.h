@@ -19,7 +19,14 @@ struct mvgal_bo_rec {
 	uint64_t size;
 	uint32_t gpu;	/* made for, or MVGAL_GPU_ANY */
 	bool live;
+	/* A registration of user memory: its address and MVGAL_USERPTR_*. */
+	uint64_t user_ptr;
+	uint32_t uflags;
+	bool watched;	/* mvgal_userptr_watch() armed it */
 };
+
+/* The registrations mvgal_userptr_watch() takes. */
+#define MVGAL_WATCH_NEEDS	(MVGAL_USERPTR_MIRROR | MVGAL_USERPTR_MARKS)
 
 struct mvgal {
 	int fd;
@@ -36,6 +43,11 @@ struct mvgal {
 	struct mvgal_totals totals;
 	struct mvgal_bo_rec *recs;
 	size_t nr_recs;
+	/* The write-watch's userfaultfd (-1 until the first), and how many
+	 * registrations it watches (read without the lock as a hint).
+	 */
+	int uffd;
+	unsigned int nr_watched;
 };
 
 /*
@@ -56,6 +68,13 @@ void mvgal_count_held(struct mvgal *dev, uint32_t handle, uint64_t size,
 		      uint32_t gpu, bool imported);
 /* The handle no longer holds buffer @handle. Under dev->lock. */
 void mvgal_count_gone(struct mvgal *dev, uint32_t handle);
+
+struct drm_mvgal_bo_userptr;
+void mvgal_watch_note(struct mvgal *dev,
+		      const struct drm_mvgal_bo_userptr *args);
+void mvgal_watch_gone(struct mvgal *dev, uint32_t handle);
+int mvgal_watch_begin(struct mvgal *dev, const void *acc, uint32_t count,
+		      size_t esz);
 /* Frees the table of buffers, at close. */
 void mvgal_count_fini(struct mvgal *dev);
 

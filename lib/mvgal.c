@@ -100,6 +100,7 @@ int mvgal_open_path(const char *path, struct mvgal **out)
 		return -ENOMEM;
 	}
 	dev->fd = fd;
+	dev->uffd = -1;
 	pthread_mutex_init(&dev->lock, NULL);
 	strcpy(dev->path, path);
 	dev->no_prime = !mvgal_prime_allowed();
@@ -145,6 +146,8 @@ void mvgal_close(struct mvgal *dev)
 	if (!dev)
 		return;
 	close(dev->fd);
+	if (dev->uffd >= 0)
+		close(dev->uffd);
 	mvgal_count_fini(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);

@@ -18,6 +18,7 @@
 
 struct mvgal_ring {
 	struct io_uring ring;
+	struct mvgal *dev;	/* not owned */
 	int fd;			/* the device's; not owned */
 	bool linked;		/* the last command links to the next */
 };
@@ -39,6 +40,7 @@ int mvgal_ring_init(struct mvgal *dev, unsigned int entries,
 		return mvgal_fail(__func__, "", "io_uring_setup", ret);
 	}
 	r->fd = dev->fd;
+	r->dev = dev;
 	*out = r;
 	return 0;
 }
@@ -59,6 +61,16 @@ int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd, void *args,
 
 	if (!ring || !args || (flags & ~MVGAL_RING_FLAGS))
 		return mvgal_bad("!ring || !args || (flags & ~MVGAL_RING_FLAGS)");
+	if (cmd == DRM_IOCTL_MVGAL_BEGIN) {
+		const struct drm_mvgal_begin *b = args;
+		int ret = mvgal_watch_begin(ring->dev,
+					    (const void *)(uintptr_t)b->accesses,
+					    b->count, b->stride ? b->stride :
+					    MVGAL_ACCESS_SIZE_V1);
+
+		if (ret)
+			return ret;
+	}
 	sqe = io_uring_get_sqe(&ring->ring);
 	if (!sqe)
 		return mvgal_fail(__func__, "the submission queue is full", "", -EBUSY);

@@ -45,6 +45,9 @@ int mvgal_begin_sz(struct mvgal *dev, uint32_t gpu, uint32_t flags,
 
 	if (!dev || !accesses || !session || !out_fence_fd)
 		return mvgal_bad("!dev || !accesses || !session || !out_fence_fd");
+	ret = mvgal_watch_begin(dev, accesses, count, esz);
+	if (ret)
+		return ret;
 	ret = mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BEGIN, &b);
 	if (ret)
 		return ret;

@@ -410,6 +410,25 @@ MVGAL_API int mvgal_bo_userptr(struct mvgal *dev,
 MVGAL_API int mvgal_bo_mark(struct mvgal *dev, uint32_t handle,
 			    uint64_t offset, uint64_t size);
 /**
+ * mvgal_userptr_watch() - libmvgal marks what this process writes to the
+ * memory of @handle, a registration this @dev made with
+ * MVGAL_USERPTR_MIRROR and MVGAL_USERPTR_MARKS, before each BEGIN that
+ * names it (mvgal_begin(), and BEGIN through mvgal_ring_prep()), so that
+ * the application need not (MVGAL_0.12). The memory is write-protected
+ * with a userfaultfd in asynchronous mode (a write just lifts the
+ * protection) and scanned with PAGEMAP_SCAN; a range mapped again since
+ * is taken as written all through, and watched again. Writes made before
+ * the call, and writes through another mapping of shared memory, are the
+ * caller's to mark. A mark failing fails the BEGIN; the writes stay
+ * recorded. The watch ends with the buffer's mvgal_bo_destroy().
+ *
+ * Return: 0; -EINVAL (not such a registration); -EOPNOTSUPP (a kernel
+ * before 6.7, or without userfaultfd); -EPERM (userfaultfd not allowed
+ * to this process); -EBUSY (the memory is registered with another
+ * userfaultfd); another -errno of userfaultfd.
+ */
+MVGAL_API int mvgal_userptr_watch(struct mvgal *dev, uint32_t handle);
+/**
  * mvgal_bo_overwrite() - the caller is about to write every byte of
  * [@offset, @offset + @size) through its mapping of the buffer
  * (mvgal_bo_map()): the chunks the range covers whole come home without

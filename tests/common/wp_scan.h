@@ -3,10 +3,9 @@
  * A process's own write tracking (Linux 6.7 and later): its memory
  * write-protected with a userfaultfd in asynchronous mode (a write lifts
  * the protection, no thread handles a fault), and PAGEMAP_SCAN on
- * /proc/self/pagemap reporting which pages were written since. The uapi
- * values are defined here where the build's headers (Debian 12's, of
- * 6.1) lack them; <linux/fs.h>, which has them in newer ones, clashes
- * with <sys/mount.h>.
+ * /proc/self/pagemap reporting which pages were written since (the uapi
+ * values from libmvgal's lib/linux_compat.h, as the build's headers may
+ * lack them).
  */
 #ifndef MVGAL_TEST_WP_SCAN_H
 #define MVGAL_TEST_WP_SCAN_H
@@ -20,39 +19,7 @@
 
 #include <linux/userfaultfd.h>
 
-#ifndef UFFD_FEATURE_WP_ASYNC
-#define UFFD_FEATURE_WP_UNPOPULATED	(1 << 13)
-#define UFFD_FEATURE_WP_ASYNC		(1 << 15)
-#endif
-
-#ifndef PAGEMAP_SCAN
-struct page_region {
-	__u64 start;
-	__u64 end;
-	__u64 categories;
-};
-
-struct pm_scan_arg {
-	__u64 size;
-	__u64 flags;
-	__u64 start;
-	__u64 end;
-	__u64 walk_end;
-	__u64 vec;
-	__u64 vec_len;
-	__u64 max_pages;
-	__u64 category_inverted;
-	__u64 category_mask;
-	__u64 category_anyof_mask;
-	__u64 return_mask;
-};
-
-#define PAGEMAP_SCAN		_IOWR('f', 16, struct pm_scan_arg)
-#define PAGE_IS_WRITTEN		(1 << 1)
-#define PAGE_IS_PRESENT		(1 << 3)
-#define PAGE_IS_PFNZERO		(1 << 5)
-#define PM_SCAN_WP_MATCHING	(1 << 0)
-#endif
+#include "../../lib/linux_compat.h"
 
 /*
  * [@p, @p + @len) write-protected for the caller's own tracking: the

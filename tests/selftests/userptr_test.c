@@ -1226,6 +1226,76 @@ TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
 }
 
 /*
+ * The library's write-watch (mvgal_userptr_watch()): a BEGIN copies what
+ * the application wrote through its own mapping, and nothing else,
+ * without a mark from it: one byte written, its chunk; nothing written,
+ * nothing. A GPU's chunk brought home is copied to the GPU once more
+ * (bringing it home wrote the pages). Memory mapped again over the range
+ * is taken as written all through, then watched in turn. Only mirrors
+ * with marks are watched.
+ */
+TEST_F(uptr, mirror_watch_sees_the_applications_writes)
+{
+	const uint64_t size = 4 * CH + 3 * PG;
+	uint8_t *p = anon(size, 43), *q = anon(2 * PG, 45);
+	uint32_t h, pinned, nomarks;
+	int ret;
+
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	ret = mvgal_userptr_watch(self->m, h);
+	if (ret == -EOPNOTSUPP) {
+		mvgal_bo_destroy(self->m, h);
+		munmap(p, size);
+		SKIP(return, "no asynchronous userfaultfd write-protection");
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, mvgal_userptr_watch(self->m, h));
+	EXPECT_EQ(-EINVAL, mvgal_userptr_watch(self->m, h + 100));
+	ASSERT_NE(NULL, q);
+	ASSERT_EQ(0, reg(self->m, q, PG, 0, HVGV, &pinned));
+	EXPECT_EQ(-EINVAL, mvgal_userptr_watch(self->m, pinned));
+	mvgal_bo_destroy(self->m, pinned);
+	ASSERT_EQ(0, reg(self->m, q + PG, PG, MIR, HVGV, &nomarks));
+	EXPECT_EQ(-EINVAL, mvgal_userptr_watch(self->m, nomarks));
+	mvgal_bo_destroy(self->m, nomarks);
+	munmap(q, 2 * PG);
+
+	EXPECT_EQ((long long)size, read_copied(_metadata, self->m, self->pool,
+					       self->g0, h, size, 43));
+	EXPECT_EQ(0, read_copied(_metadata, self->m, self->pool, self->g0, h,
+				 size, 43));
+	/* One byte of chunk 2 and one of the last (short) chunk. */
+	p[2 * CH + 7] = 0;
+	p[4 * CH + PG + 1] = 0;
+	p[2 * CH + 7] = pat(2 * CH + 7, 43);
+	p[4 * CH + PG + 1] = pat(4 * CH + PG + 1, 43);
+	EXPECT_EQ((long long)(CH + 3 * PG),
+		  read_copied(_metadata, self->m, self->pool, self->g0, h,
+			      size, 43));
+	/* A GPU's chunk 1 brought home. */
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				CH, CH, 43));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
+					     self->g0, h, size, 43));
+	EXPECT_EQ(0, read_copied(_metadata, self->m, self->pool, self->g0, h,
+				 size, 43));
+	/* Other memory mapped over the range, written by the application. */
+	ASSERT_EQ(p, mmap(p, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	fill(p, size, 44);
+	EXPECT_EQ((long long)size, read_copied(_metadata, self->m, self->pool,
+					       self->g0, h, size, 44));
+	p[3 * CH] = pat(3 * CH, 43);
+	p[3 * CH] = pat(3 * CH, 44);
+	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
+					     self->g0, h, size, 44));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, size);
+}
+
+/*
  * Eviction of a mirror's GPU-only chunks brings them into the
  * application's memory, as for pinned memory.
  */
