@@ -2809,6 +2809,84 @@ static void bench_userptr(struct mvgal *m, int g0)
 		     median_ratio(r2, REPS), "<=", 0.2);
 }
 
+/* A mirror of @size at @p (@flags besides MIRROR), BEGUN once: 0 or -errno. */
+static int mirror_begun(struct mvgal *m, int g, uint8_t *p, uint64_t size,
+			uint32_t flags, bool watch, uint32_t *h)
+{
+	int ret = timed_register_begin(m, g, p, size,
+				       MVGAL_USERPTR_MIRROR | flags, h) ? 0 : -EIO;
+
+	if (!ret && watch) {
+		ret = mvgal_userptr_watch(m, *h);
+		if (ret)
+			mvgal_bo_destroy(m, *h);
+	}
+	return ret;
+}
+
+/* A byte written at the start of @n chunks spread over @size at @p. */
+static void write_spread(uint8_t *p, uint64_t size, uint64_t chunk,
+			 uint64_t n, uint8_t v)
+{
+	for (uint64_t c = 0; c < n; c++)
+		p[c * (size / chunk / n) * chunk] = v;
+}
+
+/*
+ * The write-watch of a mirror (mvgal_userptr_watch()), 64 MiB: a BEGIN
+ * after the application wrote a byte in 1% of the chunks, watched (those
+ * chunks copied, the rest scanned) vs not (without marks, every named
+ * chunk is taken as written and copied).
+ */
+static void bench_userptr_watch(struct mvgal *m, int g0)
+{
+	const uint64_t size = 64ULL << 20, chunk = 64 << 10;
+	const uint64_t few = size / chunk / 100;
+	uint64_t tw[REPS] = { 0 }, tu[REPS] = { 0 };
+	double ratio[REPS];
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint32_t h;
+	int r, ret = p == MAP_FAILED ? -ENOMEM : 0;
+
+	printf("# mirror write-watch, 64 MiB: a BEGIN after a byte written in 1%% of the chunks, watched vs unwatched without marks (medians of %d)\n",
+	       REPS);
+	for (r = 0; !ret && r < REPS; r++) {
+		memset(p, r + 1, size);
+		ret = mirror_begun(m, g0, p, size, 0, false, &h);
+		if (ret)
+			break;
+		write_spread(p, size, chunk, few, 0xee);
+		tu[r] = timed_begin(m, g0, h);
+		mvgal_bo_destroy(m, h);
+		ret = mirror_begun(m, g0, p, size, MVGAL_USERPTR_MARKS, true,
+				   &h);
+		if (ret)
+			break;
+		write_spread(p, size, chunk, few, 0xdd);
+		tw[r] = timed_begin(m, g0, h);
+		mvgal_bo_destroy(m, h);
+		if (!tu[r] || !tw[r])
+			ret = -EIO;
+		else
+			ratio[r] = (double)tw[r] / tu[r];
+	}
+	if (p != MAP_FAILED)
+		munmap(p, size);
+	if (ret) {
+		printf("bench: userptr watch: %s\n", strerror(-ret));
+		bench_figure("userptr_watched_begin_after_1pct_vs_unwatched", NAN,
+			     "<=", 0.2);
+		return;
+	}
+	printf("bench: mirror begin after 1%% written: watched %llu us  unwatched %llu us  ratio %.3f\n",
+	       (unsigned long long)median(tw, REPS) / 1000,
+	       (unsigned long long)median(tu, REPS) / 1000,
+	       median_ratio(ratio, REPS));
+	bench_figure("userptr_watched_begin_after_1pct_vs_unwatched",
+		     median_ratio(ratio, REPS), "<=", 0.2);
+}
+
 int main(int argc, char **argv)
 {
 	struct pool_maps pools = { 0 };
@@ -2873,8 +2951,10 @@ int main(int argc, char **argv)
 		bench_dma(m, g0, g1);
 	if (wanted(argc, argv, "copiers"))
 		bench_copiers(m, g0);
-	if (wanted(argc, argv, "userptr"))
+	if (wanted(argc, argv, "userptr")) {
 		bench_userptr(m, g0);
+		bench_userptr_watch(m, g0);
+	}
 	pool_unmap_all(&pools);
 	mvgal_close(m);
 	return 0;
