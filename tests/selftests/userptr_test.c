@@ -1225,13 +1225,40 @@ TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
 	munmap(p, size);
 }
 
+/* Bytes a READ BEGIN of all of @h on @g through a ring copied, or -1. */
+static long long ring_read_copied(struct mvgal *m, uint32_t g, uint32_t h)
+{
+	struct drm_mvgal_access a = { .handle = h };
+	struct drm_mvgal_begin b = {
+		.accesses = (uintptr_t)&a, .count = 1, .gpu = g,
+		.flags = MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+		.in_fence_fd = -1, .priority = MVGAL_PRIO_NORMAL,
+	};
+	struct mvgal_completion c;
+	struct mvgal_ring *r;
+	long long ret = -1;
+
+	if (mvgal_ring_init(m, 4, &r))
+		return -1;
+	if (!mvgal_prep_begin(r, &b, 1, 0) && mvgal_ring_submit(r) >= 0 &&
+	    !mvgal_ring_wait(r, 20000, &c) && !c.res) {
+		ret = (long long)b.bytes_copied;
+		if (b.out_fence_fd >= 0)
+			close(b.out_fence_fd);
+		mvgal_end(m, b.session, -1, NULL, 0);
+	}
+	mvgal_ring_free(r);
+	return ret;
+}
+
 /*
  * The library's write-watch (mvgal_userptr_watch()): a BEGIN copies what
  * the application wrote through its own mapping, and nothing else,
  * without a mark from it: one byte written, its chunk; nothing written,
  * nothing. A GPU's chunk brought home is copied to the GPU once more
  * (bringing it home wrote the pages). Memory mapped again over the range
- * is taken as written all through, then watched in turn. Only mirrors
+ * is taken as written all through, then watched in turn. A BEGIN
+ * through the ring is watched as one through the ioctl. Only mirrors
  * with marks are watched.
  */
 TEST_F(uptr, mirror_watch_sees_the_applications_writes)
@@ -1273,6 +1300,12 @@ TEST_F(uptr, mirror_watch_sees_the_applications_writes)
 	EXPECT_EQ((long long)(CH + 3 * PG),
 		  read_copied(_metadata, self->m, self->pool, self->g0, h,
 			      size, 43));
+	/* A BEGIN through the ring is watched too. */
+	p[CH + 9] ^= 1;
+	EXPECT_EQ((long long)CH, ring_read_copied(self->m, self->g0, h));
+	p[CH + 9] ^= 1;
+	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
+					     self->g0, h, size, 43));
 	/* A GPU's chunk 1 brought home. */
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
 				CH, CH, 43));
