@@ -43,11 +43,17 @@ struct mvgal {
 	struct mvgal_totals totals;
 	struct mvgal_bo_rec *recs;
 	size_t nr_recs;
-	/* The write-watch's userfaultfd (-1 until the first), and how many
-	 * registrations it watches (read without the lock as a hint).
+	/* The write-watch's userfaultfd (-1 until the first), the process
+	 * that made it (its registrations are that process's memory), and
+	 * how many registrations it watches (read without a lock as a
+	 * hint). watch_lock makes each BEGIN's scan and marks one step: a
+	 * page found written and protected again by one thread is marked
+	 * before another thread's scan can find it clean.
 	 */
 	int uffd;
+	pid_t uffd_pid;
 	unsigned int nr_watched;
+	pthread_mutex_t watch_lock;
 };
 
 /*

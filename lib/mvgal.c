@@ -102,6 +102,7 @@ int mvgal_open_path(const char *path, struct mvgal **out)
 	dev->fd = fd;
 	dev->uffd = -1;
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->watch_lock, NULL);
 	strcpy(dev->path, path);
 	dev->no_prime = !mvgal_prime_allowed();
 	*out = dev;
@@ -150,6 +151,7 @@ void mvgal_close(struct mvgal *dev)
 		close(dev->uffd);
 	mvgal_count_fini(dev);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->watch_lock);
 	free(dev);
 }
 

@@ -5,11 +5,13 @@
  * can learn of its own (Linux 6.7 and later): its pages write-protected
  * with a userfaultfd in asynchronous mode (a write lifts the protection,
  * no thread handles a fault), and PAGEMAP_SCAN reporting the pages
- * written since and protecting them again in the same call. Before a
- * BEGIN names a watched registration, what was written of the ranges it
- * names becomes marks (BO_MARK). mvgal takes the protection changes as
- * no change of the bytes, and faults the pages it only reads for
- * reading, which leaves them protected.
+ * written since. Before a BEGIN names a watched registration, the pages
+ * written of the ranges it names are protected again and become marks
+ * (BO_MARK, MVGAL_MARK_HOME_HELD: mvgal's own writes home lift the
+ * protection too, and a copy home that failed half way must not make
+ * stale pages win over a GPU's bytes). mvgal takes the protection
+ * changes as no change of the bytes, and faults the pages it only reads
+ * for reading, which leaves them protected.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@ static int mvgal_watch_fd(struct mvgal *dev)
 		return -EOPNOTSUPP;
 	}
 	dev->uffd = fd;
+	dev->uffd_pid = getpid();
 	return fd;
 }
 
@@ -142,8 +145,9 @@ void mvgal_watch_gone(struct mvgal *dev, uint32_t handle)
 }
 
 /*
- * The watched registration of @handle, copied (0), or 1: not watched.
- * @uffd: the device's userfaultfd.
+ * The watched registration of @handle, copied (0), or 1: not watched, or
+ * not by this process (a forked child's memory is not the registered
+ * one). @uffd: the device's userfaultfd.
  */
 static int mvgal_watch_get(struct mvgal *dev, uint32_t handle,
 			   struct mvgal_bo_rec *out, int *uffd)
@@ -151,7 +155,8 @@ static int mvgal_watch_get(struct mvgal *dev, uint32_t handle,
 	int ret = 1;
 
 	pthread_mutex_lock(&dev->lock);
-	if (handle < dev->nr_recs && dev->recs[handle].watched) {
+	if (handle < dev->nr_recs && dev->recs[handle].watched &&
+	    dev->uffd_pid == getpid()) {
 		*out = dev->recs[handle];
 		*uffd = dev->uffd;
 		ret = 0;
@@ -160,11 +165,23 @@ static int mvgal_watch_get(struct mvgal *dev, uint32_t handle,
 	return ret;
 }
 
+/* BO_MARK of bytes [off, end) where home holds them. */
+static int mvgal_watch_mark_range(struct mvgal *dev, uint32_t handle,
+				  uint64_t off, uint64_t end)
+{
+	struct drm_mvgal_bo_mark mk = {
+		.handle = handle, .flags = MVGAL_MARK_HOME_HELD,
+		.offset = off, .size = end - off,
+	};
+
+	return mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk);
+}
+
 /*
- * The scan of [start, end) failed: part of the range is no longer the
- * memory that was watched (unmapped, or mapped again over). Whatever is
- * there now is watched from here on where it can be, and bytes
- * [off, end_off) of the buffer are taken as written.
+ * The scan of [start, end) found memory that is not watched: part of
+ * the range was unmapped or mapped again over. Whatever is there now is
+ * watched from here on where it can be, and bytes [off, end_off) of the
+ * buffer are taken as written.
  */
 static int mvgal_watch_lost(struct mvgal *dev, int uffd, uint32_t handle,
 			    uint64_t start, uint64_t end, uint64_t off,
@@ -172,7 +189,7 @@ static int mvgal_watch_lost(struct mvgal *dev, int uffd, uint32_t handle,
 {
 	bool armed = !mvgal_watch_arm(uffd, start, end) ||
 		     !mvgal_watch_protect(uffd, start, end, true);
-	int ret = mvgal_bo_mark(dev, handle, off, end_off - off);
+	int ret = mvgal_watch_mark_range(dev, handle, off, end_off);
 
 	/* Not marked: what is there must read as written next time. */
 	if (ret && armed)
@@ -180,7 +197,11 @@ static int mvgal_watch_lost(struct mvgal *dev, int uffd, uint32_t handle,
 	return ret;
 }
 
-/* Marks the written pages of @v[i..n) (of a registration at @ptr). */
+/*
+ * The written pages @v[0..n) (of registration @r): each protected again,
+ * then marked. A page written between the scan and its protection was
+ * found written already, and its mark comes after.
+ */
 static int mvgal_watch_mark(struct mvgal *dev, int uffd, uint32_t handle,
 			    const struct mvgal_bo_rec *r,
 			    const struct page_region *v, long n)
@@ -192,47 +213,54 @@ static int mvgal_watch_mark(struct mvgal *dev, int uffd, uint32_t handle,
 		uint64_t s = v[i].start - r->user_ptr;
 		uint64_t e = v[i].end - r->user_ptr;
 
-		ret = mvgal_bo_mark(dev, handle, s, (e < r->size ? e : r->size) - s);
+		mvgal_watch_protect(uffd, v[i].start, v[i].end, true);
+		ret = mvgal_watch_mark_range(dev, handle, s,
+					     e < r->size ? e : r->size);
 	}
-	/* The scan protected them again: unmarked, they read as written. */
-	for (i = ret ? i - 1 : n; i < n; i++)
-		mvgal_watch_protect(uffd, v[i].start, v[i].end, false);
+	/* The one not marked reads as written again. */
+	if (ret)
+		mvgal_watch_protect(uffd, v[i - 1].start, v[i - 1].end, false);
 	return ret;
 }
 
 /*
  * Turns what was written of bytes [off, off + len) of the watched
- * registration @r (of @handle) into marks, through pagemap file @pm.
+ * registration @r (of @handle) into marks, through pagemap file @pm. The
+ * scan only reads: protecting what it did not find written would tell
+ * mvgal of a change (an invalidation) for nothing.
  */
 static int mvgal_watch_scan(struct mvgal *dev, int uffd, int pm,
 			    uint32_t handle, const struct mvgal_bo_rec *r,
 			    uint64_t off, uint64_t len)
 {
-	uint64_t end = len > r->size - off ? r->size : off + len;
 	struct page_region v[32];
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
-		.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
-		.start = (r->user_ptr + off) & ~(MVGAL_PG - 1),
-		.end = (r->user_ptr + end + MVGAL_PG - 1) & ~(MVGAL_PG - 1),
+		.flags = PM_SCAN_CHECK_WPASYNC,
 		.vec = (uintptr_t)v,
 		.vec_len = 32,
 		.category_mask = PAGE_IS_WRITTEN,
 		.return_mask = PAGE_IS_WRITTEN,
 	};
+	uint64_t end;
 	long n;
 	int ret;
 
 	/* Out of range or empty: the kernel refuses the BEGIN. */
 	if (off >= r->size || !len)
 		return 0;
+	end = len > r->size - off ? r->size : off + len;
+	a.start = (r->user_ptr + off) & ~(MVGAL_PG - 1);
+	a.end = (r->user_ptr + end + MVGAL_PG - 1) & ~(MVGAL_PG - 1);
 	for (;;) {
 		n = ioctl(pm, PAGEMAP_SCAN, &a);
-		if (n < 0)
+		if (n < 0 && errno == EPERM)
 			return mvgal_watch_lost(dev, uffd, handle, a.start,
 						a.end, a.start - r->user_ptr <
 						off ? off : a.start - r->user_ptr,
 						end);
+		if (n < 0)
+			return mvgal_fail(__func__, "", "PAGEMAP_SCAN", -errno);
 		ret = mvgal_watch_mark(dev, uffd, handle, r, v, n);
 		if (ret || a.walk_end >= a.end)
 			return ret;
@@ -260,23 +288,14 @@ static int mvgal_watch_entry(struct mvgal *dev, int uffd, int pm,
 	return ret;
 }
 
-/**
- * mvgal_watch_begin() - before a BEGIN of @count entries at @acc (each
- * @esz bytes): what was written of the watched registrations it names,
- * marked
- *
- * Return: 0, or -errno of a mark or of opening the pagemap (the writes
- * not marked stay recorded as written).
- */
-int mvgal_watch_begin(struct mvgal *dev, const void *acc, uint32_t count,
-		      size_t esz)
+/* What mvgal_watch_begin() does, under dev->watch_lock. */
+static int mvgal_watch_begin_locked(struct mvgal *dev, const void *acc,
+				    uint32_t count, size_t esz)
 {
 	struct mvgal_bo_rec r;
 	int pm = -1, uffd, ret = 0;
 	uint32_t i;
 
-	if (!__atomic_load_n(&dev->nr_watched, __ATOMIC_RELAXED) || !acc)
-		return 0;
 	for (i = 0; i < count && !ret; i++) {
 		const struct drm_mvgal_access *e =
 			(const void *)((const char *)acc + (size_t)i * esz);
@@ -292,5 +311,27 @@ int mvgal_watch_begin(struct mvgal *dev, const void *acc, uint32_t count,
 	}
 	if (pm >= 0)
 		close(pm);
+	return ret;
+}
+
+/**
+ * mvgal_watch_begin() - before a BEGIN of @count entries at @acc (each
+ * @esz bytes): what was written of the watched registrations it names,
+ * marked
+ *
+ * Return: 0, or -errno of a mark, a scan or opening the pagemap (the
+ * writes not marked stay recorded as written).
+ */
+int mvgal_watch_begin(struct mvgal *dev, const void *acc, uint32_t count,
+		      size_t esz)
+{
+	int ret;
+
+	if (!__atomic_load_n(&dev->nr_watched, __ATOMIC_RELAXED) || !acc ||
+	    esz < sizeof(struct drm_mvgal_access))
+		return 0;
+	pthread_mutex_lock(&dev->watch_lock);
+	ret = mvgal_watch_begin_locked(dev, acc, count, esz);
+	pthread_mutex_unlock(&dev->watch_lock);
 	return ret;
 }

@@ -6,8 +6,9 @@
  * kernel changes what the range maps; a copy that needs the pages has
  * them faulted in by hmm_range_fault() under the notifier's sequence
  * (for writing only if it writes them), holds a reference on them while
- * it runs, and lets them go once the buffer is idle. Between copies the pages are ordinary memory: they
- * swap, migrate, merge and compact, and count against no memlock limit.
+ * it runs, and lets them go once the buffer is idle. Between copies the
+ * pages are ordinary memory: they swap, migrate, merge and compact, and
+ * count against no memlock limit.
  *
  * A fault takes the process's mmap_lock, which a fault on an mvgal
  * mapping holds while it takes a buffer's lock: so the pages are faulted
@@ -65,9 +66,6 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 		struct folio *folio = page_folio(pages[i]);
 		struct address_space *m = READ_ONCE(folio->mapping);
 
-		/* Untouched anonymous memory, faulted in for reading. */
-		if (is_zero_pfn(page_to_pfn(pages[i])))
-			continue;
 		if (!folio_test_anon(folio) &&
 		    (!m || ((unsigned long)m & PAGE_MAPPING_FLAGS) ||
 		     !shmem_mapping(m)))
@@ -323,8 +321,8 @@ static bool mvgal_hmm_take(struct mvgal_hmm *h, struct hmm_range *range,
  * Faults pages [lo, lo + n) of the range in (for writing if @write) and
  * takes a reference on each while the sequence they were found under
  * still holds. Pages only read are faulted for reading: a write fault
- * would break copy-on-write sharing, fill untouched memory, and lift a
- * write-protection the application watches its writes by. Return: 0
+ * would break copy-on-write sharing and lift a write-protection the
+ * application watches its writes by. Return: 0
  * (*@seq that sequence), -EFAULT (a page the range no longer maps, or
  * maps read-only for a write), -EINVAL (memory that may not be
  * registered: a file's page cache mapped over the range), -EINTR,
@@ -625,6 +623,29 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
+ * A read of chunks [rs, re) found pages that are not the application's
+ * own yet: the zero page (small or huge) of untouched memory, or a
+ * private file mapping's page cache. Chunk by chunk, those that have
+ * such pages are faulted for writing, which makes the pages its own.
+ */
+static int mvgal_hmm_hold_each(struct mvgal_hmm *h, unsigned long rs,
+			       unsigned long re)
+{
+	struct mvgal_bo *bo = h->bo;
+	unsigned int per = bo->chunk_shift - PAGE_SHIFT;
+	unsigned long c, last;
+	int ret = 0;
+
+	for (c = rs; c < re && !ret; c++) {
+		last = min(bo->npages, (c + 1) << per) - 1;
+		ret = mvgal_hmm_hold(h, c << per, last, false);
+		if (ret == -EINVAL)
+			ret = mvgal_hmm_hold(h, c << per, last, true);
+	}
+	return ret;
+}
+
+/*
  * Faults in (for writing if @write) and holds the pages of each run of
  * chunks set in @want.
  */
@@ -639,6 +660,8 @@ static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want,
 	for_each_set_bitrange(rs, re, want, bo->nchunks) {
 		ret = mvgal_hmm_hold(h, rs << per,
 				     min(bo->npages, re << per) - 1, write);
+		if (ret == -EINVAL && !write)
+			ret = mvgal_hmm_hold_each(h, rs, re);
 		if (ret)
 			break;
 	}

@@ -391,12 +391,14 @@ void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
  *	signaled, and ensured the chunks' records
  * @first: first chunk
  * @last: last chunk
+ * @home_held: only where home holds the chunk
  *
- * Home becomes the only holder, also of a chunk a GPU held alone: the
- * application's pages win (bring a GPU's writes home before writing).
+ * Home becomes the only holder, also of a chunk a GPU held alone (the
+ * application's pages win: bring a GPU's writes home before writing),
+ * unless @home_held: a chunk a GPU holds alone then stays the GPU's.
  */
 void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
-			unsigned long last)
+			unsigned long last, bool home_held)
 {
 	unsigned long c;
 
@@ -405,6 +407,8 @@ void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
 	for (c = first; c <= last; c++) {
 		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
 
+		if (home_held && !mvgal_chunk_valid_at(ch, bo->home_loc))
+			continue;
 		mvgal_chunk_filled(ch, bo->home_loc);
 		mvgal_chunk_written(ch, bo->home_loc);
 	}

@@ -44,6 +44,6 @@ void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
 				  unsigned long n);
 bool mvgal_userptr_unseen(const struct mvgal_bo *bo);
 void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
-			unsigned long last);
+			unsigned long last, bool home_held);
 
 #endif /* MVGAL_BO_USERPTR_H */

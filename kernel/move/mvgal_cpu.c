@@ -565,6 +565,7 @@ int mvgal_cpu_overwrite(struct mvgal_bo *bo, u64 off, u64 len)
  * @bo: the buffer (bo->userptr)
  * @off: byte offset; [off, off + len) is in range and @len > 0
  * @len: bytes
+ * @home_held: only the chunks home holds count (mvgal_userptr_mark())
  *
  * Waits for every fence, as a write does; the chunks covering the range
  * then hold their current bytes at home (mvgal_userptr_mark()). Nothing
@@ -573,7 +574,7 @@ int mvgal_cpu_overwrite(struct mvgal_bo *bo, u64 off, u64 len)
  * Return: 0, -EBUSY (a live session uses the chunks), -ENOMEM, -EDQUOT
  * or -ERESTARTSYS.
  */
-int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len)
+int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len, bool home_held)
 {
 	unsigned long first, last;
 	int ret;
@@ -591,7 +592,7 @@ int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len)
 	if (!ret) {
 		/* The fences are done: a failed session's chunks go back. */
 		mvgal_session_settle(bo);
-		mvgal_userptr_mark(bo, first, last);
+		mvgal_userptr_mark(bo, first, last, home_held);
 		mvgal_watch_mark(bo, first, last, false);
 	}
 	mutex_unlock(&bo->lock);

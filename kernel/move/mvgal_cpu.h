@@ -37,7 +37,7 @@ int mvgal_cpu_ready(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 void mvgal_cpu_wrote(struct mvgal_bo *bo, u64 off, u64 len, bool fault);
 int mvgal_cpu_prepare(struct mvgal_bo *bo, u64 off, u64 len, bool write,
 		      unsigned int how);
-int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len);
+int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len, bool home_held);
 int mvgal_cpu_overwrite(struct mvgal_bo *bo, u64 off, u64 len);
 int mvgal_cpu_access(struct mvgal_bo *bo, u64 off, void *buf, size_t len,
 		     bool write);

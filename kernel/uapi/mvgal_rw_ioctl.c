@@ -226,8 +226,9 @@ int mvgal_ioctl_bo_pread(struct drm_device *dev, void *data,
 
 /*
  * BO_MARK: a registered buffer's application says what it wrote through
- * its own mapping; with MVGAL_MARK_OVERWRITE, a mapping's user what it is
- * about to overwrite.
+ * its own mapping (where home held the chunks, with MVGAL_MARK_HOME_HELD);
+ * with MVGAL_MARK_OVERWRITE, a mapping's user what it is about to
+ * overwrite.
  */
 int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
 			struct drm_file *file)
@@ -237,7 +238,8 @@ int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
 	struct mvgal_bo *bo;
 	int ret;
 
-	if (args->flags & ~MVGAL_MARK_FLAGS)
+	if ((args->flags & ~MVGAL_MARK_FLAGS) ||
+	    args->flags == MVGAL_MARK_FLAGS)
 		return -EINVAL;
 	bo = mvgal_bo_lookup_access(file, args->handle, true, &ret);
 	if (!bo)
@@ -251,7 +253,8 @@ int mvgal_ioctl_bo_mark(struct drm_device *dev, void *data,
 	else if (overwrite)
 		ret = mvgal_cpu_overwrite(bo, args->offset, args->size);
 	else
-		ret = mvgal_cpu_mark(bo, args->offset, args->size);
+		ret = mvgal_cpu_mark(bo, args->offset, args->size,
+				     args->flags & MVGAL_MARK_HOME_HELD);
 	drm_gem_object_put(&bo->base);
 	return ret;
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdint.h>
@@ -214,7 +215,7 @@ TEST_F(uptr, marks_say_what_was_written)
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	/* Rejections. */
 	mk.handle = h;
-	mk.flags = 2;
+	mk.flags = 1u << 2;
 	EXPECT_EQ(-1, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
 	EXPECT_EQ(EINVAL, errno);
 	/* A registered buffer's pages are the application's: not for it. */
@@ -1176,11 +1177,12 @@ TEST_F(uptr, mirror_protection_changes_keep_the_gpus_copies)
 
 /*
  * Reads leave the application's memory as it was: a GPU reading a
- * mirror has its pages faulted in for reading. Memory never touched
- * stays the zero page (nothing is allocated for it), and pages the
- * application write-protected to learn of its own writes (a userfaultfd
- * in asynchronous mode, as a write-watch would) are not shown written.
- * Writes are: the application's own, and a GPU's coming home.
+ * mirror has its pages faulted in for reading, so pages the application
+ * write-protected to learn of its own writes (a userfaultfd in
+ * asynchronous mode, as the write-watch does) are not shown written.
+ * Writes are: the application's own, and a GPU's coming home. Memory
+ * never touched is faulted for writing (the zero page is no page of the
+ * application's to hold), and so shown written.
  */
 TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
 {
@@ -1191,7 +1193,7 @@ TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
 	int uffd;
 
 	ASSERT_NE(MAP_FAILED, p);
-	for (uint64_t i = 2 * CH; i < size; i++)
+	for (uint64_t i = 0; i < 3 * CH; i++)
 		p[i] = pat(i, 41);
 	uffd = wp_watch(p, size);
 	if (uffd < 0) {
@@ -1203,23 +1205,25 @@ TEST_F(uptr, mirror_reads_leave_the_memory_as_it_was)
 			 &h));
 	at = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
 	ASSERT_NE(NULL, at);
-	for (uint64_t i = 0; i < 2 * CH; i++)
+	EXPECT_EQ(-1, check(at, 3 * CH, 0, 41));
+	for (uint64_t i = 3 * CH; i < size; i++)
 		ASSERT_EQ(0, at[i]);
-	EXPECT_EQ(-1, check(at + 2 * CH, 2 * CH, 2 * CH, 41));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	EXPECT_EQ(0, wp_scan_count(p, size, PAGE_IS_WRITTEN));
-	EXPECT_EQ((long)(2 * CH / PG),
-		  wp_scan_count(p, 2 * CH, PAGE_IS_PFNZERO));
+	EXPECT_EQ(0, wp_scan_count(p, 3 * CH, PAGE_IS_WRITTEN));
+	EXPECT_EQ((long)(CH / PG), wp_scan_count(p + 3 * CH, CH,
+						 PAGE_IS_WRITTEN));
 	/* The application's write, and a GPU's chunk brought home. */
 	p[2 * CH + 5] ^= 0xff;
-	EXPECT_EQ(1, wp_scan_count(p, size, PAGE_IS_WRITTEN));
+	EXPECT_EQ(1, wp_scan_count(p, 3 * CH, PAGE_IS_WRITTEN));
 	p[2 * CH + 5] ^= 0xff;
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
-				3 * CH, CH, 42));
+				CH, CH, 42));
 	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
-	EXPECT_EQ((long)(1 + CH / PG), wp_scan_count(p, size, PAGE_IS_WRITTEN));
+	EXPECT_EQ((long)(1 + CH / PG), wp_scan_count(p, 3 * CH,
+						     PAGE_IS_WRITTEN));
+	EXPECT_EQ(-1, check(p, CH, 0, 41));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 42));
 	EXPECT_EQ(-1, check(p + 2 * CH, CH, 2 * CH, 41));
-	EXPECT_EQ(-1, check(p + 3 * CH, CH, 3 * CH, 42));
 	close(uffd);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
@@ -1252,6 +1256,38 @@ static long long ring_read_copied(struct mvgal *m, uint32_t g, uint32_t h)
 }
 
 /*
+ * The watch's marks (MVGAL_MARK_HOME_HELD) leave a chunk a GPU holds
+ * alone to the GPU: its bytes, not the stale pages, come home. The flag
+ * with MVGAL_MARK_OVERWRITE, or on a buffer that is not registered, is
+ * -EINVAL. @h registers @p, pattern @s, on GPU @g.
+ */
+static void home_held_marks(struct __test_metadata *_metadata,
+			    struct mvgal *m, int fd, uint8_t **pool,
+			    uint32_t g, uint32_t h, uint8_t *p, unsigned int s)
+{
+	struct drm_mvgal_bo_mark mk = {
+		.handle = h, .flags = MVGAL_MARK_HOME_HELD, .size = 2 * CH,
+	};
+	uint32_t other;
+
+	ASSERT_EQ(0, gpu_writes(_metadata, m, pool, g, h, 0, CH, 46));
+	ASSERT_EQ(0, drmIoctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	ASSERT_EQ(0, move_to(m, h, MVGAL_LOC_HOST, 0, 2 * CH));
+	EXPECT_EQ(-1, check(p, CH, 0, 46));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, s));
+	mk.flags = MVGAL_MARK_FLAGS;
+	EXPECT_EQ(-1, drmIoctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, host_bo(m, CH, &other));
+	mk.handle = other;
+	mk.flags = MVGAL_MARK_HOME_HELD;
+	mk.size = CH;
+	EXPECT_EQ(-1, drmIoctl(fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	EXPECT_EQ(EINVAL, errno);
+	mvgal_bo_destroy(m, other);
+}
+
+/*
  * The library's write-watch (mvgal_userptr_watch()): a BEGIN copies what
  * the application wrote through its own mapping, and nothing else,
  * without a mark from it: one byte written, its chunk; nothing written,
@@ -1259,7 +1295,7 @@ static long long ring_read_copied(struct mvgal *m, uint32_t g, uint32_t h)
  * (bringing it home wrote the pages). Memory mapped again over the range
  * is taken as written all through, then watched in turn. A BEGIN
  * through the ring is watched as one through the ioctl. Only mirrors
- * with marks are watched.
+ * with marks are watched. The watch's marks leave a GPU's chunk alone.
  */
 TEST_F(uptr, mirror_watch_sees_the_applications_writes)
 {
@@ -1324,6 +1360,8 @@ TEST_F(uptr, mirror_watch_sees_the_applications_writes)
 	p[3 * CH] = pat(3 * CH, 44);
 	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
 					     self->g0, h, size, 44));
+	home_held_marks(_metadata, self->m, self->fd, self->pool, self->g0, h,
+			p, 44);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
 }
@@ -1647,10 +1685,17 @@ TEST_F(uptr, mirror_free_then_reclaim_zeroes_and_the_gpu_follows)
 		const uint64_t size = 3 * CH + 5 * PG + 9;
 		uint8_t zero[CH], *p, *gpu;
 		long left = -1;
+		cpu_set_t one;
 		uint32_t h, s;
 
 		memset(zero, 0, sizeof(zero));
-		if (cg_enter_new())
+		/*
+		 * On one CPU: MADV_FREE leaves the pages in this CPU's batch
+		 * for the LRU, which reclaim drains only on its own CPU.
+		 */
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (cg_enter_new() || sched_setaffinity(0, sizeof(one), &one))
 			_exit(10);
 		p = anon(size, 36);
 		if (!p || reg(self->m, p, size, MIR, HVGV, &h) ||

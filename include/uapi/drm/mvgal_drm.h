@@ -2157,7 +2157,15 @@ struct drm_mvgal_bo_userptr {
  * undefined until written: what another holder had there is dropped.
  */
 #define MVGAL_MARK_OVERWRITE	(1u << 0)
-#define MVGAL_MARK_FLAGS	MVGAL_MARK_OVERWRITE
+/*
+ * MVGAL_MARK_HOME_HELD: a registered buffer's mark that counts only where
+ * home held the chunk; a chunk a GPU holds alone stays the GPU's (as when
+ * the kernel changes what a mirror maps). For marks made from page
+ * tracking, which also sees mvgal's own writes home: a copy home that
+ * failed half way must not make stale pages win over a GPU's bytes.
+ */
+#define MVGAL_MARK_HOME_HELD	(1u << 1)
+#define MVGAL_MARK_FLAGS	(MVGAL_MARK_OVERWRITE | MVGAL_MARK_HOME_HELD)
 
 /**
  * struct drm_mvgal_bo_mark - DRM_IOCTL_MVGAL_BO_MARK
@@ -2167,18 +2175,19 @@ struct drm_mvgal_bo_userptr {
  * the current bytes at home, and the next BEGIN copies them. Home becomes
  * the only holder of those chunks, also where a GPU held one alone: the
  * application's pages win (bring a GPU's writes home before writing over
- * them). With MVGAL_MARK_OVERWRITE, of any other buffer the caller may
- * write: see MVGAL_MARK_OVERWRITE. Either waits (interruptibly) for the
- * buffer's fences first, as a write does. Errors: -EINVAL (unknown
- * flags, no flag on a buffer that is not registered, MVGAL_MARK_OVERWRITE
- * on a registered one, the range beyond the buffer or overflowing),
+ * them), unless MVGAL_MARK_HOME_HELD. With MVGAL_MARK_OVERWRITE, of any
+ * other buffer the caller may write: see MVGAL_MARK_OVERWRITE. Either
+ * waits (interruptibly) for the buffer's fences first, as a write does.
+ * Errors: -EINVAL (unknown flags, no flag or MVGAL_MARK_HOME_HELD on a
+ * buffer that is not registered, MVGAL_MARK_OVERWRITE on a registered
+ * one, both flags, the range beyond the buffer or overflowing),
  * -ENOENT, -EACCES (a read-only handle), -EBUSY (a live session uses the
  * chunks), -ENOMEM, -EDQUOT, -EINTR.
  */
 struct drm_mvgal_bo_mark {
 	/** @handle: (in) GEM handle of the buffer. */
 	__u32 handle;
-	/** @flags: (in) 0 or MVGAL_MARK_OVERWRITE. */
+	/** @flags: (in) 0, MVGAL_MARK_OVERWRITE or MVGAL_MARK_HOME_HELD. */
 	__u32 flags;
 	/** @offset: (in) byte offset. */
 	__u64 offset;
