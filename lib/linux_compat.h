@@ -14,8 +14,10 @@
 #include <linux/types.h>
 #include <linux/userfaultfd.h>
 
-#ifndef UFFD_FEATURE_WP_ASYNC
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
 #define UFFD_FEATURE_WP_UNPOPULATED	(1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC		(1 << 15)
 #endif
 

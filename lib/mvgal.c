@@ -229,6 +229,8 @@ const char *mvgal_cap_name(uint64_t cap)
 		return "mark-overwrite";
 	case MVGAL_CAP_USERPTR_MIRROR:
 		return "userptr-mirror";
+	case MVGAL_CAP_MARK_HOME_HELD:
+		return "mark-home-held";
 	default:
 		return NULL;
 	}

@@ -25,7 +25,17 @@
 #include "internal.h"
 #include "linux_compat.h"
 
-#define MVGAL_PG 4096ULL
+/* The process's page size, as userfaultfd and PAGEMAP_SCAN count. */
+static uint64_t mvgal_pg(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* @x rounded up to a page. */
+static uint64_t mvgal_pg_up(uint64_t x)
+{
+	return (x + mvgal_pg() - 1) & ~(mvgal_pg() - 1);
+}
 
 /* The device's userfaultfd, made on first use. Under dev->lock. */
 static int mvgal_watch_fd(struct mvgal *dev)
@@ -40,8 +50,9 @@ static int mvgal_watch_fd(struct mvgal *dev)
 		return dev->uffd;
 	fd = (int)syscall(SYS_userfaultfd,
 			  O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	/* No userfaultfd, or (-EINVAL) one before 5.11's user-mode-only. */
 	if (fd < 0)
-		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
+		return errno == ENOSYS || errno == EINVAL ? -EOPNOTSUPP : -errno;
 	if (ioctl(fd, UFFDIO_API, &api)) {
 		close(fd);
 		/* A kernel before 6.7: no asynchronous write-protection. */
@@ -71,10 +82,23 @@ static int mvgal_watch_arm(int uffd, uint64_t start, uint64_t end)
 		.range = { start, end - start },
 		.mode = UFFDIO_REGISTER_MODE_WP,
 	};
+	int ret;
 
 	if (ioctl(uffd, UFFDIO_REGISTER, &r))
 		return -errno;
-	return mvgal_watch_protect(uffd, start, end, true);
+	ret = mvgal_watch_protect(uffd, start, end, true);
+	if (ret)
+		ioctl(uffd, UFFDIO_UNREGISTER, &r.range);
+	return ret;
+}
+
+/* Does the module take MVGAL_MARK_HOME_HELD, which the marks use? */
+static bool mvgal_watch_marks_ok(struct mvgal *dev)
+{
+	struct drm_mvgal_get_info i = { 0 };
+
+	return !mvgal_ioctl(dev->fd, DRM_IOCTL_MVGAL_GET_INFO, &i) &&
+	       (i.caps & MVGAL_CAP_MARK_HOME_HELD);
 }
 
 int mvgal_userptr_watch(struct mvgal *dev, uint32_t handle)
@@ -84,19 +108,29 @@ int mvgal_userptr_watch(struct mvgal *dev, uint32_t handle)
 
 	if (!dev)
 		return mvgal_bad("!dev");
+	if (!mvgal_watch_marks_ok(dev))
+		return mvgal_fail(__func__, "the module has no MVGAL_MARK_HOME_HELD",
+				  "", -EOPNOTSUPP);
 	pthread_mutex_lock(&dev->lock);
 	r = handle < dev->nr_recs ? &dev->recs[handle] : NULL;
 	ret = -EINVAL;
 	if (!r || !r->live || !r->user_ptr ||
 	    (r->uflags & MVGAL_WATCH_NEEDS) != MVGAL_WATCH_NEEDS)
 		goto out;
+	/*
+	 * The device's userfaultfd acts on the memory of the process that
+	 * made it: a forked child opens a device of its own to watch.
+	 */
+	ret = -EOPNOTSUPP;
+	if (dev->uffd >= 0 && dev->uffd_pid != getpid())
+		goto out;
 	ret = 0;
 	if (r->watched)
 		goto out;
 	uffd = ret = mvgal_watch_fd(dev);
 	if (ret >= 0)
-		ret = mvgal_watch_arm(uffd, r->user_ptr, r->user_ptr +
-				      ((r->size + MVGAL_PG - 1) & ~(MVGAL_PG - 1)));
+		ret = mvgal_watch_arm(uffd, r->user_ptr,
+				      r->user_ptr + mvgal_pg_up(r->size));
 	if (!ret) {
 		r->watched = true;
 		__atomic_add_fetch(&dev->nr_watched, 1, __ATOMIC_RELAXED);
@@ -135,8 +169,10 @@ void mvgal_watch_gone(struct mvgal *dev, uint32_t handle)
 	r = &dev->recs[handle];
 	if (r->watched) {
 		u.start = r->user_ptr;
-		u.len = (r->size + MVGAL_PG - 1) & ~(MVGAL_PG - 1);
-		ioctl(dev->uffd, UFFDIO_UNREGISTER, &u);
+		u.len = mvgal_pg_up(r->size);
+		/* Not from a forked child: that would be the parent's range. */
+		if (dev->uffd_pid == getpid())
+			ioctl(dev->uffd, UFFDIO_UNREGISTER, &u);
 		__atomic_sub_fetch(&dev->nr_watched, 1, __ATOMIC_RELAXED);
 	}
 	r->watched = false;
@@ -250,8 +286,8 @@ static int mvgal_watch_scan(struct mvgal *dev, int uffd, int pm,
 	if (off >= r->size || !len)
 		return 0;
 	end = len > r->size - off ? r->size : off + len;
-	a.start = (r->user_ptr + off) & ~(MVGAL_PG - 1);
-	a.end = (r->user_ptr + end + MVGAL_PG - 1) & ~(MVGAL_PG - 1);
+	a.start = (r->user_ptr + off) & ~(mvgal_pg() - 1);
+	a.end = mvgal_pg_up(r->user_ptr + end);
 	for (;;) {
 		n = ioctl(pm, PAGEMAP_SCAN, &a);
 		if (n < 0 && errno == EPERM)
@@ -280,7 +316,7 @@ static int mvgal_watch_entry(struct mvgal *dev, int uffd, int pm,
 
 	if (!e->nr_ranges)
 		return mvgal_watch_scan(dev, uffd, pm, e->handle, r, 0, r->size);
-	if (!rg)
+	if (!rg || e->nr_ranges > MVGAL_SESSION_MAX_RANGES)
 		return 0;	/* the kernel refuses it */
 	for (k = 0; k < e->nr_ranges && !ret; k++)
 		ret = mvgal_watch_scan(dev, uffd, pm, e->handle, r,
@@ -325,10 +361,22 @@ static int mvgal_watch_begin_locked(struct mvgal *dev, const void *acc,
 int mvgal_watch_begin(struct mvgal *dev, const void *acc, uint32_t count,
 		      size_t esz)
 {
-	int ret;
+	struct mvgal_bo_rec r;
+	uint32_t i;
+	int uffd, ret;
 
+	/* A BEGIN the kernel refuses is not scanned. */
 	if (!__atomic_load_n(&dev->nr_watched, __ATOMIC_RELAXED) || !acc ||
-	    esz < sizeof(struct drm_mvgal_access))
+	    esz < sizeof(struct drm_mvgal_access) ||
+	    count > MVGAL_SESSION_MAX_BUFFERS)
+		return 0;
+	/* Only a BEGIN that names a watched buffer waits for another's. */
+	for (i = 0; i < count; i++)
+		if (!mvgal_watch_get(dev, ((const struct drm_mvgal_access *)
+					   ((const char *)acc + i * esz))->handle,
+				     &r, &uffd))
+			break;
+	if (i == count)
 		return 0;
 	pthread_mutex_lock(&dev->watch_lock);
 	ret = mvgal_watch_begin_locked(dev, acc, count, esz);

@@ -421,11 +421,15 @@ MVGAL_API int mvgal_bo_mark(struct mvgal *dev, uint32_t handle,
  * the call, and writes through another mapping of shared memory, are the
  * caller's to mark. A mark failing fails the BEGIN; the writes stay
  * recorded. The watch ends with the buffer's mvgal_bo_destroy().
+ * A chunk a GPU holds alone, or one a live session uses, is left as it
+ * is by the marks (MVGAL_MARK_HOME_HELD).
  *
  * Return: 0; -EINVAL (not such a registration); -EOPNOTSUPP (a kernel
- * before 6.7, or without userfaultfd); -EPERM (userfaultfd not allowed
- * to this process); -EBUSY (the memory is registered with another
- * userfaultfd); another -errno of userfaultfd.
+ * before 6.7, or without userfaultfd; a module without
+ * MVGAL_CAP_MARK_HOME_HELD; a process forked from the one whose @dev
+ * watches already); -EPERM (userfaultfd not allowed to this process);
+ * -EBUSY (the memory is registered with another userfaultfd); another
+ * -errno of userfaultfd.
  */
 MVGAL_API int mvgal_userptr_watch(struct mvgal *dev, uint32_t handle);
 /**
@@ -932,8 +936,13 @@ MVGAL_API void mvgal_ring_free(struct mvgal_ring *ring);
  * @user_data: handed back with the completion
  * @flags: MVGAL_RING_*
  *
- * Return: 0, -EINVAL, or -EBUSY when the submission queue is full
- * (submit first).
+ * A BEGIN that names a watched registration (mvgal_userptr_watch()) has
+ * what was written of it marked here, when it is prepared: writes after
+ * this call and before the command runs are the next BEGIN's.
+ *
+ * Return: 0, -EINVAL, -EBUSY when the submission queue is full (submit
+ * first), or for such a BEGIN the error of its marks (BO_MARK's, or
+ * PAGEMAP_SCAN's), nothing queued.
  */
 MVGAL_API int mvgal_ring_prep(struct mvgal_ring *ring, unsigned int cmd,
 			      void *args, uint64_t user_data,

@@ -201,17 +201,6 @@ out:
 	mutex_unlock(&bo->lock);
 }
 
-/* Does a live session name chunk @c? Under bo->state_lock. */
-static bool mvgal_hmm_live(struct mvgal_bo *bo, unsigned long c)
-{
-	struct mvgal_live *l;
-
-	list_for_each_entry(l, &bo->live, link)
-		if (mvgal_live_has(l, c))
-			return true;
-	return false;
-}
-
 /*
  * What the range maps changed for [start, end): home's bytes there are
  * taken as written by the application. A chunk a live session uses is
@@ -235,7 +224,7 @@ static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 		struct mvgal_chunk *ch = mvgal_chunk_find(bo, c);
 
 		if (ch && mvgal_chunk_valid_at(ch, bo->home_loc) &&
-		    !mvgal_hmm_live(bo, c))
+		    !mvgal_live_names(bo, c))
 			mvgal_chunk_written(ch, bo->home_loc);
 	}
 	spin_unlock(&bo->state_lock);
@@ -279,10 +268,16 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 	spin_unlock(&h->lock);
 	/*
 	 * Read without bo->lock: pages stored after this read were faulted
-	 * under the sequence just ended, and no call uses them.
+	 * under the sequence just ended, and no call uses them. A change of
+	 * protection of the mapping (not a fork's of the pages) leaves the
+	 * pages mapped as they were: the release waits for the work using
+	 * them, not the caller (mprotect, the write-watch's re-protection
+	 * inside a BEGIN, a NUMA hinting scan).
 	 */
 	if (READ_ONCE(h->bo->nr_pages)) {
-		if (mvgal_hmm_wait_idle(h->bo, false, MVGAL_HMM_DEADLINE) <= 0)
+		if (range->event != MMU_NOTIFY_PROTECTION_VMA &&
+		    range->event != MMU_NOTIFY_SOFT_DIRTY &&
+		    mvgal_hmm_wait_idle(h->bo, false, MVGAL_HMM_DEADLINE) <= 0)
 			pr_warn_ratelimited("mvgal: buffer %llu: its work outlived an invalidation of its registered range\n",
 					    h->bo->id);
 		mod_delayed_work(system_unbound_wq, &h->release, 0);

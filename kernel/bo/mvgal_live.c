@@ -61,6 +61,20 @@ bool mvgal_live_home_conflict(struct mvgal_bo *bo, unsigned long first,
 }
 
 /*
+ * Does any live session name chunk @c? Caller holds bo->lock, or
+ * bo->state_lock (sessions join and leave the list under both).
+ */
+bool mvgal_live_names(struct mvgal_bo *bo, unsigned long c)
+{
+	struct mvgal_live *l;
+
+	list_for_each_entry(l, &bo->live, link)
+		if (mvgal_live_has(l, c))
+			return true;
+	return false;
+}
+
+/*
  * Does a live session other than @self use the copy of chunk @c at @loc?
  * Then it must not be dropped under it. Caller holds bo->lock.
  */

@@ -55,6 +55,7 @@ bool mvgal_live_conflict(struct mvgal_bo *bo, unsigned long first,
 			 unsigned long last, bool write);
 bool mvgal_live_home_conflict(struct mvgal_bo *bo, unsigned long first,
 			      unsigned long last);
+bool mvgal_live_names(struct mvgal_bo *bo, unsigned long c);
 bool mvgal_live_uses(struct mvgal_bo *bo, struct mvgal_live *self,
 		     unsigned long c, unsigned int loc);
 

@@ -32,6 +32,7 @@
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_hmm.h"
+#include "bo/mvgal_live.h"
 #include "bo/mvgal_userptr.h"
 
 /*
@@ -395,7 +396,8 @@ void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
  *
  * Home becomes the only holder, also of a chunk a GPU held alone (the
  * application's pages win: bring a GPU's writes home before writing),
- * unless @home_held: a chunk a GPU holds alone then stays the GPU's.
+ * unless @home_held: a chunk a GPU holds alone then stays the GPU's, and
+ * one a live session uses is the session's until its END.
  */
 void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
 			unsigned long last, bool home_held)
@@ -407,7 +409,8 @@ void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
 	for (c = first; c <= last; c++) {
 		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
 
-		if (home_held && !mvgal_chunk_valid_at(ch, bo->home_loc))
+		if (home_held && (!mvgal_chunk_valid_at(ch, bo->home_loc) ||
+				  mvgal_live_names(bo, c)))
 			continue;
 		mvgal_chunk_filled(ch, bo->home_loc);
 		mvgal_chunk_written(ch, bo->home_loc);

@@ -583,7 +583,7 @@ int mvgal_cpu_mark(struct mvgal_bo *bo, u64 off, u64 len, bool home_held)
 	ret = mvgal_cpu_wait(bo, first, last, true, false);
 	if (ret)
 		return ret;
-	if (mvgal_live_conflict(bo, first, last, true)) {
+	if (!home_held && mvgal_live_conflict(bo, first, last, true)) {
 		atomic64_inc(&to_mvgal(bo->base.dev)->ctr.busy);
 		ret = -EBUSY;
 	} else {

@@ -20,7 +20,7 @@ static u64 mvgal_info_caps(struct mvgal_device *mdev)
 		   MVGAL_CAP_SESSIONS | MVGAL_CAP_WRITE_WATCH |
 		   MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
 		   MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS |
-		   MVGAL_CAP_MARK_OVERWRITE;
+		   MVGAL_CAP_MARK_OVERWRITE | MVGAL_CAP_MARK_HOME_HELD;
 
 	if (READ_ONCE(mvgal_enable_memory_migration))
 		caps |= MVGAL_CAP_MIGRATION;

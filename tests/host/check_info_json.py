@@ -70,7 +70,7 @@ check("json: ABI, caps, chunk size, GPUs",
       and d["caps"] == ["syncobj", "gpu-attach", "sessions", "migration",
                         "write-watch", "eviction", "uring",
                         "sync-syncobjs", "stats", "mark-overwrite",
-                        "userptr-mirror"]
+                        "userptr-mirror", "mark-home-held"]
       and d["chunk_size"] == 65536
       and d["gpu_count"] == 4 and d["max_gpus"] == 8)
 # The boot step (--attach) set the module parameters from [core].

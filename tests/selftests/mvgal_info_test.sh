@@ -58,7 +58,7 @@ check "--watch 3601 / -1 / empty, --count 0 / x / without --watch, --watch with 
 info
 check "text output exits 0" test "$(rc)" = 0
 check "text shows the driver and ABI" sh -c 'grep -q "^mvgal driver 0.1.0 on /dev/dri/renderD" /tmp/info.out && grep -q "ABI version: *2 " /tmp/info.out'
-check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj gpu-attach sessions migration write-watch eviction uring sync-syncobjs place-adopt stats mark-overwrite userptr-mirror$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
+check "text shows capabilities, chunk size and GPUs" sh -c 'grep -q "capabilities: *syncobj gpu-attach sessions migration write-watch eviction uring sync-syncobjs place-adopt stats mark-overwrite userptr-mirror mark-home-held$" /tmp/info.out && grep -q "chunk size: *65536 bytes" /tmp/info.out && grep -q "GPUs attached: *0 of 8" /tmp/info.out'
 check "text says the config file is absent and defaults apply" has "config /etc/mvgal/mvgal.conf: defaults (file not found)"
 
 printf '[core]\nstats_interval = 7\n[gpu_2]\nmemory_limit_mb = 96\n[gpu:0000:00:01.0]\nmemory_limit_mb = 80\n' >/tmp/a.conf

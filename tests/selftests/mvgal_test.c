@@ -121,7 +121,7 @@ TEST_F(dev, get_info_reports_module_state)
 		  MVGAL_CAP_EVICTION | place_fd_cap(self->m) | MVGAL_CAP_URING |
 		  MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_PLACE_ADOPT |
 		  MVGAL_CAP_STATS | MVGAL_CAP_MARK_OVERWRITE |
-		  MVGAL_CAP_USERPTR_MIRROR, a.caps);
+		  MVGAL_CAP_USERPTR_MIRROR | MVGAL_CAP_MARK_HOME_HELD, a.caps);
 	/* Every figure agrees with the module parameters behind it. */
 	ASSERT_EQ(0, read_param("chunk_size", buf, sizeof(buf)));
 	EXPECT_EQ(strtoul(buf, NULL, 10), a.chunk_size);
@@ -144,7 +144,8 @@ TEST_F(dev, caps_follow_the_switches_and_the_pools)
 				MVGAL_CAP_EVICTION | MVGAL_CAP_URING |
 				MVGAL_CAP_SYNC_SYNCOBJS | MVGAL_CAP_STATS |
 				MVGAL_CAP_MARK_OVERWRITE |
-				MVGAL_CAP_USERPTR_MIRROR;
+				MVGAL_CAP_USERPTR_MIRROR |
+				MVGAL_CAP_MARK_HOME_HELD;
 	struct drm_mvgal_get_info a = { 0 };
 	uint64_t place_fd;
 

@@ -1288,20 +1288,40 @@ static void home_held_marks(struct __test_metadata *_metadata,
 }
 
 /*
+ * A READ BEGIN and END of all of @h on @g through the ioctl itself, not
+ * the library (no write-watch): the bytes it copied, or -1.
+ */
+static long long raw_read_all(int fd, struct mvgal *m, uint32_t g, uint32_t h)
+{
+	struct drm_mvgal_access a = { .handle = h };
+	struct drm_mvgal_begin b = {
+		.accesses = (uintptr_t)&a, .count = 1, .gpu = g,
+		.flags = MVGAL_ACCESS_READ | MVGAL_ACCESS_NO_IN_PLACE,
+		.in_fence_fd = -1, .priority = MVGAL_PRIO_NORMAL,
+	};
+
+	if (drmIoctl(fd, DRM_IOCTL_MVGAL_BEGIN, &b) || settle(b.out_fence_fd))
+		return -1;
+	mvgal_end(m, b.session, -1, NULL, 0);
+	return (long long)b.bytes_copied;
+}
+
+/*
  * The library's write-watch (mvgal_userptr_watch()): a BEGIN copies what
  * the application wrote through its own mapping, and nothing else,
  * without a mark from it: one byte written, its chunk; nothing written,
- * nothing. A GPU's chunk brought home is copied to the GPU once more
- * (bringing it home wrote the pages). Memory mapped again over the range
- * is taken as written all through, then watched in turn. A BEGIN
+ * nothing. A live session's chunks are left to it (no -EBUSY). A GPU's
+ * chunk brought home is copied to the GPU once more (bringing it home
+ * wrote the pages). Memory mapped again over the range is taken as
+ * written all through, then watched in turn. A BEGIN
  * through the ring is watched as one through the ioctl. Only mirrors
  * with marks are watched. The watch's marks leave a GPU's chunk alone.
  */
 TEST_F(uptr, mirror_watch_sees_the_applications_writes)
 {
 	const uint64_t size = 4 * CH + 3 * PG;
-	uint8_t *p = anon(size, 43), *q = anon(2 * PG, 45);
-	uint32_t h, pinned, nomarks;
+	uint8_t *p = anon(size, 43), *q = anon(2 * PG, 45), *at, at_home[5];
+	uint32_t h, pinned, nomarks, s1, s2;
 	int ret;
 
 	ASSERT_NE(NULL, p);
@@ -1342,17 +1362,36 @@ TEST_F(uptr, mirror_watch_sees_the_applications_writes)
 	p[CH + 9] ^= 1;
 	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
 					     self->g0, h, size, 43));
-	/* A GPU's chunk 1 brought home. */
-	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+	/* A live session's chunks are left to it: the next BEGIN works. */
+	at = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s1);
+	ASSERT_NE(NULL, at);
+	p[2 * CH + 1] ^= 1;
+	ASSERT_NE(NULL, read_on(_metadata, self->m, self->pool, self->g1, h,
+				size, &s2));
+	ASSERT_EQ(0, mvgal_end(self->m, s2, -1, NULL, 0));
+	ASSERT_EQ(0, mvgal_end(self->m, s1, -1, NULL, 0));
+	p[2 * CH + 1] ^= 1;
+	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
+					     self->g0, h, size, 43));
+	/*
+	 * GPU 0's chunk 1 read home (it keeps its copy): bringing it home
+	 * wrote the pages, so GPU 0 gets it once more.
+	 */
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
 				CH, CH, 43));
-	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	ASSERT_EQ(0, mvgal_bo_read(self->m, h, CH, at_home, 5));
 	EXPECT_EQ((long long)CH, read_copied(_metadata, self->m, self->pool,
 					     self->g0, h, size, 43));
 	EXPECT_EQ(0, read_copied(_metadata, self->m, self->pool, self->g0, h,
 				 size, 43));
-	/* Other memory mapped over the range, written by the application. */
+	/*
+	 * Other memory mapped over the range: the kernel's change is
+	 * copied first (a BEGIN the library does not see), then what the
+	 * application writes there is found only by the scan.
+	 */
 	ASSERT_EQ(p, mmap(p, size, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+	EXPECT_LE(0, raw_read_all(self->fd, self->m, self->g0, h));
 	fill(p, size, 44);
 	EXPECT_EQ((long long)size, read_copied(_metadata, self->m, self->pool,
 					       self->g0, h, size, 44));

@@ -29,6 +29,8 @@ TEST(prio_and_cap_names)
 	EXPECT_STREQ("mark-overwrite", mvgal_cap_name(MVGAL_CAP_MARK_OVERWRITE));
 	EXPECT_STREQ("userptr-mirror",
 		     mvgal_cap_name(MVGAL_CAP_USERPTR_MIRROR));
+	EXPECT_STREQ("mark-home-held",
+		     mvgal_cap_name(MVGAL_CAP_MARK_HOME_HELD));
 	EXPECT_STREQ("place-adopt", mvgal_cap_name(MVGAL_CAP_PLACE_ADOPT));
 	EXPECT_EQ(NULL, mvgal_cap_name(1ULL << 63));
 }

@@ -135,6 +135,11 @@ extern "C" {
  * memory followed without a pin); a module without it says -EINVAL.
  */
 #define MVGAL_CAP_USERPTR_MIRROR	(1ULL << 12)
+/*
+ * MVGAL_CAP_MARK_HOME_HELD: BO_MARK takes MVGAL_MARK_HOME_HELD (a module
+ * without it says -EINVAL); libmvgal's write-watch of mirrors needs it.
+ */
+#define MVGAL_CAP_MARK_HOME_HELD	(1ULL << 13)
 
 /**
  * DOC: core settings
@@ -2159,10 +2164,12 @@ struct drm_mvgal_bo_userptr {
 #define MVGAL_MARK_OVERWRITE	(1u << 0)
 /*
  * MVGAL_MARK_HOME_HELD: a registered buffer's mark that counts only where
- * home held the chunk; a chunk a GPU holds alone stays the GPU's (as when
- * the kernel changes what a mirror maps). For marks made from page
- * tracking, which also sees mvgal's own writes home: a copy home that
- * failed half way must not make stale pages win over a GPU's bytes.
+ * home held the chunk and no live session uses it; a chunk a GPU holds
+ * alone stays the GPU's, one a session uses the session's (as when the
+ * kernel changes what a mirror maps), and the mark is not -EBUSY. For
+ * marks made from page tracking, which also sees mvgal's own writes
+ * home: a copy home that failed half way must not make stale pages win
+ * over a GPU's bytes.
  */
 #define MVGAL_MARK_HOME_HELD	(1u << 1)
 #define MVGAL_MARK_FLAGS	(MVGAL_MARK_OVERWRITE | MVGAL_MARK_HOME_HELD)
