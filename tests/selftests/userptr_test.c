@@ -1652,7 +1652,7 @@ static long swapped_pages(const uint8_t *p, unsigned long n)
  * registration's could not; the next session brings them back, bytes
  * intact, and a GPU's writes come home into them.
  */
-TEST_F(uptr, mirror_pages_swap_out_under_a_memcg_limit)
+TEST_F_TIMEOUT(uptr, mirror_pages_swap_out_under_a_memcg_limit, 300)
 {
 	int st;
 	pid_t pid;
@@ -1714,7 +1714,7 @@ TEST_F(uptr, mirror_pages_swap_out_under_a_memcg_limit)
  * go (100 ms unused) before the call: mvgal dirties the pages it lets go,
  * which would keep them.
  */
-TEST_F(uptr, mirror_free_then_reclaim_zeroes_and_the_gpu_follows)
+TEST_F_TIMEOUT(uptr, mirror_free_then_reclaim_zeroes_and_the_gpu_follows, 120)
 {
 	int st;
 	pid_t pid = fork();
