@@ -26,9 +26,18 @@
  * chunk, becomes its only holder: the GPUs' copies are fetched again when
  * next needed; a chunk a GPU holds alone stays the GPU's and comes home
  * into whatever the range maps then), and has the held pages let go.
+ *
+ * What a copy of a mirror did counts (its chunks marked, its fence in the
+ * reservation) only if no invalidation came between its planning and
+ * that moment: both are checked and made under mvgal_hmm_publish_sem,
+ * which the notifier takes to set the new sequence, as xe's exec and
+ * notifier share vm->userptr.notifier_lock. A copy that lost the race
+ * changes nothing and its call runs again; one that won is waited for
+ * before the page tables change.
  */
 
 #include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/dma-resv.h>
 #include <linux/hmm.h>
 #include <linux/jiffies.h>
@@ -38,6 +47,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/rwsem.h>
 #include <linux/workqueue.h>
 
 #include "dev/mvgal_device.h"
@@ -75,6 +85,22 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 }
 
 #if IS_ENABLED(CONFIG_HMM_MIRROR)
+
+/*
+ * Orders the notifier's new sequence against a copy's check of it and
+ * its marks and fence: read-held by every call that makes a mirror's
+ * copies count, write-held by the notifier only while it sets the
+ * sequence. The notifier runs in reclaim: nothing allocates under it.
+ */
+static DECLARE_RWSEM(mvgal_hmm_publish_sem);
+
+/*
+ * A test's hook: how long a call sleeps before it makes a mirror's copies
+ * count, and how many times one did, so that a test can invalidate the
+ * range in between (debugfs hmm_publish_delay). 0 in normal use.
+ */
+static unsigned int mvgal_hmm_delay_ms;
+static atomic_t mvgal_hmm_delays = ATOMIC_INIT(0);
 
 /*
  * The mark of a held page faulted in for writing: only such a page may be
@@ -263,9 +289,11 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 	/* The OOM reaper may not wait: it tries again later, as with xe. */
 	if (!mmu_notifier_range_blockable(range))
 		return false;
+	down_write(&mvgal_hmm_publish_sem);
 	spin_lock(&h->lock);
 	mmu_interval_set_seq(mni, cur_seq);
 	spin_unlock(&h->lock);
+	up_write(&mvgal_hmm_publish_sem);
 	/*
 	 * Read without bo->lock: pages stored after this read were faulted
 	 * under the sequence just ended, and no call uses them. A change of
@@ -617,6 +645,89 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 	return 0;
 }
 
+/**
+ * mvgal_hmm_publish_lock() - enter the section in which a call makes what
+ * it planned on mirrors count: its chunk marks and its job's fence
+ *
+ * After every allocation the call makes (the notifier, in reclaim, waits
+ * for the section), under the buffers' locks; mvgal_hmm_current() says
+ * whether each copy may count.
+ */
+void mvgal_hmm_publish_lock(void)
+{
+	unsigned int ms = READ_ONCE(mvgal_hmm_delay_ms);
+
+	if (unlikely(ms)) {
+		atomic_inc(&mvgal_hmm_delays);
+		msleep(ms);
+	}
+	down_read(&mvgal_hmm_publish_sem);
+}
+
+void mvgal_hmm_publish_unlock(void)
+{
+	up_read(&mvgal_hmm_publish_sem);
+}
+
+/* Does home hold any chunk of bytes [off, off + len)? */
+static bool mvgal_hmm_home_any(struct mvgal_bo *bo, u64 off, u64 len)
+{
+	unsigned long c, first, last;
+	bool any = false;
+
+	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
+	spin_lock(&bo->state_lock);
+	for (c = first; c <= last && !any; c++)
+		any = mvgal_chunk_valid_at(mvgal_chunk_peek(bo, c),
+					   bo->home_loc);
+	spin_unlock(&bo->state_lock);
+	return any;
+}
+
+/**
+ * mvgal_hmm_current() - may a copy of bytes [off, off + len) of @bo from
+ * @src to @dst, planned under this hold of bo->lock, count?
+ * @bo: the buffer; caller holds bo->lock and mvgal_hmm_publish_lock()
+ * @off: byte offset
+ * @len: bytes, at least 1
+ * @src: where the copy reads
+ * @dst: where it writes
+ *
+ * A copy that reads or writes home used the held pages; one between GPUs
+ * of chunks home holds too was planned from states an invalidation
+ * changes (home becomes their only holder). Either counts only if the
+ * range was not invalidated since the pages were faulted: the planner
+ * saw them current then, so the states it read still hold.
+ *
+ * Return: 0 (also for any buffer but a mirror), or -EAGAIN with the
+ * chunks wanted: the caller changes nothing, and its call runs again.
+ */
+int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
+		      unsigned int src, unsigned int dst)
+{
+	if (!bo->userptr || !bo->userptr->hmm)
+		return 0;
+	if (src != bo->home_loc && dst != bo->home_loc &&
+	    !mvgal_hmm_home_any(bo, off, len))
+		return 0;
+	return mvgal_hmm_span(bo, off, len, true, dst == bo->home_loc);
+}
+
+/*
+ * mvgal_hmm_delay_set() - the test hook: calls sleep @ms before
+ * publishing; mvgal_hmm_delay_get() gives @ms and how many sleeps began.
+ */
+void mvgal_hmm_delay_set(unsigned int ms)
+{
+	WRITE_ONCE(mvgal_hmm_delay_ms, ms);
+}
+
+void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays)
+{
+	*ms = READ_ONCE(mvgal_hmm_delay_ms);
+	*delays = atomic_read(&mvgal_hmm_delays);
+}
+
 /*
  * A read of chunks [rs, re) found pages that are not the application's
  * own yet: the zero page (small or huge) of untouched memory, or a
@@ -776,6 +887,12 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 		return -ENOMEM;
 	}
 	h->want_wr = h->want + mvgal_hmm_want_longs(bo);
+	/* Teach lockdep at once that the notifier takes it in reclaim. */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		fs_reclaim_acquire(GFP_KERNEL);
+		might_lock(&mvgal_hmm_publish_sem);
+		fs_reclaim_release(GFP_KERNEL);
+	}
 	h->bo = bo;
 	h->start = start;
 	spin_lock_init(&h->lock);
@@ -851,6 +968,30 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 bool mvgal_hmm_any(void)
 {
 	return false;
+}
+
+void mvgal_hmm_publish_lock(void)
+{
+}
+
+void mvgal_hmm_publish_unlock(void)
+{
+}
+
+int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
+		      unsigned int src, unsigned int dst)
+{
+	return 0;
+}
+
+void mvgal_hmm_delay_set(unsigned int ms)
+{
+}
+
+void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays)
+{
+	*ms = 0;
+	*delays = 0;
 }
 
 bool mvgal_hmm_retry(long *ret, unsigned int *tries)

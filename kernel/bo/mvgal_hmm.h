@@ -24,6 +24,12 @@ int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len, bool write);
 int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 			   unsigned long last, unsigned int dst);
 bool mvgal_hmm_any(void);
+void mvgal_hmm_publish_lock(void);
+void mvgal_hmm_publish_unlock(void);
+int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
+		      unsigned int src, unsigned int dst);
+void mvgal_hmm_delay_set(unsigned int ms);
+void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays);
 bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n);
 bool mvgal_hmm_retry(long *ret, unsigned int *tries);
 

@@ -27,6 +27,7 @@
 #include "bo/mvgal_coherence.h"
 #include "bo/mvgal_hmm.h"
 #include "bo/mvgal_pages.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_copier.h"
 #include "move/mvgal_fetch.h"
@@ -185,11 +186,39 @@ int mvgal_plan_fetch(struct mvgal_job *job, struct mvgal_bo *bo,
 }
 
 /*
+ * Chunk @c, copied from @src, counts as held at @dst: unless its buffer
+ * is a mirror invalidated since the copy was planned (the copy may have
+ * used pages the range no longer maps): -EAGAIN, the chunk wanted.
+ */
+static int mvgal_fetch_mark(struct mvgal_bo *bo, unsigned long c,
+			    unsigned int src, unsigned int dst)
+{
+	bool mirror = mvgal_userptr_mirrored(bo);
+	int ret = 0;
+
+	if (mirror) {
+		mvgal_hmm_publish_lock();
+		ret = mvgal_hmm_current(bo, mvgal_chunk_start(bo, c),
+					mvgal_chunk_len(bo, c), src, dst);
+	}
+	if (!ret) {
+		spin_lock(&bo->state_lock);
+		mvgal_chunk_filled(mvgal_chunk_at(bo, c), dst);
+		spin_unlock(&bo->state_lock);
+	}
+	if (mirror)
+		mvgal_hmm_publish_unlock();
+	return ret;
+}
+
+/*
  * Copies chunks [first, last] that @dst lacks to it now, on the calling
  * thread, and marks them held there. Caller holds bo->lock and has seen
  * every fence of the buffer signaled, so every holder's bytes are there.
  * What was copied, failure or not, is added to *@moved (if any): a caller
- * whose fetches are one migration counts it once for all of them.
+ * whose fetches are one migration counts it once for all of them. A
+ * mirror invalidated meanwhile ends it with -EAGAIN; the chunks copied
+ * before count.
  */
 int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 		       unsigned long last, unsigned int dst,
@@ -240,9 +269,9 @@ int mvgal_fetch_locked(struct mvgal_bo *bo, unsigned long first,
 			moved->bytes += len;
 			moved->locs |= BIT(dst) | BIT(src);
 		}
-		spin_lock(&bo->state_lock);
-		mvgal_chunk_filled(mvgal_chunk_at(bo, c), dst);
-		spin_unlock(&bo->state_lock);
+		ret = mvgal_fetch_mark(bo, c, src, dst);
+		if (ret)
+			break;
 	}
 	kfree(bounce);
 	return ret;

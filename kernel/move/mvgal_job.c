@@ -42,8 +42,11 @@
 #include "dev/mvgal_transfer.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "bo/mvgal_hmm.h"
+#include "bo/mvgal_userptr.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_copier.h"
+#include "move/mvgal_cpu.h"
 #include "move/mvgal_job.h"
 
 static const char *mvgal_job_driver_name(struct dma_fence *f)
@@ -655,24 +658,40 @@ static void mvgal_job_chunks(struct mvgal_job *job, enum mvgal_job_op op)
 }
 
 /*
- * mvgal_job_mark() - the chunks the job fills count as held there from
- * now on (its fence orders every access after the copies)
+ * The chunks a staged write covers whole count as held at home: their
+ * old bytes will never be read.
  */
-void mvgal_job_mark(struct mvgal_job *job)
+static void mvgal_job_write_fill(struct mvgal_job *job)
 {
+	struct mvgal_bo *bo = job->write.bo;
+	unsigned long a, b, c;
+
+	mvgal_whole_chunks(bo, job->write.off, job->write.len, &a, &b);
+	spin_lock(&bo->state_lock);
+	for (c = a; c < b; c++)
+		mvgal_chunk_filled(mvgal_chunk_at(bo, c), bo->home_loc);
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * The chunks the job fills count as held there from now on (its fence
+ * orders every access after the copies).
+ */
+static void mvgal_job_mark(struct mvgal_job *job)
+{
+	if (job->write.buf)
+		mvgal_job_write_fill(job);
 	mvgal_job_chunks(job, MVGAL_JOB_MARK);
 	if (job->move.bo)
 		mvgal_move_mark(&job->move);
 }
 
 /*
- * mvgal_job_publish() - put the job's fence into the dma_resv of every
- * buffer it copies, as a KERNEL fence: every later access, ours or an
- * importer's, waits for the copies
- *
- * Caller holds each reservation with a fence slot reserved.
+ * Puts the job's fence into the dma_resv of every buffer it copies, as a
+ * KERNEL fence: every later access, ours or an importer's, waits for the
+ * copies. Caller holds each reservation with a fence slot reserved.
  */
-void mvgal_job_publish(struct mvgal_job *job)
+static void mvgal_job_publish(struct mvgal_job *job)
 {
 	unsigned int i;
 
@@ -680,6 +699,73 @@ void mvgal_job_publish(struct mvgal_job *job)
 	for (i = 0; i < job->nbos; i++)
 		dma_resv_add_fence(job->bos[i]->base.resv, &job->base,
 				   DMA_RESV_USAGE_KERNEL);
+}
+
+/* Does the job copy or write a mirrored registration? */
+static bool mvgal_job_mirrors(const struct mvgal_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nbos; i++)
+		if (mvgal_userptr_mirrored(job->bos[i]))
+			return true;
+	return false;
+}
+
+/* May each copy and the write of the job count? 0 or -EAGAIN. */
+static int mvgal_job_current(struct mvgal_job *job)
+{
+	struct mvgal_bo *wbo = job->write.bo;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < job->nsegs && !ret; i++) {
+		struct mvgal_copy_seg *s = &job->segs[i];
+
+		ret = mvgal_hmm_current(s->bo, s->off, s->len, s->src, s->dst);
+	}
+	if (!ret && job->write.buf)
+		ret = mvgal_hmm_current(wbo, job->write.off, job->write.len,
+					wbo->home_loc, wbo->home_loc);
+	return ret;
+}
+
+/**
+ * mvgal_job_commit() - the job's chunks marked (see mvgal_job_mark()) and
+ * its fence published (mvgal_job_publish()), unless it copies a mirrored
+ * registration invalidated since its pages were faulted
+ * @job: the job, armed; caller holds the locks of every buffer it copies
+ *	 and their reservations with a fence slot, and allocates nothing
+ *	 from here until mvgal_job_push()
+ *
+ * Return: 0, or -EAGAIN with nothing changed: the caller aborts the job,
+ * and its call runs again once the pages are faulted anew.
+ */
+int mvgal_job_commit(struct mvgal_job *job)
+{
+	bool mirrors = mvgal_job_mirrors(job);
+	int ret = 0;
+
+	if (mirrors) {
+		mvgal_hmm_publish_lock();
+		ret = mvgal_job_current(job);
+	}
+	if (!ret) {
+		mvgal_job_mark(job);
+		mvgal_job_publish(job);
+	}
+	if (mirrors)
+		mvgal_hmm_publish_unlock();
+	return ret;
+}
+
+/*
+ * mvgal_job_drop_write() - the staged write's bytes and staging memory
+ * are the caller's again, for a job about to be aborted
+ */
+void mvgal_job_drop_write(struct mvgal_job *job)
+{
+	job->write = (struct mvgal_job_write){ 0 };
 }
 
 bool mvgal_job_empty(const struct mvgal_job *job)
@@ -796,6 +882,13 @@ int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf)
 		return -ENOMEM;
 	}
 	return fd;
+}
+
+/* mvgal_fence_fd_drop() - undo mvgal_fence_fd() */
+void mvgal_fence_fd_drop(int fd, struct sync_file *sf)
+{
+	put_unused_fd(fd);
+	fput(sf->file);
 }
 
 u64 mvgal_job_bytes(const struct mvgal_job *job)

@@ -167,13 +167,14 @@ void mvgal_stage_show(struct mvgal_device *mdev, struct seq_file *m);
 void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
 void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
-void mvgal_job_mark(struct mvgal_job *job);
-void mvgal_job_publish(struct mvgal_job *job);
+int mvgal_job_commit(struct mvgal_job *job);
+void mvgal_job_drop_write(struct mvgal_job *job);
 bool mvgal_job_empty(const struct mvgal_job *job);
 int mvgal_job_add_resv_deps(struct mvgal_job *job, struct mvgal_bo *bo,
 			    bool write, unsigned long first,
 			    unsigned long last);
 int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf);
+void mvgal_fence_fd_drop(int fd, struct sync_file *sf);
 u64 mvgal_job_bytes(const struct mvgal_job *job);
 struct dma_fence *mvgal_job_fence(struct mvgal_job *job);
 u64 mvgal_job_id(const struct mvgal_job *job);

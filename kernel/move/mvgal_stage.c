@@ -70,26 +70,28 @@ static int mvgal_stage_plan(struct mvgal_xact *x, u64 off, u64 len,
 }
 
 /*
- * Stages the write: the chunks it covers whole count as held at home
- * (their old bytes will never be read), then the job is marked,
- * published and queued, and CPU mappings of the chunks are zapped so
- * that a mapped access faults and waits for it. Nothing can fail.
+ * Stages the write: the job is marked (the chunks it covers whole count
+ * as held at home: their old bytes will never be read), published and
+ * queued, and CPU mappings of the chunks are zapped so that a mapped
+ * access faults and waits for it. Return: 0, or -EAGAIN (a mirror
+ * invalidated since the planning) with @x's job still to abort and the
+ * write's bytes and staging memory the caller's again.
  */
-static void mvgal_stage_commit(struct mvgal_xact *x, u64 off, u64 len,
-			       unsigned long a, unsigned long b)
+static int mvgal_stage_commit(struct mvgal_xact *x, u64 off, u64 len)
 {
 	struct mvgal_bo *bo = x->bo;
-	unsigned long first, last, c;
+	unsigned long first, last;
+	int ret;
 
 	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	spin_lock(&bo->state_lock);
-	for (c = a; c < b; c++)
-		mvgal_chunk_filled(mvgal_chunk_at(bo, c), bo->home_loc);
-	spin_unlock(&bo->state_lock);
-	/* Without an fd or a fence to hand out, a commit cannot fail. */
-	WARN_ON(mvgal_xact_commit(x, NULL, NULL));
+	ret = mvgal_xact_commit(x, NULL, NULL);
+	if (ret) {
+		mvgal_job_drop_write(x->job);
+		return ret;
+	}
 	mvgal_watch_mark(bo, first, last, false);
 	mvgal_bo_zap(bo, first, last);
+	return 0;
 }
 
 /*
@@ -144,9 +146,10 @@ static int mvgal_stage_locked(struct mvgal_xact *x, u64 off, u64 len,
 		return ret;
 	mvgal_whole_chunks(bo, off, len, &a, &b);
 	ret = mvgal_stage_plan(x, off, len, buf, su, a, b);
+	if (!ret)
+		ret = mvgal_stage_commit(x, off, len);
 	if (ret)
 		return ret;
-	mvgal_stage_commit(x, off, len, a, b);
 	*staged = true;
 	return 0;
 }

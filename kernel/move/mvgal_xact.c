@@ -204,7 +204,8 @@ bool mvgal_xact_empty(const struct mvgal_xact *x)
  * one is dropped. The locks stay held for the caller's own updates,
  * which can no longer fail, until mvgal_xact_end().
  *
- * Return: 0, or -errno (the fd could not be made) with nothing started:
+ * Return: 0, or -errno (the fd could not be made; -EAGAIN: a mirror the
+ * job copies was invalidated since it was planned) with nothing started:
  * the caller aborts.
  */
 int mvgal_xact_commit(struct mvgal_xact *x, int *fd,
@@ -228,13 +229,16 @@ int mvgal_xact_commit(struct mvgal_xact *x, int *fd,
 		if (ret < 0)
 			return ret;
 	}
+	/* Arms the fence (done above already when an fd was made). */
+	mvgal_job_fence(job);
+	if (mvgal_job_commit(job)) {
+		if (fd)
+			mvgal_fence_fd_drop(ret, sf);
+		return -EAGAIN;
+	}
 	/* Nothing can fail from here on. */
 	x->job = NULL;
 	x->bytes = mvgal_job_bytes(job);
-	/* Arms the fence (done above already when an fd was made). */
-	mvgal_job_fence(job);
-	mvgal_job_mark(job);
-	mvgal_job_publish(job);
 	mvgal_job_push(job);
 	/* The reservation, locked, holds the job's fence: still readable. */
 	x->id = mvgal_job_id(job);

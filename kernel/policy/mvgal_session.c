@@ -655,17 +655,29 @@ static void mvgal_session_go_live(struct mvgal_device *mdev,
 	}
 }
 
-/* The job's fence goes into the reservations and the job is queued. */
-static void mvgal_begin_start_job(struct mvgal_job **job,
-				  struct mvgal_begin_out *out)
+/*
+ * The job's chunks are marked, its fence goes into the reservations and
+ * it is queued; or, when a mirror it copies was invalidated since it was
+ * planned, nothing happens and the out-fence goes: -EAGAIN.
+ */
+static int mvgal_begin_start_job(struct mvgal_job **job,
+				 struct mvgal_begin_out *out)
 {
+	int ret;
+
 	if (!*job)
-		return;
+		return 0;
+	ret = mvgal_job_commit(*job);
+	if (ret) {
+		if (out->sf)
+			mvgal_fence_fd_drop(out->fd, out->sf);
+		*out = (struct mvgal_begin_out){ .fd = -1 };
+		return ret;
+	}
 	out->bytes = mvgal_job_bytes(*job);
-	mvgal_job_mark(*job);
-	mvgal_job_publish(*job);
 	mvgal_job_push(*job);
 	*job = NULL;
+	return 0;
 }
 
 /* Undoes the placements a failed BEGIN made. Caller holds the locks. */
@@ -723,11 +735,12 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	if (ret)
 		goto out_places;
 	ret = mvgal_begin_fence(job, out);
+	if (!ret)
+		ret = mvgal_begin_start_job(job, out);
 	if (ret)
 		goto out_places;
 	/* Nothing can fail from here on. */
 	mvgal_session_go_live(mdev, s, gpu);
-	mvgal_begin_start_job(job, out);
 	mvgal_session_unlock_bos(s, &exec, lean);
 	up_read(&mdev->gpu_lock);
 	return 0;

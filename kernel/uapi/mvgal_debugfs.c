@@ -70,6 +70,13 @@
  *   echo "ID MS" > bo_hold               the write returns after MS ms
  * ID is the buffer's id (BO_INFO), MS at most 10000; a signal ends the
  * wait early.
+ *
+ * <debugfs>/mvgal/hmm_publish_delay makes every call that copies a
+ * mirrored registration sleep MS ms before its copies count, so that
+ * tests can change what the range maps in between. Root only (0600).
+ *   echo MS > hmm_publish_delay          0 (the default) for none
+ *   cat hmm_publish_delay                "MS SLEEPS": sleeps begun so far
+ * MS at most 10000.
  */
 
 #include <linux/debugfs.h>
@@ -97,6 +104,7 @@
 #include "dev/mvgal_pool.h"
 #include "bo/mvgal_bo.h"
 #include "bo/mvgal_chunks.h"
+#include "bo/mvgal_hmm.h"
 #include "move/mvgal_job.h"
 #include "uapi/mvgal_debugfs.h"
 
@@ -546,6 +554,45 @@ static ssize_t mvgal_debug_hold_write(struct file *file,
 	return len;
 }
 
+static int mvgal_debug_delay_show(struct seq_file *m, void *unused)
+{
+	unsigned int ms, sleeps;
+
+	mvgal_hmm_delay_get(&ms, &sleeps);
+	seq_printf(m, "%u %u\n", ms, sleeps);
+	return 0;
+}
+
+static int mvgal_debug_delay_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mvgal_debug_delay_show, NULL);
+}
+
+static ssize_t mvgal_debug_delay_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *pos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms > 10000)
+		return -EINVAL;
+	mvgal_hmm_delay_set(ms);
+	return len;
+}
+
+static const struct file_operations mvgal_debug_delay_fops = {
+	.owner = THIS_MODULE,
+	.open = mvgal_debug_delay_open,
+	.read = seq_read,
+	.write = mvgal_debug_delay_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static const struct file_operations mvgal_debug_hold_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -576,6 +623,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_cal_fops);
 	debugfs_create_file("bo_hold", 0200, mdev->debugfs, mdev,
 			    &mvgal_debug_hold_fops);
+	debugfs_create_file("hmm_publish_delay", 0600, mdev->debugfs, mdev,
+			    &mvgal_debug_delay_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -1043,6 +1044,146 @@ TEST_F(uptr, mirror_dontneed_zeroes_and_the_gpu_follows)
 	EXPECT_EQ(0, p[2 * CH]);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
+}
+
+/*
+ * An invalidation while a call's copies of a mirror are planned but do
+ * not count yet: the debugfs hook makes the call sleep there, and a
+ * thread of the test empties the range (MADV_DONTNEED) once it does.
+ */
+#define DELAY "/sys/kernel/debug/mvgal/hmm_publish_delay"
+
+/* Sleeps begun in the window so far, or -1. */
+static long window_sleeps(void)
+{
+	FILE *f = fopen(DELAY, "r");
+	unsigned int ms;
+	long n = -1;
+
+	if (f && fscanf(f, "%u %ld", &ms, &n) != 2)
+		n = -1;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+struct racer {
+	pthread_t t;
+	uint8_t *p;
+	size_t len;
+	long base;
+	int ret;
+};
+
+static void *racer_run(void *arg)
+{
+	struct racer *r = arg;
+
+	r->ret = -1;
+	for (int i = 0; i < 30000; i++) {
+		if (window_sleeps() > r->base) {
+			r->ret = madvise(r->p, r->len, MADV_DONTNEED);
+			break;
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* The next call copying a mirror sleeps 1 s; @r empties @p meanwhile. */
+static int racer_start(struct racer *r, uint8_t *p, size_t len)
+{
+	r->p = p;
+	r->len = len;
+	r->base = window_sleeps();
+	if (r->base < 0 || write_param(DELAY, "1000"))
+		return -1;
+	return pthread_create(&r->t, NULL, racer_run, r) ? -1 : 0;
+}
+
+/* Sleeps in the window since racer_start(), the hook off again. */
+static long racer_stop(struct racer *r)
+{
+	pthread_join(r->t, NULL);
+	write_param(DELAY, "0");
+	return window_sleeps() - r->base;
+}
+
+/*
+ * The invalidation comes after the planning and before the copies count:
+ * they never count, and the call runs again on what the range maps now
+ * (two sleeps). Otherwise a GPU's chunk would come home into the emptied
+ * pages and be lost, and a GPU would keep the bytes of before as current.
+ * Each of the three ways a copy counts: a job of a MIGRATE, of a BEGIN,
+ * and a BO_PREAD's own copy home.
+ */
+TEST_F(uptr, mirror_invalidation_before_the_copies_count)
+{
+	const uint64_t size = CH + 5000, map = CH + 2 * PG;
+	uint8_t zero[CH], back[CH + 5000], *p, *gpu;
+	struct racer r;
+	uint32_t h, s;
+
+	memset(zero, 0, sizeof(zero));
+	if (access(DELAY, W_OK))
+		SKIP(return, "no %s", DELAY);
+	/* MIGRATE home: chunk 1 the GPU's alone, chunk 0 also home's. */
+	p = anon(map, 50);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, CH, 50));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				CH, size - CH, 51));
+	ASSERT_EQ(0, racer_start(&r, p, map));
+	EXPECT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_LE(2, racer_stop(&r));
+	ASSERT_EQ(0, r.ret);
+	EXPECT_EQ(0, memcmp(p, zero, CH));
+	EXPECT_EQ(-1, check(p + CH, size - CH, CH, 51));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				CH, size - CH, 51));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+
+	/* BEGIN: home to a GPU; the session and the next see the zeroes. */
+	p = anon(map, 52);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	ASSERT_EQ(0, racer_start(&r, p, map));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	EXPECT_LE(2, racer_stop(&r));
+	ASSERT_EQ(0, r.ret);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, zero, CH));
+	EXPECT_EQ(0, memcmp(gpu + CH, zero, size - CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, p, size));
+	EXPECT_EQ(0, memcmp(gpu + CH, zero, size - CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+
+	/* BO_PREAD: its copy of the GPU's chunk home, made on the spot. */
+	p = anon(map, 53);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, CH, 53));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
+				CH + 7, size - CH - 7, 54));
+	ASSERT_EQ(0, racer_start(&r, p, map));
+	EXPECT_EQ(0, mvgal_bo_read(self->m, h, 3, back, size - 3));
+	EXPECT_LE(2, racer_stop(&r));
+	ASSERT_EQ(0, r.ret);
+	EXPECT_EQ(0, memcmp(back, zero, CH - 3));
+	EXPECT_EQ(-1, check(back + CH - 3, 7, CH, 53));
+	EXPECT_EQ(-1, check(back + CH + 4, size - CH - 7, CH + 7, 54));
+	EXPECT_EQ(0, memcmp(p + 3, back, size - 3));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
 }
 
 /*
