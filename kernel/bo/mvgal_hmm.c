@@ -889,9 +889,9 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	h->want_wr = h->want + mvgal_hmm_want_longs(bo);
 	/* Teach lockdep at once that the notifier takes it in reclaim. */
 	if (IS_ENABLED(CONFIG_LOCKDEP)) {
-		fs_reclaim_acquire(GFP_KERNEL);
+		fs_reclaim_acquire(GFP_KERNEL_ACCOUNT);
 		might_lock(&mvgal_hmm_publish_sem);
-		fs_reclaim_release(GFP_KERNEL);
+		fs_reclaim_release(GFP_KERNEL_ACCOUNT);
 	}
 	h->bo = bo;
 	h->start = start;

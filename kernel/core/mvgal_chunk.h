@@ -112,4 +112,23 @@ static inline void mvgal_chunk_span(unsigned long long off,
 	*last = (off + len - 1) >> shift;
 }
 
+/*
+ * The chunks [*a, *b) that bytes [off, off + len) of an object of @size
+ * bytes cover whole (a short last chunk counts when the range reaches the
+ * end); len > 0. Empty when *a >= *b.
+ */
+static inline void mvgal_chunk_whole(unsigned long long off,
+				     unsigned long long len,
+				     unsigned int shift,
+				     unsigned long long size,
+				     unsigned long *a, unsigned long *b)
+{
+	unsigned long long mask = (1ULL << shift) - 1, end = off + len;
+	unsigned long first, last;
+
+	mvgal_chunk_span(off, len, shift, &first, &last);
+	*a = first + !!(off & mask);
+	*b = last + 1 - !!((end & mask) && end != size);
+}
+
 #endif /* MVGAL_CHUNK_H */

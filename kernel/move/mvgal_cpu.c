@@ -330,12 +330,7 @@ void mvgal_copy_locked(struct mvgal_bo *src, struct mvgal_bo *dst,
 void mvgal_whole_chunks(struct mvgal_bo *bo, u64 off, u64 len,
 			unsigned long *a, unsigned long *b)
 {
-	u64 mask = (1ULL << bo->chunk_shift) - 1, end = off + len;
-	unsigned long first, last;
-
-	mvgal_chunk_span(off, len, bo->chunk_shift, &first, &last);
-	*a = first + !!(off & mask);
-	*b = last + 1 - !!((end & mask) && end != bo->size);
+	mvgal_chunk_whole(off, len, bo->chunk_shift, bo->size, a, b);
 }
 
 /*

@@ -46,7 +46,6 @@
 #include "bo/mvgal_userptr.h"
 #include "bo/mvgal_view.h"
 #include "move/mvgal_copier.h"
-#include "move/mvgal_cpu.h"
 #include "move/mvgal_job.h"
 
 static const char *mvgal_job_driver_name(struct dma_fence *f)
@@ -666,7 +665,8 @@ static void mvgal_job_write_fill(struct mvgal_job *job)
 	struct mvgal_bo *bo = job->write.bo;
 	unsigned long a, b, c;
 
-	mvgal_whole_chunks(bo, job->write.off, job->write.len, &a, &b);
+	mvgal_chunk_whole(job->write.off, job->write.len, bo->chunk_shift,
+			  bo->size, &a, &b);
 	spin_lock(&bo->state_lock);
 	for (c = a; c < b; c++)
 		mvgal_chunk_filled(mvgal_chunk_at(bo, c), bo->home_loc);

@@ -358,4 +358,29 @@ TEST(span_of_unaligned_ranges)
 	EXPECT_EQ(3UL, last);
 }
 
+TEST(whole_chunks_of_unaligned_ranges)
+{
+	unsigned long a, b;
+
+	/* Within one chunk: none whole. */
+	mvgal_chunk_whole(100, 200, 16, 4 * 65536, &a, &b);
+	EXPECT_LE(b, a);
+	/* From an odd offset over two boundaries: chunk 1 alone. */
+	mvgal_chunk_whole(100, 2 * 65536, 16, 4 * 65536, &a, &b);
+	EXPECT_EQ(1UL, a);
+	EXPECT_EQ(2UL, b);
+	/* Aligned both ends. */
+	mvgal_chunk_whole(65536, 2 * 65536, 16, 4 * 65536, &a, &b);
+	EXPECT_EQ(1UL, a);
+	EXPECT_EQ(3UL, b);
+	/* A short last chunk counts when the range reaches the end. */
+	mvgal_chunk_whole(65536, 65536 + 5000, 16, 2 * 65536 + 5000, &a, &b);
+	EXPECT_EQ(1UL, a);
+	EXPECT_EQ(3UL, b);
+	/* ... and not when it stops short of it. */
+	mvgal_chunk_whole(65536, 65536 + 4999, 16, 2 * 65536 + 5000, &a, &b);
+	EXPECT_EQ(1UL, a);
+	EXPECT_EQ(2UL, b);
+}
+
 TEST_HARNESS_MAIN
