@@ -19,21 +19,23 @@
  * again (mvgal_hmm_retry()).
  *
  * The held pages sit in bo->pages, where every copy finds host pages.
- * An invalidation sets the new sequence, waits with a deadline for the
- * work that may use held pages (as amdgpu's and xe's notifiers wait for
- * their fences), takes the change in as a write of home by the
- * application unless only the protection changed (home, where it held a
- * chunk, becomes its only holder: the GPUs' copies are fetched again when
- * next needed; a chunk a GPU holds alone stays the GPU's and comes home
- * into whatever the range maps then), and has the held pages let go.
+ * An invalidation sets the new sequence, takes the change in as a write
+ * of home by the application unless only the protection changed (home,
+ * where it held a chunk, becomes its only holder: the GPUs' copies are
+ * fetched again when next needed; a chunk a GPU holds alone stays the
+ * GPU's and comes home into whatever the range maps then; a chunk a live
+ * session uses is the session's until its END), waits with a deadline
+ * for the work that may use held pages (as amdgpu's and xe's notifiers
+ * wait for their fences), and has the held pages let go.
  *
- * What a copy of a mirror did counts (its chunks marked, its fence in the
- * reservation) only if no invalidation came between its planning and
- * that moment: both are checked and made under mvgal_hmm_publish_sem,
- * which the notifier takes to set the new sequence, as xe's exec and
- * notifier share vm->userptr.notifier_lock. A copy that lost the race
- * changes nothing and its call runs again; one that won is waited for
- * before the page tables change.
+ * What a call planned on a mirror counts (its chunks marked, its fence
+ * in the reservation, its sessions live) only if no invalidation came
+ * between its planning and that moment: both are checked and made under
+ * mvgal_hmm_publish_sem, under which the notifier sets the new sequence
+ * and changes the chunk states, as xe's exec and notifier share
+ * vm->userptr.notifier_lock. A call that lost the race changes nothing
+ * and runs again; one that won is seen by the notifier, which waits for
+ * its copies before the page tables change.
  */
 
 #include <linux/bitmap.h>
@@ -95,10 +97,12 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 static DECLARE_RWSEM(mvgal_hmm_publish_sem);
 
 /*
- * A test's hook: how long a call sleeps before it makes a mirror's copies
- * count, and how many times one did, so that a test can invalidate the
- * range in between (debugfs hmm_publish_delay). 0 in normal use.
+ * A test's hook: which buffer's calls sleep before they make its copies
+ * count, how long, and how many times one did, so that a test can
+ * invalidate the range in between (debugfs hmm_publish_delay). 0 (no
+ * buffer) in normal use.
  */
+static u64 mvgal_hmm_delay_id;
 static unsigned int mvgal_hmm_delay_ms;
 static atomic_t mvgal_hmm_delays = ATOMIC_INIT(0);
 
@@ -139,6 +143,19 @@ struct mvgal_hmm {
 	bool wanted;
 	unsigned long *want;
 	unsigned long *want_wr;
+	/*
+	 * Chunks an invalidation found in use by a live session, home holding
+	 * them: home wins once no live session names them (mvgal_hmm_end()).
+	 * Under bo->state_lock.
+	 */
+	unsigned long *deferred;
+	/*
+	 * Changes of chunk states the notifier made (home won): a call that
+	 * planned from the states of before counts only if none came since
+	 * it looked (mvgal_hmm_gen()). Written under mvgal_hmm_publish_sem
+	 * held to write.
+	 */
+	unsigned long gen;
 	unsigned long last_use;		/* jiffies; under bo->lock */
 	struct delayed_work release;
 	struct list_head link;		/* on mvgal_hmm_list */
@@ -230,8 +247,8 @@ out:
 /*
  * What the range maps changed for [start, end): home's bytes there are
  * taken as written by the application. A chunk a live session uses is
- * the session's until its END; a chunk without a record is at home
- * alone already. Allocates nothing.
+ * the session's until its END, and home wins then; a chunk without a
+ * record is at home alone already. Allocates nothing.
  */
 static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 				unsigned long end)
@@ -249,8 +266,11 @@ static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 	for (c = first; c <= last; c++) {
 		struct mvgal_chunk *ch = mvgal_chunk_find(bo, c);
 
-		if (ch && mvgal_chunk_valid_at(ch, bo->home_loc) &&
-		    !mvgal_live_names(bo, c))
+		if (!ch || !mvgal_chunk_valid_at(ch, bo->home_loc))
+			continue;
+		if (mvgal_live_names(bo, c))
+			__set_bit(c, h->deferred);
+		else
 			mvgal_chunk_written(ch, bo->home_loc);
 	}
 	spin_unlock(&bo->state_lock);
@@ -289,10 +309,20 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 	/* The OOM reaper may not wait: it tries again later, as with xe. */
 	if (!mmu_notifier_range_blockable(range))
 		return false;
+	/*
+	 * The new sequence and the states it changes, at once for a call
+	 * checking under the same lock: it planned either from the states
+	 * of after, or its marks, fence and live sessions are seen here.
+	 */
 	down_write(&mvgal_hmm_publish_sem);
 	spin_lock(&h->lock);
 	mmu_interval_set_seq(mni, cur_seq);
 	spin_unlock(&h->lock);
+	if (!mvgal_hmm_keeps_bytes(range)) {
+		mvgal_hmm_home_wins(h, range->start, range->end);
+		/* Who reads the new value sees the states of after. */
+		smp_store_release(&h->gen, h->gen + 1);
+	}
 	up_write(&mvgal_hmm_publish_sem);
 	/*
 	 * Read without bo->lock: pages stored after this read were faulted
@@ -310,8 +340,6 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 					    h->bo->id);
 		mod_delayed_work(system_unbound_wq, &h->release, 0);
 	}
-	if (!mvgal_hmm_keeps_bytes(range))
-		mvgal_hmm_home_wins(h, range->start, range->end);
 	return true;
 }
 
@@ -647,19 +675,19 @@ int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 
 /**
  * mvgal_hmm_publish_lock() - enter the section in which a call makes what
- * it planned on mirrors count: its chunk marks and its job's fence
+ * it planned on mirrors count: its chunk marks, its job's fence, its
+ * sessions going live
+ * @bo: a mirror the call planned on (for the test hook)
  *
  * After every allocation the call makes (the notifier, in reclaim, waits
- * for the section), under the buffers' locks; mvgal_hmm_current() says
- * whether each copy may count.
+ * for the section), under the buffers' locks; mvgal_hmm_current() and
+ * mvgal_hmm_gen_check() say whether what was planned may count.
  */
-void mvgal_hmm_publish_lock(void)
+void mvgal_hmm_publish_lock(const struct mvgal_bo *bo)
 {
-	unsigned int ms = READ_ONCE(mvgal_hmm_delay_ms);
-
-	if (unlikely(ms)) {
+	if (unlikely(READ_ONCE(mvgal_hmm_delay_id) == bo->id)) {
 		atomic_inc(&mvgal_hmm_delays);
-		msleep(ms);
+		msleep(READ_ONCE(mvgal_hmm_delay_ms));
 	}
 	down_read(&mvgal_hmm_publish_sem);
 }
@@ -713,17 +741,84 @@ int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
 	return mvgal_hmm_span(bo, off, len, true, dst == bo->home_loc);
 }
 
-/*
- * mvgal_hmm_delay_set() - the test hook: calls sleep @ms before
- * publishing; mvgal_hmm_delay_get() gives @ms and how many sleeps began.
+/**
+ * mvgal_hmm_gen() - the notifier's changes of @bo's chunk states so far
+ * @bo: a buffer; caller holds bo->lock and has not read its states yet
+ *
+ * Return: a value for mvgal_hmm_gen_check() (0 for any buffer but a
+ * mirror).
  */
-void mvgal_hmm_delay_set(unsigned int ms)
+unsigned long mvgal_hmm_gen(struct mvgal_bo *bo)
 {
-	WRITE_ONCE(mvgal_hmm_delay_ms, ms);
+	if (!bo->userptr || !bo->userptr->hmm)
+		return 0;
+	/* Pairs with the notifier's release: the states read next are at
+	 * least those of this value.
+	 */
+	return smp_load_acquire(&mvgal_hmm_of(bo)->gen);
 }
 
-void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays)
+/**
+ * mvgal_hmm_gen_check() - did the notifier leave @bo's chunk states as
+ * they were when mvgal_hmm_gen() gave @gen?
+ * @bo: the buffer; caller holds mvgal_hmm_publish_lock()
+ * @gen: mvgal_hmm_gen() before the call read the states
+ *
+ * Return: 0, or -EAGAIN: the call changes nothing and runs again.
+ */
+int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen)
 {
+	if (!bo->userptr || !bo->userptr->hmm)
+		return 0;
+	return mvgal_hmm_of(bo)->gen == gen ? 0 : -EAGAIN;
+}
+
+/**
+ * mvgal_hmm_end() - a session stopped using @bo: home wins the chunks an
+ * invalidation found in use by it, now that no live session names them
+ * @bo: the buffer; caller holds bo->lock
+ *
+ * A chunk the session wrote is its GPU's alone by now: its writes came
+ * after the change and stay. Any other goes to home alone, and the GPUs'
+ * copies are fetched again when next needed.
+ */
+void mvgal_hmm_end(struct mvgal_bo *bo)
+{
+	struct mvgal_hmm *h;
+	unsigned long c;
+
+	if (!bo->userptr || !bo->userptr->hmm)
+		return;
+	h = mvgal_hmm_of(bo);
+	lockdep_assert_held(&bo->lock);
+	spin_lock(&bo->state_lock);
+	for_each_set_bit(c, h->deferred, bo->nchunks) {
+		struct mvgal_chunk *ch;
+
+		if (mvgal_live_names(bo, c))
+			continue;
+		__clear_bit(c, h->deferred);
+		ch = mvgal_chunk_at(bo, c);
+		if (mvgal_chunk_valid_at(ch, bo->home_loc))
+			mvgal_chunk_written(ch, bo->home_loc);
+	}
+	spin_unlock(&bo->state_lock);
+}
+
+/*
+ * mvgal_hmm_delay_set() - the test hook: calls on buffer @id sleep @ms
+ * before their copies count; mvgal_hmm_delay_get() gives both and how
+ * many sleeps began.
+ */
+void mvgal_hmm_delay_set(u64 id, unsigned int ms)
+{
+	WRITE_ONCE(mvgal_hmm_delay_ms, ms);
+	WRITE_ONCE(mvgal_hmm_delay_id, ms ? id : 0);
+}
+
+void mvgal_hmm_delay_get(u64 *id, unsigned int *ms, unsigned int *delays)
+{
+	*id = READ_ONCE(mvgal_hmm_delay_id);
 	*ms = READ_ONCE(mvgal_hmm_delay_ms);
 	*delays = atomic_read(&mvgal_hmm_delays);
 }
@@ -774,7 +869,7 @@ static int mvgal_hmm_hold_runs(struct mvgal_hmm *h, const unsigned long *want,
 	return ret;
 }
 
-/* The longs of one of a registration's two want bitmaps. */
+/* The longs of one of a registration's bitmaps (want, want_wr, deferred). */
 static size_t mvgal_hmm_want_longs(const struct mvgal_bo *bo)
 {
 	return BITS_TO_LONGS(bo->nchunks);
@@ -880,13 +975,14 @@ int mvgal_hmm_register(struct mvgal_bo *bo, unsigned long start)
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
-	h->want = kcalloc(2 * mvgal_hmm_want_longs(bo), sizeof(*h->want),
+	h->want = kcalloc(3 * mvgal_hmm_want_longs(bo), sizeof(*h->want),
 			  GFP_KERNEL_ACCOUNT);
 	if (!h->want) {
 		kfree(h);
 		return -ENOMEM;
 	}
 	h->want_wr = h->want + mvgal_hmm_want_longs(bo);
+	h->deferred = h->want_wr + mvgal_hmm_want_longs(bo);
 	/* Teach lockdep at once that the notifier takes it in reclaim. */
 	if (IS_ENABLED(CONFIG_LOCKDEP)) {
 		fs_reclaim_acquire(GFP_KERNEL_ACCOUNT);
@@ -970,7 +1066,7 @@ bool mvgal_hmm_any(void)
 	return false;
 }
 
-void mvgal_hmm_publish_lock(void)
+void mvgal_hmm_publish_lock(const struct mvgal_bo *bo)
 {
 }
 
@@ -984,12 +1080,27 @@ int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
 	return 0;
 }
 
-void mvgal_hmm_delay_set(unsigned int ms)
+unsigned long mvgal_hmm_gen(struct mvgal_bo *bo)
+{
+	return 0;
+}
+
+int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen)
+{
+	return 0;
+}
+
+void mvgal_hmm_end(struct mvgal_bo *bo)
 {
 }
 
-void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays)
+void mvgal_hmm_delay_set(u64 id, unsigned int ms)
 {
+}
+
+void mvgal_hmm_delay_get(u64 *id, unsigned int *ms, unsigned int *delays)
+{
+	*id = 0;
 	*ms = 0;
 	*delays = 0;
 }

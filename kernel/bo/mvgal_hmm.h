@@ -24,12 +24,15 @@ int mvgal_hmm_held(struct mvgal_bo *bo, u64 off, u64 len, bool write);
 int mvgal_hmm_ready_chunks(struct mvgal_bo *bo, unsigned long first,
 			   unsigned long last, unsigned int dst);
 bool mvgal_hmm_any(void);
-void mvgal_hmm_publish_lock(void);
+void mvgal_hmm_publish_lock(const struct mvgal_bo *bo);
 void mvgal_hmm_publish_unlock(void);
 int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
 		      unsigned int src, unsigned int dst);
-void mvgal_hmm_delay_set(unsigned int ms);
-void mvgal_hmm_delay_get(unsigned int *ms, unsigned int *delays);
+unsigned long mvgal_hmm_gen(struct mvgal_bo *bo);
+int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen);
+void mvgal_hmm_end(struct mvgal_bo *bo);
+void mvgal_hmm_delay_set(u64 id, unsigned int ms);
+void mvgal_hmm_delay_get(u64 *id, unsigned int *ms, unsigned int *delays);
 bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n);
 bool mvgal_hmm_retry(long *ret, unsigned int *tries);
 

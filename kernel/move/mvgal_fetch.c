@@ -197,7 +197,7 @@ static int mvgal_fetch_mark(struct mvgal_bo *bo, unsigned long c,
 	int ret = 0;
 
 	if (mirror) {
-		mvgal_hmm_publish_lock();
+		mvgal_hmm_publish_lock(bo);
 		ret = mvgal_hmm_current(bo, mvgal_chunk_start(bo, c),
 					mvgal_chunk_len(bo, c), src, dst);
 	}

@@ -701,60 +701,78 @@ static void mvgal_job_publish(struct mvgal_job *job)
 				   DMA_RESV_USAGE_KERNEL);
 }
 
-/* Does the job copy or write a mirrored registration? */
-static bool mvgal_job_mirrors(const struct mvgal_job *job)
+/**
+ * mvgal_job_mirror() - a mirrored registration the job copies or writes
+ * @job: the job
+ *
+ * Return: the first such buffer, or NULL.
+ */
+struct mvgal_bo *mvgal_job_mirror(const struct mvgal_job *job)
 {
 	unsigned int i;
 
 	for (i = 0; i < job->nbos; i++)
 		if (mvgal_userptr_mirrored(job->bos[i]))
-			return true;
-	return false;
+			return job->bos[i];
+	return NULL;
 }
 
-/* May each copy and the write of the job count? 0 or -EAGAIN. */
+/*
+ * May each copy and the write of the job count? 0 or -EAGAIN; every
+ * chunk whose pages went stale is wanted, so that one try faults them.
+ */
 static int mvgal_job_current(struct mvgal_job *job)
 {
 	struct mvgal_bo *wbo = job->write.bo;
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < job->nsegs && !ret; i++) {
+	for (i = 0; i < job->nsegs; i++) {
 		struct mvgal_copy_seg *s = &job->segs[i];
 
-		ret = mvgal_hmm_current(s->bo, s->off, s->len, s->src, s->dst);
+		ret = mvgal_hmm_current(s->bo, s->off, s->len, s->src,
+					s->dst) ?: ret;
 	}
-	if (!ret && job->write.buf)
+	if (job->write.buf)
 		ret = mvgal_hmm_current(wbo, job->write.off, job->write.len,
-					wbo->home_loc, wbo->home_loc);
+					wbo->home_loc, wbo->home_loc) ?: ret;
 	return ret;
 }
 
 /**
- * mvgal_job_commit() - the job's chunks marked (see mvgal_job_mark()) and
- * its fence published (mvgal_job_publish()), unless it copies a mirrored
- * registration invalidated since its pages were faulted
- * @job: the job, armed; caller holds the locks of every buffer it copies
- *	 and their reservations with a fence slot, and allocates nothing
- *	 from here until mvgal_job_push()
+ * mvgal_job_commit_locked() - the job's chunks marked (see
+ * mvgal_job_mark()) and its fence published (mvgal_job_publish()),
+ * unless it copies a mirrored registration invalidated since its pages
+ * were faulted
+ * @job: the job, armed; caller holds the locks of every buffer it copies,
+ *	 their reservations with a fence slot, and, if mvgal_job_mirror()
+ *	 names one, mvgal_hmm_publish_lock(); it allocates nothing from
+ *	 here until mvgal_job_push()
  *
  * Return: 0, or -EAGAIN with nothing changed: the caller aborts the job,
  * and its call runs again once the pages are faulted anew.
  */
+int mvgal_job_commit_locked(struct mvgal_job *job)
+{
+	int ret = mvgal_job_current(job);
+
+	if (ret)
+		return ret;
+	mvgal_job_mark(job);
+	mvgal_job_publish(job);
+	return 0;
+}
+
+/* mvgal_job_commit_locked(), taking the mirrors' lock where needed. */
 int mvgal_job_commit(struct mvgal_job *job)
 {
-	bool mirrors = mvgal_job_mirrors(job);
-	int ret = 0;
+	struct mvgal_bo *mirror = mvgal_job_mirror(job);
+	int ret;
 
-	if (mirrors) {
-		mvgal_hmm_publish_lock();
-		ret = mvgal_job_current(job);
-	}
-	if (!ret) {
-		mvgal_job_mark(job);
-		mvgal_job_publish(job);
-	}
-	if (mirrors)
+	if (mirror)
+		mvgal_hmm_publish_lock(mirror);
+	ret = mvgal_job_commit_locked(job);
+	if (mirror)
 		mvgal_hmm_publish_unlock();
 	return ret;
 }

@@ -167,6 +167,8 @@ void mvgal_stage_show(struct mvgal_device *mdev, struct seq_file *m);
 void mvgal_fence_boost(struct dma_fence *fence, unsigned int prio);
 void mvgal_resv_boost(struct mvgal_bo *bo, enum dma_resv_usage usage);
 int mvgal_job_add_dep(struct mvgal_job *job, struct dma_fence *fence);
+struct mvgal_bo *mvgal_job_mirror(const struct mvgal_job *job);
+int mvgal_job_commit_locked(struct mvgal_job *job);
 int mvgal_job_commit(struct mvgal_job *job);
 void mvgal_job_drop_write(struct mvgal_job *job);
 bool mvgal_job_empty(const struct mvgal_job *job);

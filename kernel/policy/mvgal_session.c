@@ -37,6 +37,7 @@
 #include "bo/mvgal_commit.h"
 #include "bo/mvgal_cpumap.h"
 #include "bo/mvgal_cpuwrite.h"
+#include "bo/mvgal_hmm.h"
 #include "bo/mvgal_live.h"
 #include "bo/mvgal_userptr.h"
 #include "bo/mvgal_mirror.h"
@@ -619,8 +620,9 @@ static int mvgal_begin_fence(struct mvgal_job **job,
 }
 
 /*
- * The session goes live on each buffer's chunks, and eviction, prefetch,
- * the mirror controller and NUMA placement are told. Cannot fail.
+ * The session is live on each buffer's chunks (mvgal_begin_commit()):
+ * eviction, prefetch, the mirror controller and NUMA placement are told.
+ * Cannot fail.
  */
 static void mvgal_session_go_live(struct mvgal_device *mdev,
 				  struct mvgal_session *s,
@@ -638,7 +640,6 @@ static void mvgal_session_go_live(struct mvgal_device *mdev,
 	for (i = 0; i < s->count; i++) {
 		struct mvgal_sbo *b = &s->b[i];
 
-		mvgal_sbo_live(s, b, 1);
 		/* Used where they are, in a peer's pool or the buffer's own
 		 * pages, instead of copied to @gpu's pool.
 		 */
@@ -655,29 +656,80 @@ static void mvgal_session_go_live(struct mvgal_device *mdev,
 	}
 }
 
-/*
- * The job's chunks are marked, its fence goes into the reservations and
- * it is queued; or, when a mirror it copies was invalidated since it was
- * planned, nothing happens and the out-fence goes: -EAGAIN.
- */
-static int mvgal_begin_start_job(struct mvgal_job **job,
-				 struct mvgal_begin_out *out)
+/* The first mirrored registration among the session's buffers, or NULL. */
+static struct mvgal_bo *mvgal_session_mirror(struct mvgal_session *s)
 {
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		if (mvgal_userptr_mirrored(s->b[i].bo))
+			return s->b[i].bo;
+	return NULL;
+}
+
+/* Each mirror's mvgal_hmm_gen(), before the planning reads its states. */
+static void mvgal_session_gens(struct mvgal_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++)
+		s->b[i].gen = mvgal_hmm_gen(s->b[i].bo);
+}
+
+/*
+ * Did an invalidation change a mirror's chunk states since the planning
+ * read them? 0 or -EAGAIN. Under mvgal_hmm_publish_lock().
+ */
+static int mvgal_session_gens_check(struct mvgal_session *s)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < s->count && !ret; i++)
+		ret = mvgal_hmm_gen_check(s->b[i].bo, s->b[i].gen);
+	return ret;
+}
+
+/*
+ * What was planned counts: the job's chunks are marked and its fence
+ * goes into the reservations, and the session goes live on each buffer's
+ * chunks. For a session on a mirror, in one section with the notifier's
+ * changes: an invalidation either came before the planning read the
+ * states, or finds the job's fence to wait for and the session's chunks
+ * live; otherwise nothing happens and the out-fence goes (-EAGAIN).
+ */
+static int mvgal_begin_commit(struct mvgal_session *s, struct mvgal_job *job,
+			      struct mvgal_begin_out *out)
+{
+	struct mvgal_bo *mirror = mvgal_session_mirror(s);
+	unsigned int i;
 	int ret;
 
-	if (!*job)
-		return 0;
-	ret = mvgal_job_commit(*job);
-	if (ret) {
-		if (out->sf)
-			mvgal_fence_fd_drop(out->fd, out->sf);
+	if (mirror)
+		mvgal_hmm_publish_lock(mirror);
+	ret = mvgal_session_gens_check(s);
+	if (!ret && job)
+		ret = mvgal_job_commit_locked(job);
+	for (i = 0; i < s->count && !ret; i++)
+		mvgal_sbo_live(s, &s->b[i], 1);
+	if (mirror)
+		mvgal_hmm_publish_unlock();
+	if (ret && out->sf) {
+		mvgal_fence_fd_drop(out->fd, out->sf);
 		*out = (struct mvgal_begin_out){ .fd = -1 };
-		return ret;
 	}
+	return ret;
+}
+
+/* The job, committed, is queued. */
+static void mvgal_begin_start_job(struct mvgal_job **job,
+				  struct mvgal_begin_out *out)
+{
+	if (!*job)
+		return;
 	out->bytes = mvgal_job_bytes(*job);
 	mvgal_job_push(*job);
 	*job = NULL;
-	return 0;
 }
 
 /* Undoes the placements a failed BEGIN made. Caller holds the locks. */
@@ -731,15 +783,17 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	ret = mvgal_session_lock_bos(s, gpu, &exec, &lean);
 	if (ret)
 		goto out_gpu;
+	mvgal_session_gens(s);
 	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args, file);
 	if (ret)
 		goto out_places;
 	ret = mvgal_begin_fence(job, out);
 	if (!ret)
-		ret = mvgal_begin_start_job(job, out);
+		ret = mvgal_begin_commit(s, *job, out);
 	if (ret)
 		goto out_places;
 	/* Nothing can fail from here on. */
+	mvgal_begin_start_job(job, out);
 	mvgal_session_go_live(mdev, s, gpu);
 	mvgal_session_unlock_bos(s, &exec, lean);
 	up_read(&mdev->gpu_lock);
@@ -826,6 +880,8 @@ static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
 		mvgal_mirror_note_write(bo);
 	if (s->write && w)
 		mvgal_sbo_commit_writes(b, w, cm);
+	/* What an invalidation left to the session is home's now. */
+	mvgal_hmm_end(bo);
 	if (fence)
 		mvgal_resv_add_leaves(bo->base.resv, fence,
 				      s->write ? DMA_RESV_USAGE_WRITE :

@@ -40,6 +40,8 @@ struct mvgal_sbo {
 	bool new_place;		/* BEGIN made the placement (for undo) */
 	bool remote;		/* its data was not all in the GPU's pool */
 	bool ready;		/* current at the GPU, nothing to wait for */
+	/* A mirror's mvgal_hmm_gen() before BEGIN read its chunk states. */
+	unsigned long gen;
 };
 
 struct mvgal_session {

@@ -71,12 +71,12 @@
  * ID is the buffer's id (BO_INFO), MS at most 10000; a signal ends the
  * wait early.
  *
- * <debugfs>/mvgal/hmm_publish_delay makes every call that copies a
- * mirrored registration sleep MS ms before its copies count, so that
- * tests can change what the range maps in between. Root only (0600).
- *   echo MS > hmm_publish_delay          0 (the default) for none
- *   cat hmm_publish_delay                "MS SLEEPS": sleeps begun so far
- * MS at most 10000.
+ * <debugfs>/mvgal/hmm_publish_delay makes every call that planned on one
+ * mirrored registration sleep MS ms before what it planned counts, so
+ * that tests can change what the range maps in between. Root only (0600).
+ *   echo "ID MS" > hmm_publish_delay     MS 0 (the default) for none
+ *   cat hmm_publish_delay                "ID MS SLEEPS": sleeps begun so far
+ * ID is the buffer's id (BO_INFO), MS at most 10000.
  */
 
 #include <linux/debugfs.h>
@@ -557,9 +557,10 @@ static ssize_t mvgal_debug_hold_write(struct file *file,
 static int mvgal_debug_delay_show(struct seq_file *m, void *unused)
 {
 	unsigned int ms, sleeps;
+	u64 id;
 
-	mvgal_hmm_delay_get(&ms, &sleeps);
-	seq_printf(m, "%u %u\n", ms, sleeps);
+	mvgal_hmm_delay_get(&id, &ms, &sleeps);
+	seq_printf(m, "%llu %u %u\n", id, ms, sleeps);
 	return 0;
 }
 
@@ -573,14 +574,17 @@ static ssize_t mvgal_debug_delay_write(struct file *file,
 				       loff_t *pos)
 {
 	unsigned int ms;
-	int ret;
+	char buf[48];
+	u64 id;
 
-	ret = kstrtouint_from_user(ubuf, len, 0, &ms);
-	if (ret)
-		return ret;
-	if (ms > 10000)
+	if (len >= sizeof(buf))
 		return -EINVAL;
-	mvgal_hmm_delay_set(ms);
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%llu %u", &id, &ms) != 2 || ms > 10000)
+		return -EINVAL;
+	mvgal_hmm_delay_set(id, ms);
 	return len;
 }
 

@@ -15,6 +15,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -53,8 +55,14 @@ FIXTURE_SETUP(uptr)
 	COH_SETUP(self);
 }
 
+/* The test hook of the window between planning and counting. */
+#define DELAY "/sys/kernel/debug/mvgal/hmm_publish_delay"
+
 FIXTURE_TEARDOWN(uptr)
 {
+	/* A case that failed inside the window leaves it open. */
+	if (!access(DELAY, W_OK))
+		write_param(DELAY, "0 0");
 	coh_teardown(self->m, self->pool);
 }
 
@@ -1047,20 +1055,20 @@ TEST_F(uptr, mirror_dontneed_zeroes_and_the_gpu_follows)
 }
 
 /*
- * An invalidation while a call's copies of a mirror are planned but do
- * not count yet: the debugfs hook makes the call sleep there, and a
- * thread of the test empties the range (MADV_DONTNEED) once it does.
+ * An invalidation while what a call planned on a mirror does not count
+ * yet: the debugfs hook makes the buffer's calls sleep there, and a
+ * thread of the test empties the range (MADV_DONTNEED) once one does.
  */
-#define DELAY "/sys/kernel/debug/mvgal/hmm_publish_delay"
 
 /* Sleeps begun in the window so far, or -1. */
 static long window_sleeps(void)
 {
 	FILE *f = fopen(DELAY, "r");
+	unsigned long long id;
 	unsigned int ms;
 	long n = -1;
 
-	if (f && fscanf(f, "%u %ld", &ms, &n) != 2)
+	if (f && fscanf(f, "%llu %u %ld", &id, &ms, &n) != 3)
 		n = -1;
 	if (f)
 		fclose(f);
@@ -1080,7 +1088,7 @@ static void *racer_run(void *arg)
 	struct racer *r = arg;
 
 	r->ret = -1;
-	for (int i = 0; i < 30000; i++) {
+	for (int i = 0; i < 5000; i++) {
 		if (window_sleeps() > r->base) {
 			r->ret = madvise(r->p, r->len, MADV_DONTNEED);
 			break;
@@ -1090,34 +1098,49 @@ static void *racer_run(void *arg)
 	return NULL;
 }
 
-/* The next call copying a mirror sleeps 1 s; @r empties @p meanwhile. */
-static int racer_start(struct racer *r, uint8_t *p, size_t len)
+/*
+ * The calls on @h sleep 1 s in the window from now on; @r empties @p
+ * once the first does.
+ */
+static int racer_start(struct racer *r, struct mvgal *m, uint32_t h,
+		       uint8_t *p, size_t len)
 {
+	struct drm_mvgal_bo_info i;
+	char cmd[48];
+
 	r->p = p;
 	r->len = len;
 	r->base = window_sleeps();
-	if (r->base < 0 || write_param(DELAY, "1000"))
+	if (r->base < 0 || mvgal_bo_info(m, h, &i))
 		return -1;
-	return pthread_create(&r->t, NULL, racer_run, r) ? -1 : 0;
+	snprintf(cmd, sizeof(cmd), "%llu 1000", (unsigned long long)i.id);
+	if (write_param(DELAY, cmd))
+		return -1;
+	if (!pthread_create(&r->t, NULL, racer_run, r))
+		return 0;
+	write_param(DELAY, "0 0");
+	return -1;
 }
 
 /* Sleeps in the window since racer_start(), the hook off again. */
 static long racer_stop(struct racer *r)
 {
 	pthread_join(r->t, NULL);
-	write_param(DELAY, "0");
+	write_param(DELAY, "0 0");
 	return window_sleeps() - r->base;
 }
 
 /*
- * The invalidation comes after the planning and before the copies count:
- * they never count, and the call runs again on what the range maps now
- * (two sleeps). Otherwise a GPU's chunk would come home into the emptied
- * pages and be lost, and a GPU would keep the bytes of before as current.
- * Each of the three ways a copy counts: a job of a MIGRATE, of a BEGIN,
- * and a BO_PREAD's own copy home.
+ * The invalidation comes after the planning and before what was planned
+ * counts: it never counts, and the call runs again on what the range
+ * maps now (two sleeps). Otherwise a GPU's chunk would come home into
+ * the emptied pages and be lost, a GPU would keep the bytes of before as
+ * current, or a session would go live on a copy the states no longer
+ * hold, and its writes be dropped at END. Each way a call makes what it
+ * planned count: a job of a MIGRATE, of a BEGIN, a BO_PREAD's own copy
+ * home, and a BEGIN that copies nothing.
  */
-TEST_F(uptr, mirror_invalidation_before_the_copies_count)
+TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 {
 	const uint64_t size = CH + 5000, map = CH + 2 * PG;
 	uint8_t zero[CH], back[CH + 5000], *p, *gpu;
@@ -1135,7 +1158,7 @@ TEST_F(uptr, mirror_invalidation_before_the_copies_count)
 				0, CH, 50));
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
 				CH, size - CH, 51));
-	ASSERT_EQ(0, racer_start(&r, p, map));
+	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
 	EXPECT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
 	EXPECT_LE(2, racer_stop(&r));
 	ASSERT_EQ(0, r.ret);
@@ -1150,7 +1173,7 @@ TEST_F(uptr, mirror_invalidation_before_the_copies_count)
 	p = anon(map, 52);
 	ASSERT_NE(NULL, p);
 	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
-	ASSERT_EQ(0, racer_start(&r, p, map));
+	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
 	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
 	EXPECT_LE(2, racer_stop(&r));
 	ASSERT_EQ(0, r.ret);
@@ -1174,7 +1197,7 @@ TEST_F(uptr, mirror_invalidation_before_the_copies_count)
 				0, CH, 53));
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
 				CH + 7, size - CH - 7, 54));
-	ASSERT_EQ(0, racer_start(&r, p, map));
+	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
 	EXPECT_EQ(0, mvgal_bo_read(self->m, h, 3, back, size - 3));
 	EXPECT_LE(2, racer_stop(&r));
 	ASSERT_EQ(0, r.ret);
@@ -1182,6 +1205,73 @@ TEST_F(uptr, mirror_invalidation_before_the_copies_count)
 	EXPECT_EQ(-1, check(back + CH - 3, 7, CH, 53));
 	EXPECT_EQ(-1, check(back + CH + 4, size - CH - 7, CH + 7, 54));
 	EXPECT_EQ(0, memcmp(p + 3, back, size - 3));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+
+	/*
+	 * A WRITE BEGIN that copies nothing (GPU 0 holds every chunk, and
+	 * so does home): it goes live on the zeroes it copies on its
+	 * second run, and the GPU's writes come home at END's bidding.
+	 */
+	p = anon(map, 55);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, size, 55));
+	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
+	gpu = session_on(self->m, self->pool, self->g0, MVGAL_ACCESS_WRITE, h,
+			 0, size, &s);
+	EXPECT_LE(2, racer_stop(&r));
+	ASSERT_EQ(0, r.ret);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, zero, CH));
+	for (uint64_t i = 100; i < size; i++)
+		gpu[i] = pat(i, 56);
+	ASSERT_EQ(0, end_written(self->m, s, h, 100, size - 100, -1));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(0, memcmp(p, zero, 100));
+	EXPECT_EQ(-1, check(p + 100, size - 100, 100, 56));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
+}
+
+/*
+ * An invalidation while a READ session is live on a mirror's chunks:
+ * the session keeps the bytes of before, and home wins at its END (the
+ * next session reads the zeroes). A WRITE session's written chunks stay
+ * its GPU's (its writes came after the change); home wins the others.
+ */
+TEST_F(uptr, mirror_invalidation_during_a_session_wins_at_its_end)
+{
+	const uint64_t size = 2 * CH + 3000, map = 2 * CH + PG;
+	uint8_t zero[2 * CH + 3000], *p = anon(map, 57), *gpu;
+	uint32_t h, s, w;
+
+	memset(zero, 0, sizeof(zero));
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, CH, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
+	/* GPU 1 writes chunk 1 and the short chunk 2 meanwhile. */
+	ASSERT_NE(NULL, session_on(self->m, self->pool, self->g1,
+				   MVGAL_ACCESS_WRITE, h, CH, size - CH, &w));
+	ASSERT_EQ(0, madvise(p, map, MADV_DONTNEED));
+	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, end_written(self->m, w, h, CH + 9, 100, -1));
+	/* Chunk 0 is home's (zeroes); chunk 1, written, GPU 1's. */
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				CH + 9, 100, 57));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, zero, CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(0, memcmp(p, zero, CH));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 57));
+	/* Chunk 2 was named, not written: home's too. */
+	EXPECT_EQ(0, memcmp(p + 2 * CH, zero, size - 2 * CH));
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, map);
 }
@@ -1674,6 +1764,108 @@ TEST_F(uptr, mirror_pages_migrate_between_copies)
 	mvgal_bo_destroy(self->m, hq);
 	mvgal_bo_destroy(self->m, h);
 	munmap(q, size);
+	munmap(p, size);
+}
+
+/* How many of the @n (at most 64) pages at @p are on @node, or -1. */
+static int pages_on(uint8_t *p, int n, int node)
+{
+	void *pages[64];
+	int status[64], on = 0;
+
+	for (int i = 0; i < n; i++) {
+		pages[i] = p + i * PG;
+		status[i] = -1;
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		on += status[i] == node;
+	return on;
+}
+
+#define BALANCING "/proc/sys/kernel/numa_balancing"
+#define NUMAB "/sys/kernel/debug/sched/numa_balancing/"
+
+/* Reads an integer from @path into *@v: 0 or -1. */
+static int read_long(const char *path, long *v)
+{
+	FILE *f = fopen(path, "r");
+	int ret = f && fscanf(f, "%ld", v) == 1 ? 0 : -1;
+
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static void write_long(const char *path, long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%ld", v);
+	write_param(path, b);
+}
+
+/*
+ * NUMA balancing: a process on node 1 that keeps reading its mirrored
+ * memory on node 0 has it moved by the kernel's hinting faults. Its
+ * hinting scans are changes of protection (the GPUs' copies stay); the
+ * moves are migrations: the bytes are the same, a GPU reads them again,
+ * and a GPU's chunk comes home into the moved pages.
+ */
+TEST_F_TIMEOUT(uptr, mirror_numa_balancing_moves_the_pages, 180)
+{
+	static const char *const knob[] = {
+		BALANCING, NUMAB "scan_delay_ms",
+		NUMAB "scan_period_min_ms", NUMAB "scan_period_max_ms",
+	};
+	const long want[] = { 1, 0, 100, 400 };
+	const uint64_t size = 4 * CH;
+	uint8_t *p = anon(size, 48);
+	long saved[4], on = 0;
+	cpu_set_t one, all;
+	uint32_t h;
+
+	ASSERT_NE(NULL, p);
+	if (pages_to_node(p, 64, 0) != 64)
+		SKIP(return, "no second NUMA node");
+	for (int i = 0; i < 4; i++)
+		if (read_long(knob[i], &saved[i]))
+			SKIP(return, "no %s", knob[i]);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, 3 * CH, 48));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				3 * CH + 5, CH - 5, 49));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	for (int i = 0; i < 4; i++)
+		write_long(knob[i], want[i]);
+	/* Reads only, on the CPU of node 1, until every page is there. */
+	for (time_t end = time(NULL) + 60; on != 64 && time(NULL) < end;) {
+		volatile uint8_t sum = 0;
+
+		for (int r = 0; r < 200; r++)
+			for (uint64_t i = 0; i < size; i += PG)
+				sum += p[i + r];
+		on = pages_on(p, 64, 1);
+	}
+	TH_LOG("NUMA balancing moved %ld of 64 pages to node 1", on);
+	/* Still on node 1's CPU, where the pages are local now. */
+	EXPECT_EQ(64, on);
+	EXPECT_EQ(-1, check(p, size, 0, 48));
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				0, 3 * CH, 48));
+	EXPECT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p, 3 * CH + 5, 0, 48));
+	EXPECT_EQ(-1, check(p + 3 * CH + 5, CH - 5, 3 * CH + 5, 49));
+	EXPECT_EQ(64, pages_on(p, 64, 1));
+	for (int i = 0; i < 4; i++)
+		write_long(knob[i], saved[i]);
+	sched_setaffinity(0, sizeof(all), &all);
+	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
 }
 
