@@ -248,18 +248,20 @@ out:
  * What the range maps changed for [start, end): home's bytes there are
  * taken as written by the application. A chunk a live session uses is
  * the session's until its END, and home wins then; a chunk without a
- * record is at home alone already. Allocates nothing.
+ * record is at home alone already. Allocates nothing. Return: did any
+ * chunk's state change, or wait for an END?
  */
-static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
+static bool mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 				unsigned long end)
 {
 	struct mvgal_bo *bo = h->bo;
 	unsigned long c, first, last;
+	bool changed = false;
 
 	start = max(start, h->start);
 	end = min(end, h->start + (bo->npages << PAGE_SHIFT));
 	if (start >= end)
-		return;
+		return false;
 	first = (start - h->start) >> bo->chunk_shift;
 	last = (end - 1 - h->start) >> bo->chunk_shift;
 	spin_lock(&bo->state_lock);
@@ -268,12 +270,16 @@ static void mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 
 		if (!ch || !mvgal_chunk_valid_at(ch, bo->home_loc))
 			continue;
-		if (mvgal_live_names(bo, c))
+		if (mvgal_live_names(bo, c)) {
 			__set_bit(c, h->deferred);
-		else
+			changed = true;
+		} else {
+			changed |= ch->valid != BIT(bo->home_loc);
 			mvgal_chunk_written(ch, bo->home_loc);
+		}
 	}
 	spin_unlock(&bo->state_lock);
+	return changed;
 }
 
 /*
@@ -310,19 +316,15 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 	if (!mmu_notifier_range_blockable(range))
 		return false;
 	/*
-	 * The new sequence and the states it changes, at once for a call
-	 * checking under the same lock: it planned either from the states
-	 * of after, or its marks, fence and live sessions are seen here.
+	 * From here no copy of the held pages counts (a call checks the
+	 * sequence under the same lock), and none is faulted anew before
+	 * the invalidation ends: the work to wait for is what counted so
+	 * far, its fences in the reservation.
 	 */
 	down_write(&mvgal_hmm_publish_sem);
 	spin_lock(&h->lock);
 	mmu_interval_set_seq(mni, cur_seq);
 	spin_unlock(&h->lock);
-	if (!mvgal_hmm_keeps_bytes(range)) {
-		mvgal_hmm_home_wins(h, range->start, range->end);
-		/* Who reads the new value sees the states of after. */
-		smp_store_release(&h->gen, h->gen + 1);
-	}
 	up_write(&mvgal_hmm_publish_sem);
 	/*
 	 * Read without bo->lock: pages stored after this read were faulted
@@ -339,6 +341,21 @@ static bool mvgal_hmm_invalidate(struct mmu_interval_notifier *mni,
 			pr_warn_ratelimited("mvgal: buffer %llu: its work outlived an invalidation of its registered range\n",
 					    h->bo->id);
 		mod_delayed_work(system_unbound_wq, &h->release, 0);
+	}
+	/*
+	 * After that work: one that failed has given its chunks back. The
+	 * states change at once for a call checking under the same lock: it
+	 * read them either after, or its sessions are live by now.
+	 */
+	if (!mvgal_hmm_keeps_bytes(range)) {
+		down_write(&mvgal_hmm_publish_sem);
+		if (mvgal_hmm_home_wins(h, range->start, range->end)) {
+			/* Pairs with mvgal_hmm_gen(): who reads the new
+			 * value sees the states of after.
+			 */
+			smp_store_release(&h->gen, h->gen + 1);
+		}
+		up_write(&mvgal_hmm_publish_sem);
 	}
 	return true;
 }
@@ -743,7 +760,8 @@ int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
 
 /**
  * mvgal_hmm_gen() - the notifier's changes of @bo's chunk states so far
- * @bo: a buffer; caller holds bo->lock and has not read its states yet
+ * @bo: a buffer the caller holds a reference on, before the call reads
+ *	any of its chunk states
  *
  * Return: a value for mvgal_hmm_gen_check() (0 for any buffer but a
  * mirror).
@@ -771,6 +789,18 @@ int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen)
 	if (!bo->userptr || !bo->userptr->hmm)
 		return 0;
 	return mvgal_hmm_of(bo)->gen == gen ? 0 : -EAGAIN;
+}
+
+/**
+ * mvgal_hmm_defer() - home wins chunk @c of @bo once no live session
+ * names it (at the END of the last)
+ * @bo: a mirror; caller holds bo->state_lock
+ * @c: a chunk a live session names
+ */
+void mvgal_hmm_defer(struct mvgal_bo *bo, unsigned long c)
+{
+	lockdep_assert_held(&bo->state_lock);
+	__set_bit(c, mvgal_hmm_of(bo)->deferred);
 }
 
 /**
@@ -1088,6 +1118,10 @@ unsigned long mvgal_hmm_gen(struct mvgal_bo *bo)
 int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen)
 {
 	return 0;
+}
+
+void mvgal_hmm_defer(struct mvgal_bo *bo, unsigned long c)
+{
 }
 
 void mvgal_hmm_end(struct mvgal_bo *bo)

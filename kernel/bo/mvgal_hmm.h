@@ -30,6 +30,7 @@ int mvgal_hmm_current(struct mvgal_bo *bo, u64 off, u64 len,
 		      unsigned int src, unsigned int dst);
 unsigned long mvgal_hmm_gen(struct mvgal_bo *bo);
 int mvgal_hmm_gen_check(struct mvgal_bo *bo, unsigned long gen);
+void mvgal_hmm_defer(struct mvgal_bo *bo, unsigned long c);
 void mvgal_hmm_end(struct mvgal_bo *bo);
 void mvgal_hmm_delay_set(u64 id, unsigned int ms);
 void mvgal_hmm_delay_get(u64 *id, unsigned int *ms, unsigned int *delays);

@@ -397,7 +397,8 @@ void mvgal_userptr_assume_written(struct mvgal_bo *bo, unsigned long base,
  * Home becomes the only holder, also of a chunk a GPU held alone (the
  * application's pages win: bring a GPU's writes home before writing),
  * unless @home_held: a chunk a GPU holds alone then stays the GPU's, and
- * one a live session uses is the session's until its END.
+ * one a live session uses is the session's until its END (a mirror's is
+ * home's then, unless the session wrote it).
  */
 void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
 			unsigned long last, bool home_held)
@@ -409,9 +410,14 @@ void mvgal_userptr_mark(struct mvgal_bo *bo, unsigned long first,
 	for (c = first; c <= last; c++) {
 		struct mvgal_chunk *ch = mvgal_chunk_at(bo, c);
 
-		if (home_held && (!mvgal_chunk_valid_at(ch, bo->home_loc) ||
-				  mvgal_live_names(bo, c)))
+		if (home_held && !mvgal_chunk_valid_at(ch, bo->home_loc))
 			continue;
+		/* A mirror's is home's at the END of the last session. */
+		if (home_held && mvgal_live_names(bo, c)) {
+			if (mvgal_userptr_mirrored(bo))
+				mvgal_hmm_defer(bo, c);
+			continue;
+		}
 		mvgal_chunk_filled(ch, bo->home_loc);
 		mvgal_chunk_written(ch, bo->home_loc);
 	}

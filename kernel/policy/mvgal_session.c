@@ -667,7 +667,10 @@ static struct mvgal_bo *mvgal_session_mirror(struct mvgal_session *s)
 	return NULL;
 }
 
-/* Each mirror's mvgal_hmm_gen(), before the planning reads its states. */
+/*
+ * Each mirror's mvgal_hmm_gen(), before anything reads its states (the
+ * buffers are the session's references).
+ */
 static void mvgal_session_gens(struct mvgal_session *s)
 {
 	unsigned int i;
@@ -780,10 +783,11 @@ int mvgal_session_begin(struct mvgal_device *mdev, struct mvgal_session *s,
 	gpu = mvgal_gpu_use(mdev, args->gpu, &ret);
 	if (!gpu)
 		goto out_gpu;
+	/* Before the lean path's look at the states, too. */
+	mvgal_session_gens(s);
 	ret = mvgal_session_lock_bos(s, gpu, &exec, &lean);
 	if (ret)
 		goto out_gpu;
-	mvgal_session_gens(s);
 	ret = mvgal_begin_plan(mdev, gpu, s, job, acc, args, file);
 	if (ret)
 		goto out_places;
@@ -875,11 +879,12 @@ static void mvgal_sbo_finish(struct mvgal_session *s, struct mvgal_sbo *b,
 	 */
 	if (b->staged)
 		mvgal_watch_drop(bo, &b->live, b->staged, s->write ? w : NULL);
-	mvgal_sbo_live(s, b, -1);
 	if (s->write)
 		mvgal_mirror_note_write(bo);
+	/* Still live: an invalidation meanwhile leaves the chunks to it. */
 	if (s->write && w)
 		mvgal_sbo_commit_writes(b, w, cm);
+	mvgal_sbo_live(s, b, -1);
 	/* What an invalidation left to the session is home's now. */
 	mvgal_hmm_end(bo);
 	if (fence)

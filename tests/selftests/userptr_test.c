@@ -1235,46 +1235,6 @@ TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 	munmap(p, map);
 }
 
-/*
- * An invalidation while a READ session is live on a mirror's chunks:
- * the session keeps the bytes of before, and home wins at its END (the
- * next session reads the zeroes). A WRITE session's written chunks stay
- * its GPU's (its writes came after the change); home wins the others.
- */
-TEST_F(uptr, mirror_invalidation_during_a_session_wins_at_its_end)
-{
-	const uint64_t size = 2 * CH + 3000, map = 2 * CH + PG;
-	uint8_t zero[2 * CH + 3000], *p = anon(map, 57), *gpu;
-	uint32_t h, s, w;
-
-	memset(zero, 0, sizeof(zero));
-	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, CH, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
-	/* GPU 1 writes chunk 1 and the short chunk 2 meanwhile. */
-	ASSERT_NE(NULL, session_on(self->m, self->pool, self->g1,
-				   MVGAL_ACCESS_WRITE, h, CH, size - CH, &w));
-	ASSERT_EQ(0, madvise(p, map, MADV_DONTNEED));
-	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	ASSERT_EQ(0, end_written(self->m, w, h, CH + 9, 100, -1));
-	/* Chunk 0 is home's (zeroes); chunk 1, written, GPU 1's. */
-	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
-				CH + 9, 100, 57));
-	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
-	ASSERT_NE(NULL, gpu);
-	EXPECT_EQ(0, memcmp(gpu, zero, CH));
-	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
-	EXPECT_EQ(0, memcmp(p, zero, CH));
-	EXPECT_EQ(-1, check(p + CH, CH, CH, 57));
-	/* Chunk 2 was named, not written: home's too. */
-	EXPECT_EQ(0, memcmp(p + 2 * CH, zero, size - 2 * CH));
-	mvgal_bo_destroy(self->m, h);
-	munmap(p, map);
-}
 
 /*
  * fork: the child's memory is the parent's of the moment of the fork; a
@@ -1362,6 +1322,62 @@ static long long read_copied(struct __test_metadata *_metadata,
 		copied = -3;
 	mvgal_end(m, sess, -1, NULL, 0);
 	return (long long)copied;
+}
+
+/*
+ * An invalidation while a READ session is live on a mirror's chunks:
+ * the session keeps the bytes of before, and home wins at its END (the
+ * next session reads the zeroes). A WRITE session's written chunks stay
+ * its GPU's (its writes came after the change); home wins the others. A
+ * home-held mark of a chunk in use waits for the END alike.
+ */
+TEST_F(uptr, mirror_invalidation_during_a_session_wins_at_its_end)
+{
+	const uint64_t size = 2 * CH + 3000, map = 2 * CH + PG;
+	uint8_t zero[2 * CH + 3000], *p = anon(map, 57), *gpu;
+	uint32_t h, s, w;
+
+	memset(zero, 0, sizeof(zero));
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, CH, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
+	/* GPU 1 writes chunk 1 and the short chunk 2 meanwhile. */
+	ASSERT_NE(NULL, session_on(self->m, self->pool, self->g1,
+				   MVGAL_ACCESS_WRITE, h, CH, size - CH, &w));
+	ASSERT_EQ(0, madvise(p, map, MADV_DONTNEED));
+	EXPECT_EQ(-1, check(gpu, CH, 0, 57));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, end_written(self->m, w, h, CH + 9, 100, -1));
+	/* Chunk 0 is home's (zeroes); chunk 1, written, GPU 1's. */
+	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
+				CH + 9, 100, 57));
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
+	ASSERT_NE(NULL, gpu);
+	EXPECT_EQ(0, memcmp(gpu, zero, CH));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	ASSERT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(0, memcmp(p, zero, CH));
+	EXPECT_EQ(-1, check(p + CH, CH, CH, 57));
+	/* Chunk 2 was named, not written: home's too. */
+	EXPECT_EQ(0, memcmp(p + 2 * CH, zero, size - 2 * CH));
+	/*
+	 * A home-held mark (the write-watch's) of a chunk a live session
+	 * reads waits for its END the same way: the next session copies it.
+	 */
+	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, CH, &s);
+	ASSERT_NE(NULL, gpu);
+	fill(p, CH, 58);
+	struct drm_mvgal_bo_mark mk = {
+		.handle = h, .flags = MVGAL_MARK_HOME_HELD, .size = CH,
+	};
+	ASSERT_EQ(0, drmIoctl(self->fd, DRM_IOCTL_MVGAL_BO_MARK, &mk));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	EXPECT_EQ(CH, read_copied(_metadata, self->m, self->pool, self->g0, h,
+				  CH, 58));
+	mvgal_bo_destroy(self->m, h);
+	munmap(p, map);
 }
 
 /*
@@ -1806,9 +1822,45 @@ static void write_long(const char *path, long v)
 	write_param(path, b);
 }
 
+/* The first CPU of node @node, or -1. */
+static int node_cpu(int node)
+{
+	char path[64];
+	int cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
+		 node);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%d", &cpu) != 1)
+		cpu = -1;
+	if (f)
+		fclose(f);
+	return cpu;
+}
+
+/* Node @node's free memory in bytes, or 0. */
+static uint64_t node_free(int node)
+{
+	char path[64], line[128];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 node);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "MemFree:"))
+			sscanf(strstr(line, "MemFree:") + 8, "%llu", &kb);
+	if (f)
+		fclose(f);
+	return kb << 10;
+}
+
+
 /*
- * NUMA balancing: a process on node 1 that keeps reading its mirrored
- * memory on node 0 has it moved by the kernel's hinting faults. Its
+ * NUMA balancing: a process on a CPU of node 1 that keeps reading its
+ * mirrored memory on node 0 has it moved by the kernel's hinting faults. Its
  * hinting scans are changes of protection (the GPUs' copies stay); the
  * moves are migrations: the bytes are the same, a GPU reads them again,
  * and a GPU's chunk comes home into the moved pages.
@@ -1822,13 +1874,14 @@ TEST_F_TIMEOUT(uptr, mirror_numa_balancing_moves_the_pages, 180)
 	const long want[] = { 1, 0, 100, 400 };
 	const uint64_t size = 4 * CH;
 	uint8_t *p = anon(size, 48);
+	int cpu = node_cpu(1);
 	long saved[4], on = 0;
 	cpu_set_t one, all;
 	uint32_t h;
 
 	ASSERT_NE(NULL, p);
-	if (pages_to_node(p, 64, 0) != 64)
-		SKIP(return, "no second NUMA node");
+	if (cpu < 0 || !node_free(1) || pages_to_node(p, 64, 0) != 64)
+		SKIP(return, "no second NUMA node with a CPU");
 	for (int i = 0; i < 4; i++)
 		if (read_long(knob[i], &saved[i]))
 			SKIP(return, "no %s", knob[i]);
@@ -1839,7 +1892,7 @@ TEST_F_TIMEOUT(uptr, mirror_numa_balancing_moves_the_pages, 180)
 				3 * CH + 5, CH - 5, 49));
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
 	CPU_ZERO(&one);
-	CPU_SET(1, &one);
+	CPU_SET(cpu, &one);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
 	for (int i = 0; i < 4; i++)
 		write_long(knob[i], want[i]);
