@@ -527,6 +527,22 @@ static const struct file_operations mvgal_debug_cal_fops = {
 	.llseek = default_llseek,
 };
 
+/* Reads "ID MS" (MS at most 10000) from a write: 0 or -errno. */
+static int mvgal_debug_id_ms(const char __user *ubuf, size_t len, u64 *id,
+			     unsigned int *ms)
+{
+	char buf[48];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%llu %u", id, ms) != 2 || *ms > 10000)
+		return -EINVAL;
+	return 0;
+}
+
 static ssize_t mvgal_debug_hold_write(struct file *file,
 				      const char __user *ubuf, size_t len,
 				      loff_t *pos)
@@ -534,16 +550,12 @@ static ssize_t mvgal_debug_hold_write(struct file *file,
 	struct mvgal_device *mdev = file_inode(file)->i_private;
 	struct mvgal_bo *bo;
 	unsigned int ms;
-	char buf[48];
 	u64 id;
+	int ret;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%llu %u", &id, &ms) != 2 || ms > 10000)
-		return -EINVAL;
+	ret = mvgal_debug_id_ms(ubuf, len, &id, &ms);
+	if (ret)
+		return ret;
 	bo = mvgal_bo_by_id(mdev, id);
 	if (!bo)
 		return -ENOENT;
@@ -574,16 +586,12 @@ static ssize_t mvgal_debug_delay_write(struct file *file,
 				       loff_t *pos)
 {
 	unsigned int ms;
-	char buf[48];
 	u64 id;
+	int ret;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	if (sscanf(buf, "%llu %u", &id, &ms) != 2 || ms > 10000)
-		return -EINVAL;
+	ret = mvgal_debug_id_ms(ubuf, len, &id, &ms);
+	if (ret)
+		return ret;
 	mvgal_hmm_delay_set(id, ms);
 	return len;
 }

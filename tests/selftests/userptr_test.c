@@ -1130,6 +1130,19 @@ static long racer_stop(struct racer *r)
 	return window_sleeps() - r->base;
 }
 
+/* Pattern @s in @map bytes, the first @size registered mirrored with marks. */
+static uint8_t *marked_mirror(struct mvgal *m, uint64_t map, uint64_t size,
+			      unsigned int s, uint32_t *h)
+{
+	uint8_t *p = anon(map, s);
+
+	if (p && reg(m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, h)) {
+		munmap(p, map);
+		p = NULL;
+	}
+	return p;
+}
+
 /*
  * The invalidation comes after the planning and before what was planned
  * counts: it never counts, and the call runs again on what the range
@@ -1151,9 +1164,8 @@ TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 	if (access(DELAY, W_OK))
 		SKIP(return, "no %s", DELAY);
 	/* MIGRATE home: chunk 1 the GPU's alone, chunk 0 also home's. */
-	p = anon(map, 50);
+	p = marked_mirror(self->m, map, size, 50, &h);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
 	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
 				0, CH, 50));
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
@@ -1170,9 +1182,8 @@ TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 	munmap(p, map);
 
 	/* BEGIN: home to a GPU; the session and the next see the zeroes. */
-	p = anon(map, 52);
+	p = marked_mirror(self->m, map, size, 52, &h);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
 	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
 	gpu = read_on(_metadata, self->m, self->pool, self->g0, h, size, &s);
 	EXPECT_LE(2, racer_stop(&r));
@@ -1190,9 +1201,8 @@ TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 	munmap(p, map);
 
 	/* BO_PREAD: its copy of the GPU's chunk home, made on the spot. */
-	p = anon(map, 53);
+	p = marked_mirror(self->m, map, size, 53, &h);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
 	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
 				0, CH, 53));
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g0, h,
@@ -1213,9 +1223,8 @@ TEST_F_TIMEOUT(uptr, mirror_invalidation_before_the_copies_count, 120)
 	 * so does home): it goes live on the zeroes it copies on its
 	 * second run, and the GPU's writes come home at END's bidding.
 	 */
-	p = anon(map, 55);
+	p = marked_mirror(self->m, map, size, 55, &h);
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(0, reg(self->m, p, size, MIR | MVGAL_USERPTR_MARKS, HVGV, &h));
 	EXPECT_EQ(-1, gpu_check(_metadata, self->m, self->pool, self->g0, h,
 				0, size, 55));
 	ASSERT_EQ(0, racer_start(&r, self->m, h, p, map));
