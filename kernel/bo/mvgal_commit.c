@@ -13,6 +13,21 @@
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_commit.h"
 #include "bo/mvgal_cpumap.h"
+#include "bo/mvgal_userptr.h"
+
+/*
+ * Who holds a chunk again when the session that wrote it failed: its
+ * holders of before. A mirror's home among them holds it alone: the
+ * application's memory may have changed since (an invalidation during
+ * or after the session, which found the chunk the session's), and the
+ * GPUs' copies of before would then be stale.
+ */
+static unsigned int mvgal_commit_prev(struct mvgal_bo *bo, unsigned int prev)
+{
+	if (mvgal_userptr_mirrored(bo) && (prev & BIT(bo->home_loc)))
+		return BIT(bo->home_loc);
+	return prev;
+}
 
 /**
  * mvgal_session_settle() - drop what failed sessions wrote
@@ -37,7 +52,8 @@ void mvgal_session_settle(struct mvgal_bo *bo)
 			spin_lock(&bo->state_lock);
 			for (i = 0; i < cm->n; i++)
 				mvgal_chunk_revert(mvgal_chunk_at(bo, cm->e[i].chunk),
-						   cm->loc, cm->e[i].prev);
+						   cm->loc,
+						   mvgal_commit_prev(bo, cm->e[i].prev));
 			spin_unlock(&bo->state_lock);
 			/* The work wrote the home pages themselves (in place):
 			 * CPU mappings must fault and fetch the good copy.

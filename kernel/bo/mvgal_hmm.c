@@ -19,20 +19,21 @@
  * again (mvgal_hmm_retry()).
  *
  * The held pages sit in bo->pages, where every copy finds host pages.
- * An invalidation sets the new sequence, takes the change in as a write
- * of home by the application unless only the protection changed (home,
- * where it held a chunk, becomes its only holder: the GPUs' copies are
- * fetched again when next needed; a chunk a GPU holds alone stays the
- * GPU's and comes home into whatever the range maps then; a chunk a live
- * session uses is the session's until its END), waits with a deadline
- * for the work that may use held pages (as amdgpu's and xe's notifiers
- * wait for their fences), and has the held pages let go.
+ * An invalidation sets the new sequence, waits with a deadline for the
+ * work that may use held pages (as amdgpu's and xe's notifiers wait for
+ * their fences) and has the held pages let go, then takes the change in
+ * as a write of home by the application unless only the protection
+ * changed: home, where it held a chunk, becomes its only holder (the
+ * GPUs' copies are fetched again when next needed); a chunk a GPU holds
+ * alone stays the GPU's and comes home into whatever the range maps
+ * then; a chunk a live session uses is the session's until its END, and
+ * home's then unless the session wrote it.
  *
  * What a call planned on a mirror counts (its chunks marked, its fence
  * in the reservation, its sessions live) only if no invalidation came
  * between its planning and that moment: both are checked and made under
  * mvgal_hmm_publish_sem, under which the notifier sets the new sequence
- * and changes the chunk states, as xe's exec and notifier share
+ * and, later, changes the chunk states, as xe's exec and notifier share
  * vm->userptr.notifier_lock. A call that lost the race changes nothing
  * and runs again; one that won is seen by the notifier, which waits for
  * its copies before the page tables change.
@@ -89,10 +90,12 @@ bool mvgal_hmm_pages_ok(struct page **pages, unsigned long n)
 #if IS_ENABLED(CONFIG_HMM_MIRROR)
 
 /*
- * Orders the notifier's new sequence against a copy's check of it and
- * its marks and fence: read-held by every call that makes a mirror's
- * copies count, write-held by the notifier only while it sets the
- * sequence. The notifier runs in reclaim: nothing allocates under it.
+ * Orders the notifier's new sequence and its changes of chunk states
+ * against a call's check of both and its marks, fence and live sessions:
+ * read-held by every call that makes what it planned on a mirror count,
+ * write-held by the notifier twice, briefly: while it sets the sequence,
+ * and after the wait while it changes the states. The notifier runs in
+ * reclaim: nothing allocates under it.
  */
 static DECLARE_RWSEM(mvgal_hmm_publish_sem);
 
@@ -144,16 +147,17 @@ struct mvgal_hmm {
 	unsigned long *want;
 	unsigned long *want_wr;
 	/*
-	 * Chunks an invalidation found in use by a live session, home holding
-	 * them: home wins once no live session names them (mvgal_hmm_end()).
-	 * Under bo->state_lock.
+	 * Chunks an invalidation or a home-held mark (mvgal_hmm_defer())
+	 * found in use by a live session, home holding them: home wins once
+	 * no live session names them (mvgal_hmm_end()). Under
+	 * bo->state_lock.
 	 */
 	unsigned long *deferred;
 	/*
-	 * Changes of chunk states the notifier made (home won): a call that
-	 * planned from the states of before counts only if none came since
-	 * it looked (mvgal_hmm_gen()). Written under mvgal_hmm_publish_sem
-	 * held to write.
+	 * Changes of chunk states the notifier made (home won; a deferral
+	 * changes none): a call that planned from the states of before
+	 * counts only if none came since it looked (mvgal_hmm_gen()).
+	 * Written under mvgal_hmm_publish_sem held to write.
 	 */
 	unsigned long gen;
 	unsigned long last_use;		/* jiffies; under bo->lock */
@@ -249,7 +253,7 @@ out:
  * taken as written by the application. A chunk a live session uses is
  * the session's until its END, and home wins then; a chunk without a
  * record is at home alone already. Allocates nothing. Return: did any
- * chunk's state change, or wait for an END?
+ * chunk's state change?
  */
 static bool mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 				unsigned long end)
@@ -272,7 +276,6 @@ static bool mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 			continue;
 		if (mvgal_live_names(bo, c)) {
 			__set_bit(c, h->deferred);
-			changed = true;
 		} else {
 			changed |= ch->valid != BIT(bo->home_loc);
 			mvgal_chunk_written(ch, bo->home_loc);
@@ -709,6 +712,7 @@ void mvgal_hmm_publish_lock(const struct mvgal_bo *bo)
 	down_read(&mvgal_hmm_publish_sem);
 }
 
+/* mvgal_hmm_publish_unlock() - leave mvgal_hmm_publish_lock()'s section */
 void mvgal_hmm_publish_unlock(void)
 {
 	up_read(&mvgal_hmm_publish_sem);
@@ -835,10 +839,12 @@ void mvgal_hmm_end(struct mvgal_bo *bo)
 	spin_unlock(&bo->state_lock);
 }
 
-/*
- * mvgal_hmm_delay_set() - the test hook: calls on buffer @id sleep @ms
- * before their copies count; mvgal_hmm_delay_get() gives both and how
- * many sleeps began.
+/**
+ * mvgal_hmm_delay_set() - the test hook: calls that planned on buffer @id
+ * (the first mirror a job or session names) sleep @ms before what they
+ * planned counts, a CPU access's fetch once per chunk
+ * @id: the buffer's id
+ * @ms: 0 for no sleep
  */
 void mvgal_hmm_delay_set(u64 id, unsigned int ms)
 {
@@ -846,6 +852,12 @@ void mvgal_hmm_delay_set(u64 id, unsigned int ms)
 	WRITE_ONCE(mvgal_hmm_delay_id, ms ? id : 0);
 }
 
+/**
+ * mvgal_hmm_delay_get() - the test hook's settings, and its sleeps so far
+ * @id: (out) the buffer, 0 for none
+ * @ms: (out) how long
+ * @delays: (out) how many sleeps began
+ */
 void mvgal_hmm_delay_get(u64 *id, unsigned int *ms, unsigned int *delays)
 {
 	*id = READ_ONCE(mvgal_hmm_delay_id);
@@ -961,10 +973,12 @@ bool mvgal_hmm_any(void)
  * buffer; an eviction that could not bring a mirrored victim home may
  * have turned that into -ENOSPC) runs again once what was wanted is
  * faulted in, up to MVGAL_HMM_TRIES times (each invalidation in between
- * costs a try); a failed call changed nothing, so running it again is
- * safe. Any other error is the call's own. What any call wanted is
- * faulted, at most MVGAL_HMM_FAULTS registrations a try: a fault's error
- * may so be another registration's, which its own call then sees too.
+ * costs a try); a failed call changed nothing but what counts on its
+ * own (the chunks a CPU access fetched before its -EAGAIN are held
+ * where it put them), so running it again is safe. Any other error is
+ * the call's own. What any call wanted is faulted, at most
+ * MVGAL_HMM_FAULTS registrations a try: a fault's error may so be
+ * another registration's, which its own call then sees too.
  */
 bool mvgal_hmm_retry(long *ret, unsigned int *tries)
 {

@@ -763,7 +763,13 @@ int mvgal_job_commit_locked(struct mvgal_job *job)
 	return 0;
 }
 
-/* mvgal_job_commit_locked(), taking the mirrors' lock where needed. */
+/**
+ * mvgal_job_commit() - mvgal_job_commit_locked(), taking
+ * mvgal_hmm_publish_lock() where the job copies a mirror
+ * @job: as for mvgal_job_commit_locked(), the mirrors' lock not held
+ *
+ * Return: 0 or -EAGAIN, as mvgal_job_commit_locked().
+ */
 int mvgal_job_commit(struct mvgal_job *job)
 {
 	struct mvgal_bo *mirror = mvgal_job_mirror(job);
@@ -777,9 +783,10 @@ int mvgal_job_commit(struct mvgal_job *job)
 	return ret;
 }
 
-/*
+/**
  * mvgal_job_drop_write() - the staged write's bytes and staging memory
- * are the caller's again, for a job about to be aborted
+ * are the caller's again
+ * @job: a job about to be aborted
  */
 void mvgal_job_drop_write(struct mvgal_job *job)
 {
@@ -902,7 +909,11 @@ int mvgal_fence_fd(struct dma_fence *fence, struct sync_file **sf)
 	return fd;
 }
 
-/* mvgal_fence_fd_drop() - undo mvgal_fence_fd() */
+/**
+ * mvgal_fence_fd_drop() - undo mvgal_fence_fd()
+ * @fd: the fd it gave, not installed
+ * @sf: the sync_file it made
+ */
 void mvgal_fence_fd_drop(int fd, struct sync_file *sf)
 {
 	put_unused_fd(fd);

@@ -761,9 +761,11 @@ static void mvgal_begin_undo_places(struct mvgal_session *s,
  *       NULL and -1) and the bytes the job copies
  *
  * Under gpu_lock: the buffers' locks (lean or full), the plan, the
- * out-fence; from there nothing fails: the session goes live on its
- * chunks and the job is published and queued. Every lock is dropped
- * before it returns, so the caller may copy the results to user space.
+ * out-fence; then the job is published and the session goes live on its
+ * chunks, unless a mirror was invalidated since the planning looked
+ * (-EAGAIN); from there nothing fails: the job is queued and the policy
+ * told. Every lock is dropped before it returns, so the caller may copy
+ * the results to user space.
  *
  * Return: 0, or -errno with nothing changed but *@job.
  */

@@ -72,8 +72,10 @@
  * wait early.
  *
  * <debugfs>/mvgal/hmm_publish_delay makes every call that planned on one
- * mirrored registration sleep MS ms before what it planned counts, so
- * that tests can change what the range maps in between. Root only (0600).
+ * mirrored registration (the first a job or session names) sleep MS ms
+ * before what it planned counts (a CPU access's fetch once per chunk),
+ * so that tests can change what the range maps in between. Root only
+ * (0600).
  *   echo "ID MS" > hmm_publish_delay     MS 0 (the default) for none
  *   cat hmm_publish_delay                "ID MS SLEEPS": sleeps begun so far
  * ID is the buffer's id (BO_INFO), MS at most 10000.

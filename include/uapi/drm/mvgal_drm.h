@@ -2165,7 +2165,8 @@ struct drm_mvgal_bo_userptr {
 /*
  * MVGAL_MARK_HOME_HELD: a registered buffer's mark that counts only where
  * home held the chunk and no live session uses it; a chunk a GPU holds
- * alone stays the GPU's, one a session uses the session's (as when the
+ * alone stays the GPU's, one a session uses the session's until its END
+ * (a mirror's is home's then unless the session wrote it, as when the
  * kernel changes what a mirror maps), and the mark is not -EBUSY. For
  * marks made from page tracking, which also sees mvgal's own writes
  * home: a copy home that failed half way must not make stale pages win
