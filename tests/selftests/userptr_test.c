@@ -83,12 +83,47 @@ static void numab_restore(void)
 	numab_changed = false;
 }
 
+/* Reads an integer from @path into *@v: 0 or -1. */
+static int read_long(const char *path, long *v)
+{
+	FILE *f = fopen(path, "r");
+	int ret = f && fscanf(f, "%ld", v) == 1 ? 0 : -1;
+
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* The memory manager's knobs the compaction case sets, and what it found. */
+static const char *const vm_knob[] = {
+	"/proc/sys/vm/compaction_proactiveness",
+	"/proc/sys/vm/percpu_pagelist_high_fraction",
+};
+static long vm_saved[2] = { -1, -1 };
+
+static void vm_set(int i, long v)
+{
+	if (read_long(vm_knob[i], &vm_saved[i]))
+		vm_saved[i] = -1;
+	else
+		write_long(vm_knob[i], v);
+}
+
+static void vm_restore(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (vm_saved[i] >= 0)
+			write_long(vm_knob[i], vm_saved[i]);
+	vm_saved[0] = vm_saved[1] = -1;
+}
+
 FIXTURE_TEARDOWN(uptr)
 {
 	/* A case that failed inside the window leaves it open. */
 	if (!access(DELAY, W_OK))
 		write_param(DELAY, "0 0");
 	numab_restore();
+	vm_restore();
 	coh_teardown(self->m, self->pool);
 }
 
@@ -1835,17 +1870,6 @@ static int pages_on(uint8_t *p, int n, int node)
 	return on;
 }
 
-/* Reads an integer from @path into *@v: 0 or -1. */
-static int read_long(const char *path, long *v)
-{
-	FILE *f = fopen(path, "r");
-	int ret = f && fscanf(f, "%ld", v) == 1 ? 0 : -1;
-
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 /* The first CPU of node @node, or -1. */
 static int node_cpu(int node)
 {
@@ -1941,6 +1965,151 @@ TEST_F_TIMEOUT(uptr, mirror_numa_balancing_moves_the_pages, 240)
 	sched_setaffinity(0, sizeof(all), &all);
 	mvgal_bo_destroy(self->m, h);
 	munmap(p, size);
+}
+
+#define MPOL_DEFAULT	0
+#define MPOL_BIND	2
+#define COMPACT1 "/sys/devices/system/node/node1/compact"
+
+/* The page frames of the @n pages at @p into @pfn (0 where none): 0 or -1. */
+static int page_frames(const uint8_t *p, unsigned long n, uint64_t *pfn)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ssize_t want = (ssize_t)(n * 8);
+	ssize_t got = fd < 0 ? -1 : pread(fd, pfn, want, (uintptr_t)p / PG * 8);
+
+	if (fd >= 0)
+		close(fd);
+	for (unsigned long i = 0; got == want && i < n; i++)
+		pfn[i] = pfn[i] >> 63 ? pfn[i] & ((1ULL << 55) - 1) : 0;
+	return got == want ? 0 : -1;
+}
+
+/* Where in @pfn the @w-page window with the lowest highest frame starts. */
+static unsigned long lowest_window(const uint64_t *pfn, unsigned long n,
+				   unsigned long w, uint64_t *top)
+{
+	unsigned long best = 0;
+
+	*top = UINT64_MAX;
+	for (unsigned long i = 0; i + w <= n; i += w) {
+		uint64_t hi = 0;
+
+		for (unsigned long j = i; j < i + w; j++)
+			hi = pfn[j] > hi ? pfn[j] : hi;
+		if (hi < *top) {
+			*top = hi;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * Compaction moves a zone's movable pages from its low end into free
+ * pages of partly used pageblocks at its high end (a wholly free block is
+ * no target: suitable_migration_target()), until the two scanners meet.
+ * The case puts a mirror and a pinned range on the lowest 128 pages of
+ * 128 MiB on node 1 and frees half of the pages above them, so that
+ * compacting node 1 moves the mirror's pages; the pinned range's stay. A
+ * migration, as for move_pages: the bytes are the same, the GPU's copies
+ * went, and a GPU's chunk comes home into the new pages.
+ */
+TEST_F_TIMEOUT(uptr, mirror_compaction_moves_the_pages, 240)
+{
+	const unsigned long n = 32768, w = 64;
+	const uint64_t size = w * PG;	/* no more than @pfn holds */
+	unsigned long node1 = 1UL << 1, at;
+	uint64_t *pfn = calloc(n, sizeof(*pfn)), was[128], top;
+	int moved = 0, pinned = 0;
+	uint32_t h, hq;
+	uint8_t *r, *p;
+
+	ASSERT_NE(NULL, pfn);
+	if (access(COMPACT1, W_OK) || !node_free(1))
+		SKIP(return, "no second NUMA node to compact");
+	/*
+	 * Else kcompactd may move the window's pages as soon as the holes
+	 * are made, before the ranges are registered, to where the case's
+	 * compaction does not move them again. And the holes would stay on
+	 * the CPU's free lists (pcp->high grows up to an eighth of the zone
+	 * as the range is allocated), where the free scanner does not look.
+	 */
+	vm_set(0, 0);
+	vm_set(1, 100000);
+	/* Bound to node 1 to the end: NUMA balancing must not move them. */
+	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_BIND, &node1, 64));
+	r = mmap(NULL, n * PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	/* Small pages, each of which may land anywhere on the node. */
+	ASSERT_EQ(0, madvise(r, n * PG, MADV_NOHUGEPAGE));
+	memset(r, 1, n * PG);
+	ASSERT_EQ(0, page_frames(r, n, pfn));
+	if (!pfn[0])
+		SKIP(return, "pagemap gives no page frames (not root)");
+	at = lowest_window(pfn, n, 2 * w, &top);
+	p = r + at * PG;
+	fill(p, 2 * size, 50);
+	/*
+	 * Holes above the window: the first 32 of every 64 page frames, each
+	 * an aligned free block of 32 pages. The free scanner looks at one
+	 * page in up to 32 of a block (isolate_freepages()' stride) and
+	 * takes only the first page of a free block, so holes of any other
+	 * shape can hide from it.
+	 */
+	for (unsigned long i = 0, run = 0; i <= n; i++) {
+		bool hole = i < n && (i < at || i >= at + 2 * w) &&
+			    pfn[i] > top && !(pfn[i] & 32);
+
+		if (hole) {
+			run++;
+			continue;
+		}
+		if (run)
+			ASSERT_EQ(0, madvise(r + (i - run) * PG, run * PG,
+					     MADV_DONTNEED));
+		run = 0;
+	}
+	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, reg(self->m, p + size, size, 0, HVGV, &hq));
+	EXPECT_EQ(3 * CH, read_copied(_metadata, self->m, self->pool, self->g0,
+				      h, 3 * CH, 50));
+	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
+				3 * CH + 5, CH - 5, 51));
+	ASSERT_EQ(0, page_frames(p, 2 * w, was));
+	/* A page a copy held a moment ago moves in a later round. */
+	for (int round = 0; round < 10 && moved != (int)w; round++) {
+		ASSERT_EQ(0, write_param(COMPACT1, "1"));
+		ASSERT_EQ(0, page_frames(p, 2 * w, pfn));
+		moved = 0;
+		pinned = 0;
+		for (unsigned long i = 0; i < w; i++) {
+			moved += pfn[i] != was[i];
+			pinned += pfn[w + i] != was[w + i];
+		}
+		if (moved != (int)w)
+			usleep(100000);
+	}
+	TH_LOG("compaction moved %d of the mirror's %lu pages", moved, w);
+	EXPECT_EQ((int)w, moved);
+	EXPECT_EQ(0, pinned);
+	EXPECT_EQ(-1, check(p, 2 * size, 0, 50));
+	/* The pages moved: the GPU's copies of their chunks went. */
+	EXPECT_EQ(3 * CH, read_copied(_metadata, self->m, self->pool, self->g0,
+				      h, 3 * CH, 50));
+	EXPECT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
+	EXPECT_EQ(-1, check(p, 3 * CH + 5, 0, 50));
+	EXPECT_EQ(-1, check(p + 3 * CH + 5, CH - 5, 3 * CH + 5, 51));
+	/* The pinned buffer, read through the ioctl: its pages, unmoved. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hq, 0, pfn, size));
+	EXPECT_EQ(-1, check((uint8_t *)pfn, size, size, 50));
+	vm_restore();
+	syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0);
+	mvgal_bo_destroy(self->m, hq);
+	mvgal_bo_destroy(self->m, h);
+	munmap(r, n * PG);
+	free(pfn);
 }
 
 #ifndef MADV_COLLAPSE
