@@ -275,7 +275,7 @@ static bool mvgal_hmm_home_wins(struct mvgal_hmm *h, unsigned long start,
 		if (!ch || !mvgal_chunk_valid_at(ch, bo->home_loc))
 			continue;
 		if (mvgal_live_names(bo, c)) {
-			__set_bit(c, h->deferred);
+			mvgal_hmm_defer(bo, c);
 		} else {
 			changed |= ch->valid != BIT(bo->home_loc);
 			mvgal_chunk_written(ch, bo->home_loc);

@@ -302,10 +302,8 @@ static void mvgal_file_session_del(struct mvgal_file *mf,
 static void mvgal_begin_undo(struct mvgal_file *mf, struct mvgal_session *s,
 			     struct mvgal_begin_out *out)
 {
-	if (out->sf) {
-		fput(out->sf->file);
-		put_unused_fd(out->fd);
-	}
+	if (out->sf)
+		mvgal_fence_fd_drop(out->fd, out->sf);
 	mvgal_file_session_del(mf, s);
 	mvgal_session_finish(s, mvgal_nothing_written, NULL, NULL);
 	mvgal_session_free(s);
