@@ -99,7 +99,7 @@ static const char *const vm_knob[] = {
 	"/proc/sys/vm/compaction_proactiveness",
 	"/proc/sys/vm/percpu_pagelist_high_fraction",
 };
-static long vm_saved[2] = { -1, -1 };
+static long vm_saved[ARRAY_SIZE(vm_knob)] = { -1, -1 };
 
 static void vm_set(int i, long v)
 {
@@ -111,10 +111,11 @@ static void vm_set(int i, long v)
 
 static void vm_restore(void)
 {
-	for (int i = 0; i < 2; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(vm_knob); i++) {
 		if (vm_saved[i] >= 0)
 			write_long(vm_knob[i], vm_saved[i]);
-	vm_saved[0] = vm_saved[1] = -1;
+		vm_saved[i] = -1;
+	}
 }
 
 FIXTURE_TEARDOWN(uptr)
@@ -1985,6 +1986,16 @@ static int page_frames(const uint8_t *p, unsigned long n, uint64_t *pfn)
 	return got == want ? 0 : -1;
 }
 
+/* The highest of the @n page frames at @pfn. */
+static uint64_t highest(const uint64_t *pfn, unsigned long n)
+{
+	uint64_t hi = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		hi = pfn[i] > hi ? pfn[i] : hi;
+	return hi;
+}
+
 /* Where in @pfn the @w-page window with the lowest highest frame starts. */
 static unsigned long lowest_window(const uint64_t *pfn, unsigned long n,
 				   unsigned long w, uint64_t *top)
@@ -1992,42 +2003,52 @@ static unsigned long lowest_window(const uint64_t *pfn, unsigned long n,
 	unsigned long best = 0;
 
 	*top = UINT64_MAX;
-	for (unsigned long i = 0; i + w <= n; i += w) {
-		uint64_t hi = 0;
-
-		for (unsigned long j = i; j < i + w; j++)
-			hi = pfn[j] > hi ? pfn[j] : hi;
-		if (hi < *top) {
-			*top = hi;
+	for (unsigned long i = 0; i + w <= n; i += w)
+		if (highest(pfn + i, w) < *top) {
+			*top = highest(pfn + i, w);
 			best = i;
 		}
-	}
 	return best;
+}
+
+/* How many of the @n pages at @p are present on other frames than @was. */
+static int frames_moved(const uint8_t *p, unsigned long n, const uint64_t *was)
+{
+	uint64_t now[64];
+	int moved = 0;
+
+	if (n > 64 || page_frames(p, n, now))
+		return -1;
+	for (unsigned long i = 0; i < n; i++)
+		moved += now[i] && now[i] != was[i];
+	return moved;
 }
 
 /*
  * Compaction moves a zone's movable pages from its low end into free
  * pages of partly used pageblocks at its high end (a wholly free block is
  * no target: suitable_migration_target()), until the two scanners meet.
- * The case puts a mirror and a pinned range on the lowest 128 pages of
- * 128 MiB on node 1 and frees half of the pages above them, so that
- * compacting node 1 moves the mirror's pages; the pinned range's stay. A
- * migration, as for move_pages: the bytes are the same, the GPU's copies
- * went, and a GPU's chunk comes home into the new pages.
+ * The case takes the 128 pages of 128 MiB on node 1 whose highest frame
+ * is lowest, registers one half mirrored and the other pinned, and frees
+ * half of every pageblock above them, so that compacting node 1 moves the
+ * mirror's pages; the pinned range's stay. A migration, as for
+ * move_pages: the bytes are the same, the GPU's copies went, and a GPU's
+ * chunk comes home into the new pages.
  */
 TEST_F_TIMEOUT(uptr, mirror_compaction_moves_the_pages, 240)
 {
 	const unsigned long n = 32768, w = 64;
-	const uint64_t size = w * PG;	/* no more than @pfn holds */
+	const uint64_t size = w * PG;
 	unsigned long node1 = 1UL << 1, at;
-	uint64_t *pfn = calloc(n, sizeof(*pfn)), was[128], top;
+	uint64_t *pfn = calloc(n, sizeof(*pfn)), was[2][64], top;
+	uint8_t *r, *mir, *pin, *buf = malloc(size);
 	int moved = 0, pinned = 0;
 	uint32_t h, hq;
-	uint8_t *r, *p;
 
 	ASSERT_NE(NULL, pfn);
-	if (access(COMPACT1, W_OK) || !node_free(1))
-		SKIP(return, "no second NUMA node to compact");
+	ASSERT_NE(NULL, buf);
+	if (access(COMPACT1, W_OK) || node_free(1) < 2 * n * PG)
+		SKIP(return, "no second NUMA node with 256 MiB free to compact");
 	/*
 	 * Else kcompactd may move the window's pages as soon as the holes
 	 * are made, before the ranges are registered, to where the case's
@@ -2037,7 +2058,10 @@ TEST_F_TIMEOUT(uptr, mirror_compaction_moves_the_pages, 240)
 	 */
 	vm_set(0, 0);
 	vm_set(1, 100000);
-	/* Bound to node 1 to the end: NUMA balancing must not move them. */
+	/*
+	 * On the node the case compacts, to the end: nor may NUMA balancing
+	 * move the pages to the CPU's node meanwhile.
+	 */
 	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_BIND, &node1, 64));
 	r = mmap(NULL, n * PG, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -2049,14 +2073,25 @@ TEST_F_TIMEOUT(uptr, mirror_compaction_moves_the_pages, 240)
 	if (!pfn[0])
 		SKIP(return, "pagemap gives no page frames (not root)");
 	at = lowest_window(pfn, n, 2 * w, &top);
-	p = r + at * PG;
-	fill(p, 2 * size, 50);
+	/*
+	 * The mirror on the half with the higher frames: once all of its
+	 * pages moved, the migration scanner has been past every pinned one.
+	 */
+	mir = r + at * PG;
+	pin = mir + size;
+	if (highest(pfn + at, w) < highest(pfn + at + w, w)) {
+		pin = mir;
+		mir += size;
+	}
+	fill(mir, size, 50);
+	fill(pin, size, 52);
 	/*
 	 * Holes above the window: the first 32 of every 64 page frames, each
-	 * an aligned free block of 32 pages. The free scanner looks at one
-	 * page in up to 32 of a block (isolate_freepages()' stride) and
-	 * takes only the first page of a free block, so holes of any other
-	 * shape can hide from it.
+	 * an aligned free block of 32 pages, and half of every pageblock
+	 * used. Past the blocks above that give it nothing, the free scanner
+	 * looks at one page in 32 (isolate_freepages()'s stride doubles up
+	 * to COMPACT_CLUSTER_MAX), and it finds a free block only at its
+	 * first page (PageBuddy): holes of other shapes can hide from it.
 	 */
 	for (unsigned long i = 0, run = 0; i <= n; i++) {
 		bool hole = i < n && (i < at || i >= at + 2 * w) &&
@@ -2071,44 +2106,42 @@ TEST_F_TIMEOUT(uptr, mirror_compaction_moves_the_pages, 240)
 					     MADV_DONTNEED));
 		run = 0;
 	}
-	ASSERT_EQ(0, reg(self->m, p, size, MIR, HVGV, &h));
-	ASSERT_EQ(0, reg(self->m, p + size, size, 0, HVGV, &hq));
+	ASSERT_EQ(0, reg(self->m, mir, size, MIR, HVGV, &h));
+	ASSERT_EQ(0, reg(self->m, pin, size, 0, HVGV, &hq));
 	EXPECT_EQ(3 * CH, read_copied(_metadata, self->m, self->pool, self->g0,
 				      h, 3 * CH, 50));
 	ASSERT_EQ(0, gpu_writes(_metadata, self->m, self->pool, self->g1, h,
 				3 * CH + 5, CH - 5, 51));
-	ASSERT_EQ(0, page_frames(p, 2 * w, was));
+	ASSERT_EQ(0, page_frames(mir, w, was[0]));
+	ASSERT_EQ(0, page_frames(pin, w, was[1]));
 	/* A page a copy held a moment ago moves in a later round. */
 	for (int round = 0; round < 10 && moved != (int)w; round++) {
 		ASSERT_EQ(0, write_param(COMPACT1, "1"));
-		ASSERT_EQ(0, page_frames(p, 2 * w, pfn));
-		moved = 0;
-		pinned = 0;
-		for (unsigned long i = 0; i < w; i++) {
-			moved += pfn[i] != was[i];
-			pinned += pfn[w + i] != was[w + i];
-		}
+		moved = frames_moved(mir, w, was[0]);
+		pinned = frames_moved(pin, w, was[1]);
 		if (moved != (int)w)
 			usleep(100000);
 	}
 	TH_LOG("compaction moved %d of the mirror's %lu pages", moved, w);
 	EXPECT_EQ((int)w, moved);
 	EXPECT_EQ(0, pinned);
-	EXPECT_EQ(-1, check(p, 2 * size, 0, 50));
+	EXPECT_EQ(-1, check(mir, size, 0, 50));
+	EXPECT_EQ(-1, check(pin, size, 0, 52));
 	/* The pages moved: the GPU's copies of their chunks went. */
 	EXPECT_EQ(3 * CH, read_copied(_metadata, self->m, self->pool, self->g0,
 				      h, 3 * CH, 50));
 	EXPECT_EQ(0, move_to(self->m, h, MVGAL_LOC_HOST, 0, size));
-	EXPECT_EQ(-1, check(p, 3 * CH + 5, 0, 50));
-	EXPECT_EQ(-1, check(p + 3 * CH + 5, CH - 5, 3 * CH + 5, 51));
-	/* The pinned buffer, read through the ioctl: its pages, unmoved. */
-	ASSERT_EQ(0, mvgal_bo_read(self->m, hq, 0, pfn, size));
-	EXPECT_EQ(-1, check((uint8_t *)pfn, size, size, 50));
+	EXPECT_EQ(-1, check(mir, 3 * CH + 5, 0, 50));
+	EXPECT_EQ(-1, check(mir + 3 * CH + 5, CH - 5, 3 * CH + 5, 51));
+	/* The pinned buffer's bytes, read through the ioctl. */
+	ASSERT_EQ(0, mvgal_bo_read(self->m, hq, 0, buf, size));
+	EXPECT_EQ(-1, check(buf, size, 0, 52));
 	vm_restore();
 	syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0);
 	mvgal_bo_destroy(self->m, hq);
 	mvgal_bo_destroy(self->m, h);
 	munmap(r, n * PG);
+	free(buf);
 	free(pfn);
 }
 
