@@ -54,8 +54,8 @@
 #include "move/mvgal_fetch.h"
 #include "move/mvgal_place.h"
 
-/* Page-move batches one eviction waits for before it gives up. */
-#define MVGAL_EVICT_WAITS 2
+/* Buffers whose page move one eviction waits for before it gives up. */
+#define MVGAL_EVICT_WAITS 4
 
 /**
  * mvgal_place_touch() - a use of @bo by @gpu, through location @loc
@@ -196,8 +196,12 @@ struct mvgal_evict_set {
 	unsigned long *skip;	/* candidates that could not be locked */
 	unsigned long *victim;	/* the scan's pick */
 	unsigned int k;		/* candidates */
-	/* A candidate passed by while its pages move (a reference). */
-	struct mvgal_bo *moving;
+	/*
+	 * Candidates found locked by their page move, each waited for once
+	 * (a reference; each one's next batch waits for this eviction).
+	 */
+	struct mvgal_bo *moving[MVGAL_EVICT_WAITS];
+	unsigned int nmoving;
 };
 
 static void mvgal_evict_set_free(struct mvgal_evict_set *e)
@@ -257,14 +261,38 @@ static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
 }
 
 /*
+ * Notes @bo, which could not be locked, as a buffer to wait for if its
+ * pages are moving and it was not waited for already: its next batch
+ * then waits for this eviction. Return: whether it was noted.
+ */
+static bool mvgal_evict_wait_for(struct mvgal_evict_set *e,
+				 struct mvgal_bo *bo)
+{
+	unsigned int i;
+
+	if (e->nmoving == MVGAL_EVICT_WAITS || !READ_ONCE(bo->pools.page_move))
+		return false;
+	for (i = 0; i < e->nmoving; i++)
+		if (e->moving[i] == bo)
+			return false;
+	if (!kref_get_unless_zero(&bo->base.refcount))
+		return false;
+	atomic_inc(&bo->pools.evict_waits);
+	e->moving[e->nmoving++] = bo;
+	return true;
+}
+
+/*
  * Scans for the fewest candidates that make room for @size and locks
  * them; one that cannot be taken is left out and the scan runs again,
- * but for one whose pages move (e->moving): its batch is waited for.
- * Return: true with every victim locked, false if no room can be made
- * or a batch is to be waited for (e->moving set just now).
+ * but for one whose pages move: its batch is waited for, once per buffer
+ * (another may be moving by then).
+ * Return: 0 with every victim locked, -ENOSPC if no room can be made,
+ * -EAGAIN with none locked and a batch to wait for (the last of
+ * e->moving, noted just now).
  */
-static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
-				     struct mvgal_evict_set *e)
+static int mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
+				    struct mvgal_evict_set *e)
 {
 	struct mvgal_place **places = e->places;
 	struct mvgal_evict_cand *cand = e->cand;
@@ -279,19 +307,14 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 
 			if (mvgal_victim_lock(p, &e->ref[j]))
 				continue;
-			if (!e->moving && READ_ONCE(p->bo->pools.page_move) &&
-			    kref_get_unless_zero(&p->bo->base.refcount)) {
-				/* Its next batch waits for this eviction. */
-				atomic_inc(&p->bo->pools.evict_waits);
-				e->moving = p->bo;
-				wait = true;
-			}
+			if (!wait)
+				wait = mvgal_evict_wait_for(e, p->bo);
 			__set_bit(j, e->skip);
 			__clear_bit(j, e->victim);
 			all = false;
 		}
 		if (all)
-			return true;
+			return 0;
 		/* One could not be taken: let go and scan without it. */
 		for_each_set_bit(j, e->victim, e->k)
 			mvgal_victim_unlock(places[cand[j].index]->bo,
@@ -301,9 +324,9 @@ static bool mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 		 * ranks again, rather than evict another in its place.
 		 */
 		if (wait)
-			return false;
+			return -EAGAIN;
 	}
-	return false;
+	return -ENOSPC;
 }
 
 /* Drains one victim home and counts what went. */
@@ -349,7 +372,7 @@ static int mvgal_evict_drain_victims(struct mvgal_gpu *gpu,
  * Ranks the evictable placements of @gpu and locks the victims that make
  * room for @size, all under the GPU's lru_lock. Return: 0 with the
  * victims locked, -ENOSPC or -ENOMEM with none, or -EAGAIN with none
- * and e->moving the buffer (a reference) whose page move kept it from
+ * and the last of e->moving the buffer whose page move kept it from
  * being taken: room may be made once that batch is done.
  */
 static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
@@ -366,26 +389,24 @@ static int mvgal_evict_choose(struct mvgal_gpu *gpu, u64 size,
 		ret = mvgal_evict_set_alloc(e, n);
 	if (!ret) {
 		mvgal_evict_rank(gpu, keep_ahead, e);
-		if (!mvgal_evict_take_victims(gpu, size, e)) {
+		ret = mvgal_evict_take_victims(gpu, size, e);
+		if (ret)
 			mvgal_evict_set_free(e);
-			ret = e->moving ? -EAGAIN : -ENOSPC;
-		}
 	}
 	mutex_unlock(&gpu->lru_lock);
 	return ret;
 }
 
-/* Lets the buffer whose page move eviction waited for move on. */
-static void mvgal_evict_release_move(struct mvgal_evict_set *e)
+/* Lets the buffers whose page move eviction waited for move on. */
+static void mvgal_evict_release_moves(struct mvgal_evict_set *e)
 {
-	struct mvgal_bo *bo = e->moving;
+	while (e->nmoving) {
+		struct mvgal_bo *bo = e->moving[--e->nmoving];
 
-	if (!bo)
-		return;
-	e->moving = NULL;
-	if (atomic_dec_and_test(&bo->pools.evict_waits))
-		wake_up_var(&bo->pools.evict_waits);
-	drm_gem_object_put(&bo->base);
+		if (atomic_dec_and_test(&bo->pools.evict_waits))
+			wake_up_var(&bo->pools.evict_waits);
+		drm_gem_object_put(&bo->base);
+	}
 }
 
 /*
@@ -406,25 +427,29 @@ static void mvgal_evict_release_move(struct mvgal_evict_set *e)
 static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 {
 	struct mvgal_evict_set e = {};
-	unsigned int waits = 0;
 	int ret;
 
 	lockdep_assert_held(&gpu->evict_lock);
 	if (PAGE_ALIGN(size) > READ_ONCE(gpu->pool.budget))
 		return -ENOSPC;
-	/* A buffer whose pages move is waited for (its batch ends, and the
-	 * next waits for this eviction) rather than passed by.
+	/*
+	 * A buffer whose pages move is waited for (its batch ends, and the
+	 * next waits for this eviction) rather than passed by; a choice ends
+	 * so at most MVGAL_EVICT_WAITS times, once per buffer.
 	 */
 	while ((ret = mvgal_evict_choose(gpu, size, keep_ahead, &e)) ==
-	       -EAGAIN && waits++ < MVGAL_EVICT_WAITS)
-		wait_var_event(&e.moving->pools.page_move,
-			       !READ_ONCE(e.moving->pools.page_move));
+	       -EAGAIN) {
+		struct mvgal_bo *bo = e.moving[e.nmoving - 1];
+
+		wait_var_event(&bo->pools.page_move,
+			       !READ_ONCE(bo->pools.page_move));
+	}
 	if (!ret) {
 		ret = mvgal_evict_drain_victims(gpu, &e);
 		mvgal_evict_set_free(&e);
 	}
-	mvgal_evict_release_move(&e);
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	mvgal_evict_release_moves(&e);
+	return ret;
 }
 
 /**

@@ -42,9 +42,30 @@ FIXTURE(evict) {
 	uint32_t h[NB];
 };
 
+static struct drm_mvgal_pool_lru lru_of(struct mvgal *m, uint32_t g,
+					struct drm_mvgal_lru_entry *e,
+					uint32_t room)
+{
+	struct drm_mvgal_pool_lru l = { .count = room };
+
+	if (mvgal_pool_lru(m, g, e, &l))
+		l.count = ~0u;
+	return l;
+}
+
 FIXTURE_SETUP(evict)
 {
 	COH_SETUP(self);
+	/*
+	 * Earlier tests' buffers end in a work item: each test starts with
+	 * them gone from both pools, or they are what its uses evict, and
+	 * its own placements go where they left holes.
+	 */
+	for (int t = 0; t < 5000 && (lru_of(self->m, self->g0, NULL, 0).count ||
+				     lru_of(self->m, self->g1, NULL, 0).count); t++)
+		usleep(1000);
+	ASSERT_EQ(0, lru_of(self->m, self->g0, NULL, 0).count);
+	ASSERT_EQ(0, lru_of(self->m, self->g1, NULL, 0).count);
 	ASSERT_EQ(0, write_param(EVICT_POLICY, "0"));
 	/* Eviction alone; the prefetch tests turn it on. */
 	ASSERT_EQ(0, write_param(PREFETCH, "N"));
@@ -82,17 +103,6 @@ static int budget_for(struct mvgal *m, uint32_t g, unsigned int n)
 	return mvgal_gpu_budget(m, g, MVGAL_BUDGET_SET, &b, NULL);
 }
 
-static struct drm_mvgal_pool_lru lru_of(struct mvgal *m, uint32_t g,
-					struct drm_mvgal_lru_entry *e,
-					uint32_t room)
-{
-	struct drm_mvgal_pool_lru l = { .count = room };
-
-	if (mvgal_pool_lru(m, g, e, &l))
-		l.count = ~0u;
-	return l;
-}
-
 /* Buffer ids, by handle. */
 static uint64_t id_of(struct mvgal *m, uint32_t h)
 {
@@ -113,12 +123,11 @@ static bool placed(struct mvgal *m, uint32_t g, uint32_t h)
 	return false;
 }
 
-/* A read session of all of @h on @g, ended at once. */
 /*
  * Waits (up to 5 s) until @h's host pages are on GPU @g's node: END sets
- * their move going in the background (policy/mvgal_numa.c), and while
- * the move holds the buffer's lock, eviction passes the buffer by as one
- * in use. These tests are about which idle buffer goes.
+ * their move going in the background (policy/mvgal_numa.c), and an
+ * eviction waits for a batch of it. These tests are about which idle
+ * buffer goes; the page-move cases below about those waits.
  */
 static void numa_settle(struct mvgal *m, uint32_t g, uint32_t h)
 {
@@ -134,6 +143,7 @@ static void numa_settle(struct mvgal *m, uint32_t g, uint32_t h)
 	}
 }
 
+/* A read session of all of @h on @g, ended at once. */
 static int use(struct mvgal *m, uint32_t g, uint32_t h, uint64_t *copied)
 {
 	struct drm_mvgal_access a;
@@ -626,6 +636,59 @@ TEST_F(evict, a_buffer_whose_pages_move_is_not_passed_by)
 	free(b);
 }
 
+/*
+ * Two buffers whose pages move, both in the way of one request: each is
+ * waited for in turn, not only the first (the second was passed by, and
+ * with nothing else to evict the request failed with -ENOSPC).
+ */
+TEST_F(evict, two_buffers_whose_pages_move_are_both_waited_for)
+{
+	const uint64_t size = (12u << 20) + 4321, psz = (size + 4095) & ~4095ull;
+	uint32_t flags = MVGAL_ACCESS_READ |
+		(standin_role() >= 0 ? MVGAL_ACCESS_NO_IN_PLACE : 0);
+	struct drm_mvgal_access a[2];
+	uint8_t *b[3];
+	uint32_t h[3], s;
+	int fence;
+
+	for (int i = 0; i < 3; i++) {
+		b[i] = malloc(i < 2 ? size : 2 * psz);
+		ASSERT_NE(NULL, b[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, moving_bo(self->m, size, b[i], 11 + i, &h[i]));
+	/* The third's node does not matter. */
+	ASSERT_EQ(0, host_bo(self->m, 2 * psz, &h[2]));
+	fill(b[2], 2 * psz, 13);
+	ASSERT_EQ(0, mvgal_bo_write(self->m, h[2], 0, b[2], 2 * psz));
+	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
+				      &(uint64_t){ 2 * psz }, NULL));
+	/* One session's END sets both moves going at once. */
+	for (int i = 0; i < 2; i++)
+		a[i] = (struct drm_mvgal_access){ .handle = h[i] };
+	ASSERT_EQ(0, mvgal_begin(self->m, self->g1, flags, MVGAL_PRIO_NORMAL,
+				 -1, a, 2, &s, &fence, NULL));
+	ASSERT_EQ(0, settle(fence));
+	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
+	/* The third needs the room of both. */
+	EXPECT_EQ(0, use(self->m, self->g1, h[2], NULL));
+	EXPECT_FALSE(placed(self->m, self->g1, h[0]));
+	EXPECT_FALSE(placed(self->m, self->g1, h[1]));
+	EXPECT_TRUE(placed(self->m, self->g1, h[2]));
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t n = i < 2 ? size : 2 * psz;
+
+		if (i < 2)
+			EXPECT_EQ(1, moved_bo(self->m, h[i], 20000));
+		memset(b[i], 0, n);
+		ASSERT_EQ(0, mvgal_bo_read(self->m, h[i], 0, b[i], n));
+		EXPECT_EQ(-1, check(b[i], n, 0, 11 + i));
+		mvgal_bo_destroy(self->m, h[i]);
+		free(b[i]);
+	}
+}
+
 /* A placement whose work has not finished stays until its fence signals. */
 TEST_F(evict, pending_work_is_never_evicted)
 {
@@ -689,13 +752,6 @@ TEST_F(evict, info_shows_the_order_and_evictions)
 	char want[96];
 	bool shown;
 
-	/*
-	 * Earlier tests' buffers end in a work item: wait for them to leave
-	 * the pool first, or one of them is what the uses below evict.
-	 */
-	for (int t = 0; t < 5000 && lru_of(self->m, self->g0, NULL, 0).count; t++)
-		usleep(1000);
-	ASSERT_EQ(0, lru_of(self->m, self->g0, NULL, 0).count);
 	ASSERT_EQ(0, budget_for(self->m, self->g0, 2));
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(0, use(self->m, self->g0, self->h[i], NULL));
