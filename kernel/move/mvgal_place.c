@@ -23,9 +23,11 @@
  * ones (ADVISE). Victims are taken with mutex_trylock(): the caller holds
  * its own buffers' locks (so a session's buffers never evict each other),
  * and a buffer someone else holds locked is in use. So a request either
- * finds room among idle, unpinned placements or fails at once with
- * -ENOSPC, and two sessions can never take memory from each other in a
- * loop: what a live session uses stays.
+ * finds room among idle, unpinned placements or fails with -ENOSPC, and
+ * two sessions can never take memory from each other in a loop: what a
+ * live session uses stays. The one wait: a buffer locked by its host
+ * pages' move to another NUMA node is idle, and a request waits for the
+ * batch the move is making (for up to MVGAL_EVICT_WAITS buffers).
  */
 
 #include <linux/bitmap.h>
@@ -56,6 +58,9 @@
 
 /* Buffers whose page move one eviction waits for before it gives up. */
 #define MVGAL_EVICT_WAITS 4
+
+/* Evictions' waits for a page-move batch, for tests (debugfs). */
+static atomic_t mvgal_evict_move_waits = ATOMIC_INIT(0);
 
 /**
  * mvgal_place_touch() - a use of @bo by @gpu, through location @loc
@@ -265,8 +270,8 @@ static void mvgal_evict_rank(struct mvgal_gpu *gpu, u64 keep_ahead,
  * pages are moving and it was not waited for already: its next batch
  * then waits for this eviction. Return: whether it was noted.
  */
-static bool mvgal_evict_wait_for(struct mvgal_evict_set *e,
-				 struct mvgal_bo *bo)
+static bool mvgal_evict_note_move(struct mvgal_evict_set *e,
+				  struct mvgal_bo *bo)
 {
 	unsigned int i;
 
@@ -286,7 +291,7 @@ static bool mvgal_evict_wait_for(struct mvgal_evict_set *e,
  * Scans for the fewest candidates that make room for @size and locks
  * them; one that cannot be taken is left out and the scan runs again,
  * but for one whose pages move: its batch is waited for, once per buffer
- * (another may be moving by then).
+ * (by the next scan another buffer's pages may be moving).
  * Return: 0 with every victim locked, -ENOSPC if no room can be made,
  * -EAGAIN with none locked and a batch to wait for (the last of
  * e->moving, noted just now).
@@ -308,7 +313,7 @@ static int mvgal_evict_take_victims(struct mvgal_gpu *gpu, u64 size,
 			if (mvgal_victim_lock(p, &e->ref[j]))
 				continue;
 			if (!wait)
-				wait = mvgal_evict_wait_for(e, p->bo);
+				wait = mvgal_evict_note_move(e, p->bo);
 			__set_bit(j, e->skip);
 			__clear_bit(j, e->victim);
 			all = false;
@@ -441,6 +446,7 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 	       -EAGAIN) {
 		struct mvgal_bo *bo = e.moving[e.nmoving - 1];
 
+		atomic_inc(&mvgal_evict_move_waits);
 		wait_var_event(&bo->pools.page_move,
 			       !READ_ONCE(bo->pools.page_move));
 	}
@@ -450,6 +456,17 @@ static int mvgal_evict(struct mvgal_gpu *gpu, u64 size, u64 keep_ahead)
 	}
 	mvgal_evict_release_moves(&e);
 	return ret;
+}
+
+/**
+ * mvgal_evict_move_waits_read() - how many times an eviction waited for
+ * a page-move batch (the test hook's count)
+ *
+ * Return: the count since the module loaded.
+ */
+unsigned int mvgal_evict_move_waits_read(void)
+{
+	return atomic_read(&mvgal_evict_move_waits);
 }
 
 /**

@@ -31,5 +31,6 @@ int mvgal_place_drain_counted(struct mvgal_bo *bo, unsigned int gidx,
 			      bool dying, u64 *drained);
 int mvgal_bo_lock_idle(struct mvgal_bo *bo, bool nowait);
 int mvgal_gpu_drain(struct mvgal_device *mdev, struct mvgal_gpu *gpu);
+unsigned int mvgal_evict_move_waits_read(void);
 
 #endif /* MVGAL_MOVE_PLACE_H */

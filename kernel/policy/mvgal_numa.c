@@ -15,6 +15,7 @@
  * migration worker uses the one of the destination's node).
  */
 
+#include <linux/delay.h>
 #include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -32,6 +33,15 @@
 
 /* Pages moved per hold of the locks: a move stalls BEGINs only briefly. */
 #define MVGAL_NUMA_BATCH 512
+
+/*
+ * A test's hook (debugfs numa_move_delay): each batch sleeps this long
+ * with the buffer's lock held and pools.page_move set, so that a test
+ * can have eviction find buffers locked by their moves; and the batches
+ * begun so far. 0 (no sleep) in normal use.
+ */
+static unsigned int mvgal_numa_delay_ms;
+static atomic_t mvgal_numa_batches = ATOMIC_INIT(0);
 
 /*
  * Moves the pages of @bo in [@i, @i + MVGAL_NUMA_BATCH) that are not on
@@ -107,6 +117,9 @@ static bool mvgal_numa_move(struct mvgal_bo *bo)
 	WRITE_ONCE(bo->pools.page_move, true);
 	i = mvgal_numa_next(bo, 0);
 	if (i >= 0) {
+		atomic_inc(&mvgal_numa_batches);
+		if (unlikely(READ_ONCE(mvgal_numa_delay_ms)))
+			msleep(READ_ONCE(mvgal_numa_delay_ms));
 		room = mvgal_numa_batch(bo, i);
 		i = mvgal_numa_next(bo, i);
 	}
@@ -123,6 +136,10 @@ out_unlock:
 	/* The caller's reference keeps @bo: eviction retries after this. */
 	if (READ_ONCE(bo->pools.page_move)) {
 		WRITE_ONCE(bo->pools.page_move, false);
+		/* wake_up_var() looks for waiters without a barrier: the
+		 * store must be seen by a waiter that is not seen here.
+		 */
+		smp_mb();
 		wake_up_var(&bo->pools.page_move);
 	}
 	return more;
@@ -191,4 +208,25 @@ void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu)
 	bo->policy.numa_gpu = top + 1;
 	bo->nid = mdev->gpus[top]->numa_node;
 	bo->policy.numa_pending = true;
+}
+
+/**
+ * mvgal_numa_delay_set() - the test hook: every page-move batch sleeps
+ * @ms with its buffer's lock held
+ * @ms: 0 for no sleep
+ */
+void mvgal_numa_delay_set(unsigned int ms)
+{
+	WRITE_ONCE(mvgal_numa_delay_ms, ms);
+}
+
+/**
+ * mvgal_numa_delay_get() - the test hook's setting, and the batches so far
+ * @ms: (out) the sleep
+ * @batches: (out) page-move batches begun since the module loaded
+ */
+void mvgal_numa_delay_get(unsigned int *ms, unsigned int *batches)
+{
+	*ms = READ_ONCE(mvgal_numa_delay_ms);
+	*batches = atomic_read(&mvgal_numa_batches);
 }

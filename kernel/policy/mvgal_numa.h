@@ -13,5 +13,7 @@ struct mvgal_gpu;
 
 void mvgal_numa_kick(struct mvgal_bo *bo);
 void mvgal_numa_use(struct mvgal_bo *bo, struct mvgal_gpu *gpu);
+void mvgal_numa_delay_set(unsigned int ms);
+void mvgal_numa_delay_get(unsigned int *ms, unsigned int *batches);
 
 #endif /* MVGAL_POLICY_NUMA_H */

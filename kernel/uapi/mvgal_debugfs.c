@@ -79,6 +79,16 @@
  *   echo "ID MS" > hmm_publish_delay     MS 0 (the default) for none
  *   cat hmm_publish_delay                "ID MS SLEEPS": sleeps begun so far
  * ID is the buffer's id (BO_INFO), MS at most 10000.
+ *
+ * <debugfs>/mvgal/numa_move_delay makes every batch of a NUMA page move
+ * (policy/mvgal_numa.c) sleep MS ms with its buffer's lock held, so that
+ * tests can have eviction find buffers locked by their moves. Root only
+ * (0600).
+ *   echo MS > numa_move_delay            MS 0 (the default) for none
+ *   cat numa_move_delay                  "MS BATCHES WAITS": page-move
+ *                                        batches begun, and evictions'
+ *                                        waits for one, so far
+ * MS is at most 10000.
  */
 
 #include <linux/debugfs.h>
@@ -108,6 +118,8 @@
 #include "bo/mvgal_chunks.h"
 #include "bo/mvgal_hmm.h"
 #include "move/mvgal_job.h"
+#include "move/mvgal_place.h"
+#include "policy/mvgal_numa.h"
 #include "uapi/mvgal_debugfs.h"
 
 struct mvgal_debug_alloc {
@@ -607,6 +619,46 @@ static const struct file_operations mvgal_debug_delay_fops = {
 	.release = single_release,
 };
 
+static int mvgal_debug_numa_show(struct seq_file *m, void *unused)
+{
+	unsigned int ms, batches;
+
+	mvgal_numa_delay_get(&ms, &batches);
+	seq_printf(m, "%u %u %u\n", ms, batches,
+		   mvgal_evict_move_waits_read());
+	return 0;
+}
+
+static int mvgal_debug_numa_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mvgal_debug_numa_show, NULL);
+}
+
+static ssize_t mvgal_debug_numa_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *pos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > 10000)
+		return -EINVAL;
+	mvgal_numa_delay_set(ms);
+	return len;
+}
+
+static const struct file_operations mvgal_debug_numa_fops = {
+	.owner = THIS_MODULE,
+	.open = mvgal_debug_numa_open,
+	.read = seq_read,
+	.write = mvgal_debug_numa_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static const struct file_operations mvgal_debug_hold_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -639,6 +691,8 @@ void mvgal_debugfs_init(struct mvgal_device *mdev)
 			    &mvgal_debug_hold_fops);
 	debugfs_create_file("hmm_publish_delay", 0600, mdev->debugfs, mdev,
 			    &mvgal_debug_delay_fops);
+	debugfs_create_file("numa_move_delay", 0600, mdev->debugfs, mdev,
+			    &mvgal_debug_numa_fops);
 #ifdef CONFIG_X86
 	debugfs_create_file("bo_memtype", 0400, mdev->debugfs, mdev,
 			    &mvgal_debug_memtype_fops);

@@ -31,6 +31,7 @@
 
 #define EVICT_POLICY "/sys/module/mvgal/parameters/evict_policy"
 #define PREFETCH "/sys/module/mvgal/parameters/prefetch"
+#define NUMA_DELAY "/sys/kernel/debug/mvgal/numa_move_delay"
 
 /* A buffer of this size takes PSZ bytes of a pool: not a chunk multiple. */
 #define BSZ ((1u << 20) + 12345)
@@ -90,6 +91,8 @@ FIXTURE_TEARDOWN(evict)
 	}
 	write_param(EVICT_POLICY, "0");
 	write_param(PREFETCH, "Y");
+	if (!access(NUMA_DELAY, W_OK))
+		write_param(NUMA_DELAY, "0");
 	for (int i = 0; i < NB; i++)
 		mvgal_bo_destroy(self->m, self->h[i]);
 	coh_teardown(self->m, self->pool);
@@ -125,9 +128,10 @@ static bool placed(struct mvgal *m, uint32_t g, uint32_t h)
 
 /*
  * Waits (up to 5 s) until @h's host pages are on GPU @g's node: END sets
- * their move going in the background (policy/mvgal_numa.c), and an
- * eviction waits for a batch of it. These tests are about which idle
- * buffer goes; the page-move cases below about those waits.
+ * their move going in the background (policy/mvgal_numa.c), so that no
+ * eviction in these tests waits for, or passes by, a move: they are
+ * about which idle buffer goes. The page-move cases below are about the
+ * waits.
  */
 static void numa_settle(struct mvgal *m, uint32_t g, uint32_t h)
 {
@@ -571,8 +575,9 @@ static uint32_t moved_bo(struct mvgal *m, uint32_t big, int ms)
 /*
  * A buffer's host pages move to the node of the GPU that uses it, from a
  * work item, after END. Meanwhile its placement is as idle as any: a
- * request for room right after END evicts it (the move never holds the
- * buffer's lock while eviction looks), and its bytes survive both.
+ * request for room right after END evicts it (an eviction that finds the
+ * buffer locked by its move waits for that batch), and its bytes survive
+ * both.
  */
 TEST_F(evict, a_buffer_whose_pages_move_is_evicted_at_once)
 {
@@ -636,21 +641,40 @@ TEST_F(evict, a_buffer_whose_pages_move_is_not_passed_by)
 	free(b);
 }
 
+/* The page-move batches begun, and evictions' waits for one, or -1. */
+static int numa_hook(unsigned int *batches, unsigned int *waits)
+{
+	FILE *f = fopen(NUMA_DELAY, "r");
+	unsigned int ms;
+	int ret = -1;
+
+	if (f && fscanf(f, "%u %u %u", &ms, batches, waits) == 3)
+		ret = 0;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
 /*
  * Two buffers whose pages move, both in the way of one request: each is
  * waited for in turn, not only the first (the second was passed by, and
- * with nothing else to evict the request failed with -ENOSPC).
+ * with nothing else to evict the request failed with -ENOSPC). The
+ * debugfs hook makes each batch of the moves hold its buffer's lock for
+ * 100 ms, so that both are locked by their moves when the request comes.
  */
 TEST_F(evict, two_buffers_whose_pages_move_are_both_waited_for)
 {
 	const uint64_t size = (12u << 20) + 4321, psz = (size + 4095) & ~4095ull;
 	uint32_t flags = MVGAL_ACCESS_READ |
 		(standin_role() >= 0 ? MVGAL_ACCESS_NO_IN_PLACE : 0);
-	struct drm_mvgal_access a[2];
-	uint8_t *b[3];
+	unsigned int batches0, batches, waits0, waits;
+	struct drm_mvgal_access a[2], c;
 	uint32_t h[3], s;
-	int fence;
+	uint8_t *b[3];
+	int fence, ret;
 
+	if (numa_hook(&batches0, &waits0))
+		SKIP(return, "no %s", NUMA_DELAY);
 	for (int i = 0; i < 3; i++) {
 		b[i] = malloc(i < 2 ? size : 2 * psz);
 		ASSERT_NE(NULL, b[i]);
@@ -663,6 +687,7 @@ TEST_F(evict, two_buffers_whose_pages_move_are_both_waited_for)
 	ASSERT_EQ(0, mvgal_bo_write(self->m, h[2], 0, b[2], 2 * psz));
 	ASSERT_EQ(0, mvgal_gpu_budget(self->m, self->g1, MVGAL_BUDGET_SET,
 				      &(uint64_t){ 2 * psz }, NULL));
+	ASSERT_EQ(0, write_param(NUMA_DELAY, "100"));
 	/* One session's END sets both moves going at once. */
 	for (int i = 0; i < 2; i++)
 		a[i] = (struct drm_mvgal_access){ .handle = h[i] };
@@ -670,8 +695,23 @@ TEST_F(evict, two_buffers_whose_pages_move_are_both_waited_for)
 				 -1, a, 2, &s, &fence, NULL));
 	ASSERT_EQ(0, settle(fence));
 	ASSERT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
-	/* The third needs the room of both. */
-	EXPECT_EQ(0, use(self->m, self->g1, h[2], NULL));
+	for (int t = 0; t < 5000; t++) {
+		ASSERT_EQ(0, numa_hook(&batches, &waits));
+		if (batches - batches0 >= 2)
+			break;
+		usleep(1000);
+	}
+	ASSERT_LE(batches0 + 2, batches);
+	/* The third needs the room of both, each locked by its move. */
+	c = (struct drm_mvgal_access){ .handle = h[2] };
+	ret = mvgal_begin(self->m, self->g1, flags, MVGAL_PRIO_NORMAL, -1, &c,
+			  1, &s, &fence, NULL);
+	write_param(NUMA_DELAY, "0");
+	ASSERT_EQ(0, numa_hook(&batches, &waits));
+	EXPECT_LE(waits0 + 1, waits);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(0, settle(fence));
+	EXPECT_EQ(0, mvgal_end(self->m, s, -1, NULL, 0));
 	EXPECT_FALSE(placed(self->m, self->g1, h[0]));
 	EXPECT_FALSE(placed(self->m, self->g1, h[1]));
 	EXPECT_TRUE(placed(self->m, self->g1, h[2]));
