@@ -386,6 +386,30 @@ static pid_t start_worker(int w)
 	return pid;
 }
 
+/*
+ * Stops every worker at its next operation and waits until all have.
+ * A worker that ended instead (its setup failed: nothing else would
+ * ever mark it idle) fails the run. Return: 0 or -1.
+ */
+static int quiesce_all(pid_t *pids)
+{
+	atomic_store(&sh->quiesce, 1);
+	for (int w = 0; w < nworkers; w++) {
+		while (!atomic_load(&sh->idle[w])) {
+			int st;
+
+			if (waitpid(pids[w], &st, WNOHANG) == pids[w]) {
+				fprintf(stderr, "stress: worker %d ended (status %#x) while running\n",
+					w, st);
+				pids[w] = -1;
+				return -1;
+			}
+			usleep(1000);
+		}
+	}
+	return 0;
+}
+
 /* Every byte of every buffer against the model. A write in progress when
  * its worker was killed may have landed in part: each byte is then the
  * old or the new version, and the model takes what is there.
@@ -448,6 +472,7 @@ int main(int argc, char **argv)
 	struct mvgal *m;
 	time_t t0, next, killed_at;
 	int checks = 0, kills = 0, ngpus, left;
+	bool failed = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -503,7 +528,12 @@ int main(int argc, char **argv)
 			fcntl(dmabuf[0], F_SETFD, 0);
 	}
 	for (int w = 0; w < nworkers; w++)
+		pids[w] = -1;
+	for (int w = 0; w < nworkers; w++) {
 		pids[w] = start_worker(w);
+		if (pids[w] < 0)
+			goto fail;
+	}
 
 	t0 = time(NULL);
 	next = t0 + 3;
@@ -523,34 +553,38 @@ int main(int argc, char **argv)
 			 * rewrites it whole first, at the new version.
 			 */
 			atomic_store(&sh->idle[w], 1);
-			atomic_store(&sh->quiesce, 1);
-			for (int o = 0; o < nworkers; o++)
-				while (!atomic_load(&sh->idle[o]))
-					usleep(1000);
+			if (quiesce_all(pids))
+				goto fail;
 			verify(m, h, &checks);
 			atomic_store(&sh->idle[w], 0);
 			pids[w] = start_worker(w);
+			if (pids[w] < 0)
+				goto fail;
 			atomic_store(&sh->quiesce, 0);
 			kills++;
 		}
 		if (time(NULL) >= next) {
-			atomic_store(&sh->quiesce, 1);
-			for (int w = 0; w < nworkers; w++)
-				while (!atomic_load(&sh->idle[w]))
-					usleep(1000);
+			if (quiesce_all(pids))
+				goto fail;
 			verify(m, h, &checks);
 			atomic_store(&sh->quiesce, 0);
 			next = time(NULL) + 3;
 		}
 	}
-	atomic_store(&sh->quiesce, 1);
-	for (int w = 0; w < nworkers; w++)
-		while (!atomic_load(&sh->idle[w]))
-			usleep(1000);
+	if (quiesce_all(pids))
+		goto fail;
 	verify(m, h, &checks);
 	atomic_store(&sh->stop, 1);
-	for (int w = 0; w < nworkers; w++)
-		waitpid(pids[w], NULL, 0);
+	for (int w = 0; w < nworkers; w++) {
+		int st;
+
+		if (waitpid(pids[w], &st, 0) != pids[w] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st)) {
+			fprintf(stderr, "stress: worker %d ended with status %#x\n",
+				w, st);
+			failed = true;
+		}
+	}
 	{
 		uint64_t whole = 0;
 
@@ -574,5 +608,15 @@ int main(int argc, char **argv)
 	}
 	printf("# %lu mismatches; the module holds no buffer\n",
 	       (unsigned long)atomic_load(&sh->mismatches));
-	return atomic_load(&sh->mismatches) ? 1 : 0;
+	return atomic_load(&sh->mismatches) || failed ? 1 : 0;
+
+fail:
+	atomic_store(&sh->stop, 1);
+	for (int w = 0; w < nworkers; w++) {
+		if (pids[w] > 0) {
+			kill(pids[w], SIGKILL);
+			waitpid(pids[w], NULL, 0);
+		}
+	}
+	return 1;
 }
